@@ -1,0 +1,452 @@
+"""The environment core every gym type shares: a ``gymnasium.Env`` whose work runs as coroutines
+on the private loop thread (:mod:`hud_gym.core.loop`), driving a :class:`Controller`.
+
+Episode rules:
+
+- ``reset`` picks the task (``options["task"]``, the task given at make time, or one drawn from
+  the task set with the reset seed), checks every setup and evaluate call against the registry,
+  resets the controller and runs the setup.
+- ``step`` executes one CLA action or a list of them (any of: a CLA model, a dict in CLA form, an
+  element of :attr:`action_space`). A ``ResponseAction`` stores :attr:`final_response` and ends the
+  episode (``terminated``); so does an evaluator that says ``done`` when ``evaluate_every_step``.
+  ``truncated`` comes at ``max_episode_steps`` or when a step times out.
+- The reward is the evaluator's reward on the final step (on every step with
+  ``evaluate_every_step=True``), else 0.
+- ``info`` carries ``status`` (``ok`` | ``action_error`` | ``timeout`` | ``env_error`` |
+  ``episode_over``), ``action_error``/``error`` messages, the ``grade``, ``timings`` in seconds, the
+  ``step`` count and the ``task_id``, plus whatever the controller reports (``position``, ...).
+- A bad action never raises: the step reports ``status="action_error"`` and the episode goes on.
+  A controller failure reports ``status="env_error"``, ends the episode, and the next ``reset``
+  restarts the controller.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import warnings
+from collections.abc import Coroutine, Sequence
+from typing import Any, ClassVar, TypeVar
+
+import gymnasium
+import numpy as np
+from gymnasium.error import ResetNeeded
+from PIL import Image
+
+from hud_gym.actions import ActionError, CLAAction, ResponseAction, parse_actions
+from hud_gym.controllers.base import Controller, ControllerError, Frame
+from hud_gym.core.loop import EventLoopThread, get_loop_thread
+from hud_gym.core.scaling import scale_action
+from hud_gym.core.timings import Timings
+from hud_gym.evaluation import BoundCall, FunctionContext, Grade
+from hud_gym.spaces import (
+    ActionSpaceConfig,
+    decode,
+    is_encoded_action,
+    make_action_space,
+    make_observation_space,
+    sanitize_text,
+)
+from hud_gym.task import Task, TaskSet
+from hud_gym.tasksets import resolve_task, resolve_taskset
+
+__all__ = ["HudEnv"]
+
+T = TypeVar("T")
+Observation = dict[str, Any]
+
+
+def format_prompt(task: Task | None) -> str:
+    """The prompt shown to the agent: the task's prompt, then its choices lettered A, B, ..."""
+    if task is None:
+        return ""
+    if not task.choices:
+        return task.prompt
+    letters = [f"{chr(ord('A') + i)}. {c}" for i, c in enumerate(task.choices)]
+    return task.prompt + "\n" + "\n".join(letters)
+
+
+class HudEnv(gymnasium.Env[Observation, dict[str, Any]]):
+    """Base of ``hud/QA-v0``, ``hud/Browser-v0`` and ``hud/Ubuntu-v0``.
+
+    Args:
+        task: the task of every episode: a :class:`Task`, a dict, or a reference such as
+            ``"qa-basic/capital-france"`` (task set name, then task id).
+        taskset: tasks to draw from at each reset (a :class:`TaskSet`, a list, a bundled name or a
+            file path); the draw uses the env's seeded ``np_random``.
+        render_mode: ``"rgb_array"`` (``render()`` returns the last screenshot) or ``None``.
+        screen_size: ``(width, height)`` of the controlled screen.
+        observation_size: ``(width, height)`` of the screenshot observation; actions are then in
+            observation pixels and scaled to the screen. Defaults to ``screen_size``.
+        max_episode_steps: steps before truncation (defaults to the registered limit).
+        evaluate_every_step: grade after every step (reward each step; ``done`` ends the episode).
+        step_timeout: seconds one ``step`` may take before it reports ``status="timeout"``.
+        reset_timeout: seconds one ``reset`` may take.
+        max_text_length: length of the observation's ``text`` space.
+        action_space_config: limits of the action ``Dict`` (width/height follow the observation).
+        evaluate_combine: how several evaluate calls combine (``mean``, ``min``, ``max``,
+            ``product``); a task's ``config["evaluate_combine"]`` overrides it.
+    """
+
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["rgb_array"], "render_fps": 2}
+    gym_type: ClassVar[str] = ""
+    default_max_episode_steps: ClassVar[int | None] = None
+
+    def __init__(
+        self,
+        task: Task | dict[str, Any] | str | None = None,
+        taskset: TaskSet | Sequence[Task] | str | None = None,
+        *,
+        render_mode: str | None = "rgb_array",
+        screen_size: tuple[int, int] = (1280, 720),
+        observation_size: tuple[int, int] | None = None,
+        max_episode_steps: int | None = None,
+        evaluate_every_step: bool = False,
+        step_timeout: float = 30.0,
+        reset_timeout: float = 60.0,
+        max_text_length: int = 4096,
+        action_space_config: ActionSpaceConfig | None = None,
+        evaluate_combine: str = "mean",
+    ) -> None:
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
+        self.render_mode = render_mode
+        self.screen_size = (int(screen_size[0]), int(screen_size[1]))
+        self.observation_size = tuple(observation_size) if observation_size else self.screen_size
+        self._task = resolve_task(task) if task is not None else None
+        self._taskset = resolve_taskset(taskset) if taskset is not None else None
+        self._max_episode_steps = max_episode_steps
+        self.evaluate_every_step = evaluate_every_step
+        self.step_timeout = step_timeout
+        self.reset_timeout = reset_timeout
+        self.max_text_length = max_text_length
+        self.evaluate_combine = evaluate_combine
+
+        width, height = self.observation_size
+        config = action_space_config or ActionSpaceConfig()
+        self.action_space_config = ActionSpaceConfig(**{**config.__dict__, "width": width, "height": height})
+        self.action_space = make_action_space(self.action_space_config)
+        self.observation_space = make_observation_space(width, height, max_text_length)
+
+        self._runner: EventLoopThread = get_loop_thread()
+        self._controller: Controller | None = None
+        self._restart_controller = False
+        self._closed = False
+        self._current_task: Task | None = None
+        self._evaluate_calls: list[BoundCall] = []
+        self._context: FunctionContext | None = None
+        self._steps = 0
+        self._episode_over = True
+        self._needs_reset = True
+        self._last_screenshot: np.ndarray | None = None
+        self._last_text = ""
+        self._last_grade: Grade | None = None
+
+    # ----------------------------------------------------------------- subclass hooks
+
+    def _make_controller(self) -> Controller:
+        """Create this gym's controller (not started)."""
+        raise NotImplementedError
+
+    # ----------------------------------------------------------------- properties
+
+    @property
+    def task(self) -> Task | None:
+        """The task of the current episode."""
+        return self._current_task
+
+    @property
+    def final_response(self) -> str | None:
+        """The agent's final answer in this episode, from a ``ResponseAction``."""
+        return self._context.final_response if self._context else None
+
+    @property
+    def controller(self) -> Controller | None:
+        """The live controller (``None`` before the first reset)."""
+        return self._controller
+
+    @property
+    def max_episode_steps(self) -> int | None:
+        """Steps before truncation: the make-time value, else the registered one."""
+        if self._max_episode_steps is not None:
+            return self._max_episode_steps
+        if self.spec is not None and self.spec.max_episode_steps is not None:
+            return self.spec.max_episode_steps
+        return self.default_max_episode_steps
+
+    # ----------------------------------------------------------------- sync facade
+
+    def _call(self, coro: Coroutine[Any, Any, T]) -> T:
+        return self._runner.run(coro)
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Observation, dict[str, Any]]:
+        """Start an episode; see the module docstring. ``options``: ``task`` (a Task, dict or
+        reference) or ``task_index`` (into the task set)."""
+        return self._call(self._reset(seed, options))
+
+    def step(self, action: Any) -> tuple[Observation, float, bool, bool, dict[str, Any]]:
+        """Execute ``action`` (a CLA, a CLA dict, a list of them, or an action-space sample)."""
+        return self._call(self._step(action))
+
+    def evaluate(self) -> Grade:
+        """Grade the current state and final response now (as HUD's ``env.evaluate()``)."""
+        return self._call(self._evaluate())
+
+    def render(self) -> np.ndarray | None:  # type: ignore[override]
+        """A copy of the last screenshot observation (``rgb_array``), or ``None``."""
+        if self.render_mode != "rgb_array" or self._last_screenshot is None:
+            return None
+        return self._last_screenshot.copy()
+
+    def close(self) -> None:
+        """Release the controller's resources. Safe to call more than once."""
+        if self._closed and self._controller is None:
+            return
+        if self._runner.alive and not self._runner.in_loop_thread():
+            self._call(self._close())
+        self._closed = True
+
+    # ----------------------------------------------------------------- async API
+
+    async def areset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Observation, dict[str, Any]]:
+        """Async :meth:`reset`, callable from any event loop."""
+        return await self._runner.run_async(self._reset(seed, options))
+
+    async def astep(self, action: Any) -> tuple[Observation, float, bool, bool, dict[str, Any]]:
+        """Async :meth:`step`, callable from any event loop."""
+        return await self._runner.run_async(self._step(action))
+
+    async def aevaluate(self) -> Grade:
+        """Async :meth:`evaluate`, callable from any event loop."""
+        return await self._runner.run_async(self._evaluate())
+
+    async def aclose(self) -> None:
+        """Async :meth:`close`, callable from any event loop."""
+        await self._runner.run_async(self._close())
+        self._closed = True
+
+    # ----------------------------------------------------------------- core (on the loop thread)
+
+    def _pick_task(self, options: dict[str, Any]) -> Task | None:
+        if options.get("task") is not None:
+            return resolve_task(options["task"])
+        if self._taskset is not None and len(self._taskset) > 0:
+            if "task_index" in options:
+                return self._taskset[int(options["task_index"])]
+            if self._task is None:
+                return self._taskset[int(self.np_random.integers(len(self._taskset)))]
+        return self._task
+
+    async def _ensure_controller(self) -> Controller:
+        if self._controller is not None and self._restart_controller:
+            await self._shutdown_controller()
+        if self._controller is None:
+            controller = self._make_controller()
+            await controller.start()
+            self._controller = controller
+            self._restart_controller = False
+        return self._controller
+
+    async def _shutdown_controller(self) -> None:
+        controller, self._controller = self._controller, None
+        if controller is not None:
+            try:
+                await asyncio.wait_for(controller.close(), timeout=30)
+            except Exception:  # noqa: BLE001  (a dead controller may fail to close; it is gone either way)
+                pass
+
+    async def _reset(self, seed: int | None, options: dict[str, Any] | None) -> tuple[Observation, dict[str, Any]]:
+        started = time.perf_counter()
+        super().reset(seed=seed)
+        options = dict(options or {})
+        task = self._pick_task(options)
+        self._closed = False
+        attempts = 2
+        for attempt in range(attempts):
+            try:
+                return await asyncio.wait_for(self._reset_once(task, seed, started), timeout=self.reset_timeout)
+            except (ControllerError, asyncio.TimeoutError) as exc:
+                self._restart_controller = True
+                if attempt == attempts - 1:
+                    raise ControllerError(f"reset failed after a controller restart: {type(exc).__name__}: {exc}") from exc
+        raise AssertionError("unreachable")
+
+    async def _reset_once(self, task: Task | None, seed: int | None, started: float) -> tuple[Observation, dict[str, Any]]:
+        controller = await self._ensure_controller()
+        setup_calls = controller.resolve("setup", task.setup if task else None)
+        self._evaluate_calls = controller.resolve("evaluate", task.evaluate if task else None)
+        await controller.reset(task, seed)
+        self._current_task = task
+        self._context = FunctionContext(gym=controller.gym, controller=controller, task=task)
+        setup_started = time.perf_counter()
+        await controller.setup(setup_calls, self._context)
+        setup_s = time.perf_counter() - setup_started
+        frame = await controller.observe()
+        self._steps = 0
+        self._episode_over = False
+        self._needs_reset = False
+        self._last_grade = None
+        observation = self._observation(frame)
+        info = {
+            "status": "ok",
+            "task_id": task.id if task else None,
+            "prompt": task.prompt if task else None,
+            "seed": seed,
+            "step": 0,
+            "timings": Timings({"setup": setup_s, "total": time.perf_counter() - started}),
+            **frame.info,
+        }
+        return observation, info
+
+    def _to_actions(self, action: Any) -> list[CLAAction]:
+        if is_encoded_action(action):
+            return [decode(action, self.action_space_config)]
+        return parse_actions(action)
+
+    def _screen_scale(self) -> tuple[float, float]:
+        return (self.screen_size[0] / self.observation_size[0], self.screen_size[1] / self.observation_size[1])
+
+    async def _step(self, action: Any) -> tuple[Observation, float, bool, bool, dict[str, Any]]:
+        if self._needs_reset:
+            raise ResetNeeded("call reset() before step()")
+        started = time.perf_counter()
+        info: dict[str, Any] = {"status": "ok", "action_error": None, "error": None, "grade": None}
+        timings: dict[str, float] = {}
+        if self._episode_over:
+            warnings.warn("step() called after the episode ended; call reset()", stacklevel=3)
+            info["status"] = "episode_over"
+            return self._repeat_observation(), 0.0, True, False, self._finish_info(info, timings, started)
+        controller = self._controller
+        assert controller is not None and self._context is not None
+        terminated = truncated = False
+        env_error = False
+
+        try:
+            actions = self._to_actions(action)
+        except ActionError as exc:
+            actions = []
+            info.update(status="action_error", action_error=str(exc))
+
+        action_started = time.perf_counter()
+        try:
+            await asyncio.wait_for(self._execute(controller, actions, info), timeout=self.step_timeout)
+        except ActionError as exc:
+            info.update(status="action_error", action_error=str(exc))
+        except asyncio.TimeoutError:
+            info.update(status="timeout", error=f"the step did not finish within {self.step_timeout} s")
+            truncated = True
+            self._restart_controller = True
+        except Exception as exc:  # noqa: BLE001  (any controller failure is reported, never raised)
+            info.update(status="env_error", error=f"{type(exc).__name__}: {exc}")
+            env_error = True
+        timings["action"] = time.perf_counter() - action_started
+        if info.pop("_response", False):
+            terminated = True
+
+        observation = None
+        if not env_error and info["status"] != "timeout":
+            observe_started = time.perf_counter()
+            try:
+                frame = await asyncio.wait_for(controller.observe(), timeout=self.step_timeout)
+                observation = self._observation(frame)
+                info.update(frame.info)
+            except Exception as exc:  # noqa: BLE001
+                info.update(status="env_error", error=f"observation failed: {type(exc).__name__}: {exc}")
+                env_error = True
+            timings["observe"] = time.perf_counter() - observe_started
+        if observation is None:
+            observation = self._repeat_observation()
+        if env_error:
+            terminated = True
+            self._restart_controller = True
+
+        self._steps += 1
+        limit = self.max_episode_steps
+        if not terminated and limit is not None and self._steps >= limit:
+            truncated = True
+
+        reward = 0.0
+        if not env_error and info["status"] != "timeout" and (terminated or truncated or self.evaluate_every_step):
+            evaluate_started = time.perf_counter()
+            grade = await self._evaluate()
+            timings["evaluate"] = time.perf_counter() - evaluate_started
+            info["grade"] = grade
+            reward = float(grade.reward)
+            if self.evaluate_every_step and grade.done and not grade.is_error:
+                terminated = True
+        if terminated or truncated:
+            self._episode_over = True
+        return observation, reward, terminated, truncated, self._finish_info(info, timings, started)
+
+    async def _execute(self, controller: Controller, actions: list[CLAAction], info: dict[str, Any]) -> None:
+        sx, sy = self._screen_scale()
+        assert self._context is not None
+        for index, action in enumerate(actions):
+            if isinstance(action, ResponseAction):
+                self._context.final_response = action.text
+                info["_response"] = True
+                if index + 1 < len(actions):
+                    info["ignored_actions"] = len(actions) - index - 1
+                return
+            outcome = await controller.step(scale_action(action, sx, sy))
+            info.update(outcome.info)
+            if outcome.response is not None:
+                self._context.final_response = outcome.response
+                info["_response"] = True
+                return
+
+    def _finish_info(self, info: dict[str, Any], timings: dict[str, float], started: float) -> dict[str, Any]:
+        timings["total"] = time.perf_counter() - started
+        info["timings"] = Timings(timings)
+        info["step"] = self._steps
+        info["task_id"] = self._current_task.id if self._current_task else None
+        return info
+
+    async def _evaluate(self) -> Grade:
+        if self._context is None or self._controller is None:
+            return Grade.error("nothing to evaluate: call reset() first")
+        task = self._current_task
+        combine = (task.config or {}).get("evaluate_combine", self.evaluate_combine) if task else self.evaluate_combine
+        try:
+            grade = await self._controller.evaluate(self._evaluate_calls, self._context, combine)
+        except Exception as exc:  # noqa: BLE001  (evaluation failures are grades, not crashes)
+            grade = Grade.error(f"evaluation failed: {type(exc).__name__}: {exc}")
+        self._last_grade = grade
+        return grade
+
+    async def _close(self) -> None:
+        await self._shutdown_controller()
+        self._needs_reset = True
+        self._episode_over = True
+
+    # ----------------------------------------------------------------- observations
+
+    def _observation(self, frame: Frame) -> Observation:
+        screenshot = np.asarray(frame.screenshot)
+        width, height = self.observation_size
+        if screenshot.shape[:2] != (height, width):
+            screenshot = np.asarray(Image.fromarray(screenshot).resize((width, height), Image.Resampling.BILINEAR))
+        screenshot = np.ascontiguousarray(screenshot[..., :3], dtype=np.uint8)
+        if screenshot is frame.screenshot:
+            screenshot = screenshot.copy()
+        prompt = format_prompt(self._current_task)
+        text = sanitize_text("\n".join(part for part in (prompt, frame.text) if part), self.max_text_length)
+        self._last_screenshot = screenshot
+        self._last_text = text
+        return {"screenshot": screenshot.copy(), "text": text}
+
+    def _repeat_observation(self) -> Observation:
+        width, height = self.observation_size
+        screenshot = self._last_screenshot if self._last_screenshot is not None else np.zeros((height, width, 3), np.uint8)
+        return {"screenshot": screenshot.copy(), "text": self._last_text}
+
+    def __del__(self) -> None:
+        # Best effort for envs that were never closed; closing normally is the caller's job.
+        try:
+            if self._controller is not None and self._runner.alive and not self._runner.in_loop_thread():
+                self._runner.run(self._close(), timeout=10)
+        except Exception:  # noqa: BLE001
+            pass
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} gym={self.gym_type!r} task={self._task.id if self._task else None!r}>"

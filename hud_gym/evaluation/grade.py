@@ -1,0 +1,91 @@
+"""The result of grading an episode (or of one setup/evaluate call)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = ["Grade", "combine_grades", "to_grade"]
+
+
+class Grade(BaseModel):
+    """A graded result, as HUD's ``Grade``.
+
+    Attributes:
+        reward: the score, usually in [0, 1].
+        done: whether the task counts as complete (an evaluator may end the episode with it).
+        content: a human-readable explanation.
+        info: extra data (sub-grades, measured values).
+        is_error: grading itself failed (the evaluator raised or its input was unusable).
+        raw: what the evaluator returned, before normalisation.
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    reward: float = 0.0
+    done: bool = True
+    content: str | None = None
+    info: dict[str, Any] = Field(default_factory=dict)
+    is_error: bool = False
+    raw: Any = None
+
+    @classmethod
+    def error(cls, message: str, **info: Any) -> Grade:
+        """A failed grading with reward 0."""
+        return cls(reward=0.0, done=False, content=message, info=info, is_error=True)
+
+
+def to_grade(value: Any) -> Grade:
+    """Normalise what an evaluate function returned: a Grade, a number/bool, or a dict with
+    ``reward``/``score`` (HUD's ``{"reward", "logs", "error"}`` and ``{"score", "reason"}`` forms)."""
+    if isinstance(value, Grade):
+        return value
+    if isinstance(value, bool):
+        return Grade(reward=float(value), raw=value)
+    if isinstance(value, (int, float)):
+        return Grade(reward=float(value), raw=value)
+    if isinstance(value, dict):
+        score = value.get("reward", value.get("score"))
+        if not isinstance(score, (int, float)):
+            return Grade.error(f"evaluator returned a dict without a numeric 'reward' or 'score': {value!r}")
+        error = value.get("error") or value.get("isError") or value.get("is_error")
+        content = value.get("content") or value.get("reason") or value.get("logs")
+        info = {k: v for k, v in value.items() if k not in ("reward", "score", "content", "reason", "logs")}
+        return Grade(reward=float(score), done=bool(value.get("done", True)), content=content and str(content),
+                     info=info, is_error=bool(error), raw=value)
+    return Grade.error(f"evaluator returned {type(value).__name__}, expected a Grade, a number or a dict")
+
+
+def combine_grades(grades: Sequence[Grade], mode: Literal["mean", "min", "max", "product"] = "mean") -> Grade:
+    """Combine the grades of several evaluate calls into one.
+
+    ``mean`` (default) gives partial credit; ``min`` or ``product`` need every check to pass;
+    ``max`` needs any. ``done`` holds when every grade is done; ``is_error`` when any is an error.
+    """
+    if not grades:
+        return Grade(reward=0.0, content="nothing to evaluate")
+    if len(grades) == 1:
+        return grades[0]
+    rewards = [g.reward for g in grades]
+    if mode == "mean":
+        reward = sum(rewards) / len(rewards)
+    elif mode == "min":
+        reward = min(rewards)
+    elif mode == "max":
+        reward = max(rewards)
+    elif mode == "product":
+        reward = 1.0
+        for r in rewards:
+            reward *= r
+    else:
+        raise ValueError(f"unknown combine mode {mode!r}; use mean, min, max or product")
+    return Grade(
+        reward=reward,
+        done=all(g.done for g in grades),
+        content="; ".join(g.content for g in grades if g.content) or None,
+        info={"grades": [g.model_dump(exclude={"raw"}) for g in grades], "combine": mode},
+        is_error=any(g.is_error for g in grades),
+        raw=[g.raw for g in grades],
+    )

@@ -1,0 +1,221 @@
+"""The registry of setup and evaluate functions, per gym type.
+
+Functions are registered with a decorator and looked up by the names tasks use. Each function
+takes a :class:`FunctionContext` first, then the task's arguments; the arguments are checked
+against the signature (arity and type annotations, through pydantic) before anything runs, and
+names are never evaluated as code.
+
+Example:
+    >>> from hud_gym.evaluation import evaluate_function, FunctionContext
+    >>> @evaluate_function("qa")
+    ... def answer_length_at_most(ctx: FunctionContext, limit: int) -> float:
+    ...     return float(len(ctx.final_response or "") <= limit)
+"""
+
+from __future__ import annotations
+
+import difflib
+import inspect
+import typing
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic import TypeAdapter, ValidationError
+
+from hud_gym.task import FunctionConfig, Task
+
+__all__ = [
+    "SHARED",
+    "BoundCall",
+    "FunctionArgumentError",
+    "FunctionContext",
+    "FunctionRegistry",
+    "Phase",
+    "REGISTRY",
+    "RegisteredFunction",
+    "UnknownFunctionError",
+    "evaluate_function",
+    "setup_function",
+]
+
+Phase = Literal["setup", "evaluate"]
+SHARED = "*"
+"""The gym name under which functions every gym type shares are registered."""
+
+GYM_PREFIXES: dict[str, tuple[str, ...]] = {
+    "qa": ("qa",),
+    "browser": ("browser", "chrome", "chromium", "page"),
+    "ubuntu": ("ubuntu", "desktop", "os"),
+}
+"""Dotted prefixes that name a gym's own namespace: ``"browser.maximize"`` is ``maximize``."""
+
+
+@dataclass
+class FunctionContext:
+    """What a setup or evaluate function can see.
+
+    Attributes:
+        gym: the gym type running the function (``"qa"``, ``"browser"``, ``"ubuntu"``).
+        controller: the controller of the environment (drives the browser, desktop or QA state).
+        task: the task being run, if any.
+        final_response: the agent's final answer (from a ``ResponseAction``), if any.
+        state: a per-episode scratch dict shared by the functions of one episode.
+    """
+
+    gym: str
+    controller: Any = None
+    task: Task | None = None
+    final_response: str | None = None
+    state: dict[str, Any] = field(default_factory=dict)
+
+
+class UnknownFunctionError(ValueError):
+    """A task names a setup/evaluate function that is not registered for its gym."""
+
+
+class FunctionArgumentError(ValueError):
+    """A task's arguments do not fit the function's signature."""
+
+
+@dataclass(frozen=True)
+class RegisteredFunction:
+    """A registered function, its signature and the validators of its parameters."""
+
+    name: str
+    phase: Phase
+    gym: str
+    func: Callable[..., Any]
+    signature: inspect.Signature
+    adapters: dict[str, TypeAdapter[Any]]
+
+    @property
+    def usage(self) -> str:
+        """``name(param: type, ...)`` without the context parameter."""
+        params = list(self.signature.parameters.values())[1:]
+        return f"{self.name}({', '.join(str(p) for p in params)})"
+
+    @property
+    def is_async(self) -> bool:
+        """True for ``async def`` functions."""
+        return inspect.iscoroutinefunction(self.func)
+
+
+@dataclass(frozen=True)
+class BoundCall:
+    """A resolved call with validated arguments, ready to run."""
+
+    function: RegisteredFunction
+    args: tuple[Any, ...]
+    kwargs: dict[str, Any]
+    config: FunctionConfig
+
+    async def run(self, ctx: FunctionContext) -> Any:
+        """Call the function with ``ctx`` and the validated arguments."""
+        result = self.function.func(ctx, *self.args, **self.kwargs)
+        if inspect.isawaitable(result):
+            result = await result
+        return result
+
+
+class FunctionRegistry:
+    """Setup and evaluate functions by phase, gym and name."""
+
+    def __init__(self) -> None:
+        self._functions: dict[tuple[Phase, str, str], RegisteredFunction] = {}
+
+    def register(self, phase: Phase, gym: str = SHARED, name: str | None = None,
+                 aliases: tuple[str, ...] = ()) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+        """Decorator: register ``func`` under ``name`` (default: its ``__name__``) and ``aliases``."""
+        if phase not in ("setup", "evaluate"):
+            raise ValueError(f"phase must be 'setup' or 'evaluate', got {phase!r}")
+
+        def decorator(func: Callable[..., Any]) -> Callable[..., Any]:
+            signature = inspect.signature(func)
+            params = list(signature.parameters.values())
+            if not params or params[0].kind not in (params[0].POSITIONAL_ONLY, params[0].POSITIONAL_OR_KEYWORD):
+                raise TypeError(f"{func.__qualname__}: the first parameter must take the FunctionContext")
+            hints = typing.get_type_hints(func)
+            adapters = {p.name: TypeAdapter(hints[p.name]) for p in params[1:] if p.name in hints}
+            for registered_name in (name or func.__name__, *aliases):
+                self._functions[(phase, gym, registered_name)] = RegisteredFunction(
+                    registered_name, phase, gym, func, signature, adapters
+                )
+            return func
+
+        return decorator
+
+    def names(self, phase: Phase, gym: str) -> list[str]:
+        """The names a task for ``gym`` may use in ``phase`` (the gym's own and the shared ones)."""
+        return sorted({n for (p, g, n) in self._functions if p == phase and g in (gym, SHARED)})
+
+    def get(self, phase: Phase, gym: str, name: str) -> RegisteredFunction:
+        """Look up a function by the name a task uses.
+
+        Raises:
+            UnknownFunctionError: no such function; the message lists the known names.
+        """
+        candidates = [name]
+        if "." in name:
+            prefix, rest = name.split(".", 1)
+            if prefix in GYM_PREFIXES.get(gym, (gym,)) or prefix == phase:
+                candidates.append(rest)
+        for candidate in candidates:
+            for g in (gym, SHARED):
+                found = self._functions.get((phase, g, candidate))
+                if found is not None:
+                    return found
+        known = self.names(phase, gym)
+        close = difflib.get_close_matches(name.rsplit(".", 1)[-1], known, n=3, cutoff=0.6)
+        hint = f" Did you mean {', '.join(repr(c) for c in close)}?" if close else ""
+        raise UnknownFunctionError(
+            f"unknown {phase} function {name!r} for gym {gym!r}.{hint} Known {phase} functions: {', '.join(known)}"
+        )
+
+    def resolve(self, phase: Phase, gym: str, config: FunctionConfig) -> BoundCall:
+        """Look up ``config.function`` and check its arguments against the signature.
+
+        Raises:
+            UnknownFunctionError: the function is not registered for ``gym``.
+            FunctionArgumentError: the arguments do not bind or do not match the annotations.
+        """
+        function = self.get(phase, gym, config.function)
+        try:
+            bound = function.signature.bind(None, *config.args, **config.kwargs)
+        except TypeError as exc:
+            raise FunctionArgumentError(f"{phase} function {function.usage}: {exc} (got {config})") from None
+        params = function.signature.parameters
+        for pname, value in list(bound.arguments.items())[1:]:
+            adapter = function.adapters.get(pname)
+            if adapter is None:
+                continue
+            kind = params[pname].kind
+            try:
+                if kind is inspect.Parameter.VAR_POSITIONAL:
+                    bound.arguments[pname] = tuple(adapter.validate_python(v) for v in value)
+                elif kind is inspect.Parameter.VAR_KEYWORD:
+                    bound.arguments[pname] = {k: adapter.validate_python(v) for k, v in value.items()}
+                else:
+                    bound.arguments[pname] = adapter.validate_python(value)
+            except ValidationError as exc:
+                first = exc.errors(include_url=False)[0]
+                raise FunctionArgumentError(
+                    f"{phase} function {function.usage}: argument '{pname}' = {value!r}: {first['msg']}"
+                ) from None
+        return BoundCall(function, tuple(bound.args[1:]), dict(bound.kwargs), config)
+
+
+REGISTRY = FunctionRegistry()
+"""The process-wide registry every environment uses."""
+
+
+def setup_function(gym: str = SHARED, name: str | None = None,
+                   aliases: tuple[str, ...] = ()) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Register a setup function for ``gym`` (default: every gym) in :data:`REGISTRY`."""
+    return REGISTRY.register("setup", gym, name, aliases)
+
+
+def evaluate_function(gym: str = SHARED, name: str | None = None,
+                      aliases: tuple[str, ...] = ()) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Register an evaluate function for ``gym`` (default: every gym) in :data:`REGISTRY`."""
+    return REGISTRY.register("evaluate", gym, name, aliases)

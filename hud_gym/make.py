@@ -1,0 +1,32 @@
+"""``hud_gym.make``: an environment for a task, a task reference or a gym name, as HUD's ``gym.make``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+
+from hud_gym.registration import gym_id_for
+from hud_gym.task import Task
+from hud_gym.tasksets import resolve_task
+
+__all__ = ["make"]
+
+
+def make(env_src: Task | dict[str, Any] | str, **kwargs: Any) -> gymnasium.Env:
+    """Make the environment for ``env_src``.
+
+    ``env_src`` is a :class:`Task` (or task dict, or ``"<taskset>/<task id>"`` reference), whose
+    ``gym`` picks the environment (``"qa"``, ``"hud-browser"``, ``"hud-ubuntu"``; ``qa`` when
+    unset), or a gym name / Gymnasium id for an environment with no task yet. ``kwargs`` go to
+    ``gymnasium.make``.
+
+    Example:
+        >>> env = make(Task(prompt="2+2?", target="4", gym="qa"))
+    """
+    if isinstance(env_src, str) and "/" not in env_src:
+        return gymnasium.make(gym_id_for(env_src), **kwargs)
+    if isinstance(env_src, str) and env_src in gymnasium.registry:
+        return gymnasium.make(env_src, **kwargs)
+    task = resolve_task(env_src)
+    return gymnasium.make(gym_id_for(task.gym), task=task, **kwargs)

@@ -1,0 +1,116 @@
+"""Bundled task sets and the loaders that find task sets and tasks by name or path.
+
+A task set is found by, in order: an existing file path (``.json``, ``.jsonl``, ``.yaml``), a
+registered loader (e.g. ``"miniwob"``, added by the browser gym), or a file shipped in this
+package (``qa-basic``). A task is referenced as ``"<taskset>/<task id>"``.
+
+Example:
+    >>> ts = load_taskset("qa-basic")
+    >>> get_task("qa-basic/capital-france").target
+    'Paris'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from hud_gym.task import Task, TaskSet
+
+__all__ = ["available_tasksets", "get_task", "load_taskset", "register_taskset", "resolve_task", "resolve_taskset"]
+
+_LOADERS: dict[str, Callable[[], TaskSet]] = {}
+_SUFFIXES = (".json", ".jsonl", ".yaml", ".yml")
+
+
+def register_taskset(name: str, loader: Callable[[], TaskSet]) -> None:
+    """Make ``load_taskset(name)`` call ``loader`` (for generated sets such as MiniWoB++)."""
+    _LOADERS[name] = loader
+    _load_named.cache_clear()
+
+
+def _bundled_files() -> dict[str, Any]:
+    files = {}
+    for entry in resources.files(__name__).iterdir():
+        if entry.name.endswith(_SUFFIXES):
+            files[entry.name.rsplit(".", 1)[0]] = entry
+    return files
+
+
+def available_tasksets() -> list[str]:
+    """Names :func:`load_taskset` accepts besides file paths."""
+    return sorted(set(_bundled_files()) | set(_LOADERS))
+
+
+@lru_cache(maxsize=32)
+def _load_named(name: str) -> TaskSet:
+    if name in _LOADERS:
+        return _LOADERS[name]()
+    entry = _bundled_files().get(name)
+    if entry is None:
+        raise KeyError(name)
+    with resources.as_file(entry) as path:
+        taskset = TaskSet.load(path)
+    taskset.id = name
+    return taskset
+
+
+def load_taskset(name_or_path: str | Path) -> TaskSet:
+    """Load a task set from a file path or by bundled/registered name.
+
+    Raises:
+        ValueError: neither a file nor a known name (the message lists the known names).
+        TaskFileError: the file is malformed.
+    """
+    path = Path(name_or_path)
+    if path.suffix.lower() in _SUFFIXES and path.exists():
+        return TaskSet.load(path)
+    name = str(name_or_path)
+    try:
+        return _load_named(name).model_copy(deep=True)
+    except KeyError:
+        pass
+    if path.suffix.lower() in _SUFFIXES:
+        raise ValueError(f"task file {name!r} does not exist")
+    raise ValueError(f"unknown task set {name!r}; known task sets: {', '.join(available_tasksets())} (or a .json/.jsonl/.yaml path)")
+
+
+def get_task(reference: str) -> Task:
+    """The task ``"<taskset>/<task id>"``.
+
+    Raises:
+        ValueError: the reference has no ``/``, or the task set or the task does not exist.
+    """
+    if "/" not in reference:
+        raise ValueError(f"a task reference looks like '<taskset>/<task id>', got {reference!r}")
+    set_name, task_id = reference.split("/", 1)
+    taskset = load_taskset(set_name)
+    try:
+        return taskset.get(task_id)
+    except KeyError:
+        ids = [t.id for t in taskset if t.id]
+        shown = ", ".join(ids[:20]) + (" ..." if len(ids) > 20 else "")
+        raise ValueError(f"task set {set_name!r} has no task {task_id!r}; its tasks: {shown}") from None
+
+
+def resolve_task(task: Task | dict[str, Any] | str) -> Task:
+    """A :class:`Task` from a Task, a dict, or a ``"<taskset>/<task id>"`` reference."""
+    if isinstance(task, Task):
+        return task
+    if isinstance(task, dict):
+        return Task.model_validate(task)
+    if isinstance(task, str):
+        return get_task(task)
+    raise TypeError(f"a task is a Task, a dict or a '<taskset>/<task id>' string, got {type(task).__name__}")
+
+
+def resolve_taskset(taskset: TaskSet | Sequence[Task | dict[str, Any]] | str | Path) -> TaskSet:
+    """A :class:`TaskSet` from a TaskSet, a list of tasks, a name or a path."""
+    if isinstance(taskset, TaskSet):
+        return taskset
+    if isinstance(taskset, (str, Path)):
+        return load_taskset(taskset)
+    return TaskSet(tasks=[resolve_task(t) for t in taskset])

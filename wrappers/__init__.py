@@ -1,0 +1,2 @@
+"""Wrappers over hud-gym environments: vector envs, GRPO rollouts, stable-baselines3 and Ray
+adapters, observation wrappers."""
