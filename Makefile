@@ -2,10 +2,10 @@
 PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
-EXTRAS ?= dev
+EXTRAS ?= dev,miniwob
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test install system clean
+.PHONY: demo test bench install system clean
 
 demo: install
 	$(PY) -m hud_gym.demo
@@ -14,6 +14,11 @@ test: install
 	$(PY) -m pytest
 
 install: $(STAMP)
+
+# Benchmarks compare against peers side by side; the official MiniWoB++ env needs chromedriver.
+bench: install
+	bash scripts/install-system.sh chromium-driver
+	$(PY) -m benchmarks.run
 
 system:
 	bash scripts/install-system.sh

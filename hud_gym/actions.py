@@ -22,7 +22,7 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
 
-from hud_gym.keys import normalize_key
+from hud_gym.keys import normalize_keys
 
 __all__ = [
     "ActionError",
@@ -92,9 +92,7 @@ def _point_like(value: Any) -> Any:
 def _keys(value: Any) -> Any:
     if value is None:
         return None
-    if isinstance(value, str):
-        value = [value]
-    return [normalize_key(k) for k in value]
+    return normalize_keys(value)
 
 
 def _none_if_empty(value: Any) -> Any:
@@ -312,7 +310,7 @@ def parse_action(action: Any) -> CLAAction:
         raise ActionError(f"an action must be a CLA model or a dict with a 'type' field, got {type(action).__name__}")
     if "type" not in action:
         raise ActionError(f"action dict has no 'type' field (one of {', '.join(t.value for t in ActionType)})")
-    if action["type"] not in ActionType._value2member_map_:
+    if not isinstance(action["type"], str) or action["type"] not in ActionType._value2member_map_:
         raise ActionError(
             f"unknown action type {action['type']!r}; expected one of {', '.join(t.value for t in ActionType)}"
         )

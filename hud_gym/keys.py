@@ -57,7 +57,7 @@ MODIFIER_KEYS: frozenset[str] = frozenset(
 KEY_ALIASES: dict[str, str] = {
     # enter / escape / deletion
     "return": "enter", "ret": "enter", "kp_enter": "enter", "newline": "enter",
-    "escape": "esc", "del": "delete", "back_space": "backspace", "bksp": "backspace",
+    "del": "delete", "back_space": "backspace", "bksp": "backspace",
     "ins": "insert", "spacebar": "space", "whitespace": "space",
     # modifiers
     "control": "ctrl", "ctl": "ctrl", "control_l": "ctrlleft", "control_r": "ctrlright",

@@ -19,11 +19,14 @@ def make(env_src: Task | dict[str, Any] | str, **kwargs: Any) -> gymnasium.Env:
     ``env_src`` is a :class:`Task` (or task dict, or ``"<taskset>/<task id>"`` reference), whose
     ``gym`` picks the environment (``"qa"``, ``"hud-browser"``, ``"hud-ubuntu"``; ``qa`` when
     unset), or a gym name / Gymnasium id for an environment with no task yet. ``kwargs`` go to
-    ``gymnasium.make``.
+    ``gymnasium.make``; ``max_episode_steps`` becomes the env's own ``max_steps``, so the final
+    step is graded and the returned env is not wrapped.
 
     Example:
         >>> env = make(Task(prompt="2+2?", target="4", gym="qa"))
     """
+    if "max_episode_steps" in kwargs:
+        kwargs["max_steps"] = kwargs.pop("max_episode_steps")
     if isinstance(env_src, str) and "/" not in env_src:
         return gymnasium.make(gym_id_for(env_src), **kwargs)
     if isinstance(env_src, str) and env_src in gymnasium.registry:

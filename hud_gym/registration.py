@@ -56,7 +56,6 @@ def register_envs() -> None:
         gymnasium.register(
             id="hud/QA-v0",
             entry_point="hud_gym.envs.qa:QAEnv",
-            max_episode_steps=20,
             nondeterministic=False,
             order_enforce=False,
             disable_env_checker=True,

@@ -358,6 +358,9 @@ def _point(value: Any) -> Point:
 
 def _keys_from(value: Any, length: int) -> list[str]:
     indices = np.asarray(value).reshape(-1)[:length]
+    bad = [int(i) for i in indices if not 0 <= int(i) < len(KEYS)]
+    if bad:
+        raise ActionError(f"keys: index {bad[0]} is not in [0, {len(KEYS) - 1}]")
     return [KEYS[int(i)] for i in indices]
 
 

@@ -5,7 +5,7 @@
 set -euo pipefail
 
 # Packages the test suite and the demo need on the host.
-DEFAULT_PACKAGES=()
+DEFAULT_PACKAGES=(chromium fonts-liberation fonts-noto-cjk)
 
 packages=("$@")
 [[ ${#packages[@]} -gt 0 ]] || packages=("${DEFAULT_PACKAGES[@]+"${DEFAULT_PACKAGES[@]}"}")

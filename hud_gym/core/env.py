@@ -9,7 +9,7 @@ Episode rules:
 - ``step`` executes one CLA action or a list of them (any of: a CLA model, a dict in CLA form, an
   element of :attr:`action_space`). A ``ResponseAction`` stores :attr:`final_response` and ends the
   episode (``terminated``); so does an evaluator that says ``done`` when ``evaluate_every_step``.
-  ``truncated`` comes at ``max_episode_steps`` or when a step times out.
+  ``truncated`` comes after ``max_steps`` steps or when a step times out.
 - The reward is the evaluator's reward on the final step (on every step with
   ``evaluate_every_step=True``), else 0.
 - ``info`` carries ``status`` (``ok`` | ``action_error`` | ``timeout`` | ``env_error`` |
@@ -36,7 +36,7 @@ from PIL import Image
 from hud_gym.actions import ActionError, CLAAction, ResponseAction, parse_actions
 from hud_gym.controllers.base import Controller, ControllerError, Frame
 from hud_gym.core.loop import EventLoopThread, get_loop_thread
-from hud_gym.core.scaling import scale_action
+from hud_gym.core.scaling import ScreenMapping
 from hud_gym.core.timings import Timings
 from hud_gym.evaluation import BoundCall, FunctionContext, Grade
 from hud_gym.spaces import (
@@ -77,9 +77,15 @@ class HudEnv(gymnasium.Env[Observation, dict[str, Any]]):
         render_mode: ``"rgb_array"`` (``render()`` returns the last screenshot) or ``None``.
         screen_size: ``(width, height)`` of the controlled screen.
         observation_size: ``(width, height)`` of the screenshot observation; actions are then in
-            observation pixels and scaled to the screen. Defaults to ``screen_size``.
-        max_episode_steps: steps before truncation (defaults to the registered limit).
-        evaluate_every_step: grade after every step (reward each step; ``done`` ends the episode).
+            observation pixels and mapped to the screen. Defaults to the observed region's size.
+        observation_crop: ``(x, y, width, height)`` of the screen region to observe (e.g.
+            MiniWoB's task area ``(0, 0, 160, 210)``); the whole screen when ``None``.
+        max_steps: steps before truncation, after which the final step is graded (defaults to the
+            gym's limit). Named so that ``gymnasium.make(..., max_steps=N)`` reaches the env:
+            Gymnasium keeps ``max_episode_steps`` for its ``TimeLimit`` wrapper, which cannot grade
+            the final step (``hud_gym.make`` maps ``max_episode_steps`` to ``max_steps``).
+        evaluate_every_step: grade after every step (reward each step; ``done`` ends the episode);
+            a task's ``config["evaluate_every_step"]`` overrides it.
         step_timeout: seconds one ``step`` may take before it reports ``status="timeout"``.
         reset_timeout: seconds one ``reset`` may take.
         max_text_length: length of the observation's ``text`` space.
@@ -100,7 +106,8 @@ class HudEnv(gymnasium.Env[Observation, dict[str, Any]]):
         render_mode: str | None = "rgb_array",
         screen_size: tuple[int, int] = (1280, 720),
         observation_size: tuple[int, int] | None = None,
-        max_episode_steps: int | None = None,
+        observation_crop: tuple[int, int, int, int] | None = None,
+        max_steps: int | None = None,
         evaluate_every_step: bool = False,
         step_timeout: float = 30.0,
         reset_timeout: float = 60.0,
@@ -112,10 +119,26 @@ class HudEnv(gymnasium.Env[Observation, dict[str, Any]]):
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
         self.render_mode = render_mode
         self.screen_size = (int(screen_size[0]), int(screen_size[1]))
-        self.observation_size = tuple(observation_size) if observation_size else self.screen_size
+        if observation_crop is not None:
+            x, y, w, h = (int(v) for v in observation_crop)
+            if w < 1 or h < 1 or x < 0 or y < 0 or x + w > self.screen_size[0] or y + h > self.screen_size[1]:
+                raise ValueError(f"observation_crop {observation_crop} is not inside the {self.screen_size} screen")
+            self.observation_crop: tuple[int, int, int, int] | None = (x, y, w, h)
+        else:
+            self.observation_crop = None
+        region = self.observation_crop[2:] if self.observation_crop else self.screen_size
+        self.observation_size = (
+            (int(observation_size[0]), int(observation_size[1])) if observation_size else (int(region[0]), int(region[1]))
+        )
+        self.screen_mapping = ScreenMapping(
+            scale_x=region[0] / self.observation_size[0],
+            scale_y=region[1] / self.observation_size[1],
+            origin_x=self.observation_crop[0] if self.observation_crop else 0,
+            origin_y=self.observation_crop[1] if self.observation_crop else 0,
+        )
         self._task = resolve_task(task) if task is not None else None
         self._taskset = resolve_taskset(taskset) if taskset is not None else None
-        self._max_episode_steps = max_episode_steps
+        self._max_steps = max_steps
         self.evaluate_every_step = evaluate_every_step
         self.step_timeout = step_timeout
         self.reset_timeout = reset_timeout
@@ -167,9 +190,9 @@ class HudEnv(gymnasium.Env[Observation, dict[str, Any]]):
 
     @property
     def max_episode_steps(self) -> int | None:
-        """Steps before truncation: the make-time value, else the registered one."""
-        if self._max_episode_steps is not None:
-            return self._max_episode_steps
+        """Steps before truncation: ``max_steps``, else the registered limit, else the gym's default."""
+        if self._max_steps is not None:
+            return self._max_steps
         if self.spec is not None and self.spec.max_episode_steps is not None:
             return self.spec.max_episode_steps
         return self.default_max_episode_steps
@@ -260,11 +283,12 @@ class HudEnv(gymnasium.Env[Observation, dict[str, Any]]):
         super().reset(seed=seed)
         options = dict(options or {})
         task = self._pick_task(options)
+        episode_seed = seed if seed is not None else int(self.np_random.integers(2**31 - 1))
         self._closed = False
         attempts = 2
         for attempt in range(attempts):
             try:
-                return await asyncio.wait_for(self._reset_once(task, seed, started), timeout=self.reset_timeout)
+                return await asyncio.wait_for(self._reset_once(task, episode_seed, started), timeout=self.reset_timeout)
             except (ControllerError, asyncio.TimeoutError) as exc:
                 self._restart_controller = True
                 if attempt == attempts - 1:
@@ -277,7 +301,7 @@ class HudEnv(gymnasium.Env[Observation, dict[str, Any]]):
         self._evaluate_calls = controller.resolve("evaluate", task.evaluate if task else None)
         await controller.reset(task, seed)
         self._current_task = task
-        self._context = FunctionContext(gym=controller.gym, controller=controller, task=task)
+        self._context = FunctionContext(gym=controller.gym, controller=controller, task=task, seed=seed)
         setup_started = time.perf_counter()
         await controller.setup(setup_calls, self._context)
         setup_s = time.perf_counter() - setup_started
@@ -290,7 +314,7 @@ class HudEnv(gymnasium.Env[Observation, dict[str, Any]]):
         info = {
             "status": "ok",
             "task_id": task.id if task else None,
-            "prompt": task.prompt if task else None,
+            "prompt": self._prompt() or None,
             "seed": seed,
             "step": 0,
             "timings": Timings({"setup": setup_s, "total": time.perf_counter() - started}),
@@ -303,8 +327,12 @@ class HudEnv(gymnasium.Env[Observation, dict[str, Any]]):
             return [decode(action, self.action_space_config)]
         return parse_actions(action)
 
-    def _screen_scale(self) -> tuple[float, float]:
-        return (self.screen_size[0] / self.observation_size[0], self.screen_size[1] / self.observation_size[1])
+    @property
+    def _evaluates_every_step(self) -> bool:
+        task = self._current_task
+        if task is not None and task.config and "evaluate_every_step" in task.config:
+            return bool(task.config["evaluate_every_step"])
+        return self.evaluate_every_step
 
     async def _step(self, action: Any) -> tuple[Observation, float, bool, bool, dict[str, Any]]:
         if self._needs_reset:
@@ -366,20 +394,19 @@ class HudEnv(gymnasium.Env[Observation, dict[str, Any]]):
             truncated = True
 
         reward = 0.0
-        if not env_error and info["status"] != "timeout" and (terminated or truncated or self.evaluate_every_step):
+        if not env_error and info["status"] != "timeout" and (terminated or truncated or self._evaluates_every_step):
             evaluate_started = time.perf_counter()
             grade = await self._evaluate()
             timings["evaluate"] = time.perf_counter() - evaluate_started
             info["grade"] = grade
             reward = float(grade.reward)
-            if self.evaluate_every_step and grade.done and not grade.is_error:
+            if self._evaluates_every_step and grade.done and not grade.is_error:
                 terminated = True
         if terminated or truncated:
             self._episode_over = True
         return observation, reward, terminated, truncated, self._finish_info(info, timings, started)
 
     async def _execute(self, controller: Controller, actions: list[CLAAction], info: dict[str, Any]) -> None:
-        sx, sy = self._screen_scale()
         assert self._context is not None
         for index, action in enumerate(actions):
             if isinstance(action, ResponseAction):
@@ -388,7 +415,7 @@ class HudEnv(gymnasium.Env[Observation, dict[str, Any]]):
                 if index + 1 < len(actions):
                     info["ignored_actions"] = len(actions) - index - 1
                 return
-            outcome = await controller.step(scale_action(action, sx, sy))
+            outcome = await controller.step(self.screen_mapping.to_screen(action))
             info.update(outcome.info)
             if outcome.response is not None:
                 self._context.final_response = outcome.response
@@ -421,15 +448,22 @@ class HudEnv(gymnasium.Env[Observation, dict[str, Any]]):
 
     # ----------------------------------------------------------------- observations
 
+    def _prompt(self) -> str:
+        if self._context is not None and self._context.instruction:
+            return self._context.instruction
+        return format_prompt(self._current_task)
+
     def _observation(self, frame: Frame) -> Observation:
         screenshot = np.asarray(frame.screenshot)
+        if self.observation_crop is not None:
+            x, y, w, h = self.observation_crop
+            screenshot = screenshot[y : y + h, x : x + w]
         width, height = self.observation_size
         if screenshot.shape[:2] != (height, width):
             screenshot = np.asarray(Image.fromarray(screenshot).resize((width, height), Image.Resampling.BILINEAR))
-        screenshot = np.ascontiguousarray(screenshot[..., :3], dtype=np.uint8)
-        if screenshot is frame.screenshot:
-            screenshot = screenshot.copy()
-        prompt = format_prompt(self._current_task)
+        # The controller may reuse its buffer: keep our own copy, and hand out another.
+        screenshot = np.array(screenshot[..., :3], dtype=np.uint8, order="C", copy=True)
+        prompt = self._prompt()
         text = sanitize_text("\n".join(part for part in (prompt, frame.text) if part), self.max_text_length)
         self._last_screenshot = screenshot
         self._last_text = text

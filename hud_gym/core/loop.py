@@ -91,6 +91,8 @@ class EventLoopThread:
             pass
         self.loop.call_soon_threadsafe(self.loop.stop)
         self._thread.join(timeout)
+        if not self._thread.is_alive():
+            self.loop.close()
 
 
 _lock = threading.Lock()

@@ -2,28 +2,59 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from hud_gym.actions import CLAAction, ClickAction, DragAction, MoveAction, Point, ScrollAction
 
-__all__ = ["scale_action"]
+__all__ = ["ScreenMapping"]
 
 
-def _scale(point: Point | None, sx: float, sy: float) -> Point | None:
-    if point is None:
-        return None
-    return Point(x=round(point.x * sx), y=round(point.y * sy))
+@dataclass(frozen=True)
+class ScreenMapping:
+    """Observation pixels to screen pixels: ``screen = origin + observation * scale``.
 
+    The origin is the top-left corner of the observed region (a crop), the scale its size over
+    the observation's size. Positions get the origin and the scale; vectors (move offsets,
+    scroll amounts) only the scale.
+    """
 
-def scale_action(action: CLAAction, sx: float, sy: float) -> CLAAction:
-    """Return ``action`` with its points, offsets, paths and scroll amounts multiplied by
-    ``(sx, sy)``; the same object when the scale is 1."""
-    if sx == 1 and sy == 1:
+    scale_x: float = 1.0
+    scale_y: float = 1.0
+    origin_x: int = 0
+    origin_y: int = 0
+
+    @property
+    def identity(self) -> bool:
+        """True when observation and screen pixels coincide."""
+        return self.scale_x == 1 and self.scale_y == 1 and self.origin_x == 0 and self.origin_y == 0
+
+    def position(self, point: Point | None) -> Point | None:
+        """A position in screen pixels."""
+        if point is None:
+            return None
+        return Point(x=self.origin_x + round(point.x * self.scale_x), y=self.origin_y + round(point.y * self.scale_y))
+
+    def vector(self, point: Point | None) -> Point | None:
+        """A displacement in screen pixels."""
+        if point is None:
+            return None
+        return Point(x=round(point.x * self.scale_x), y=round(point.y * self.scale_y))
+
+    def box(self, x: float, y: float, width: float, height: float) -> tuple[float, float, float, float]:
+        """A screen-pixel box ``(x, y, width, height)`` in observation pixels."""
+        return ((x - self.origin_x) / self.scale_x, (y - self.origin_y) / self.scale_y,
+                width / self.scale_x, height / self.scale_y)
+
+    def to_screen(self, action: CLAAction) -> CLAAction:
+        """``action`` with its coordinates in screen pixels (the same object for the identity)."""
+        if self.identity:
+            return action
+        if isinstance(action, ClickAction):
+            return action.model_copy(update={"point": self.position(action.point)})
+        if isinstance(action, ScrollAction):
+            return action.model_copy(update={"point": self.position(action.point), "scroll": self.vector(action.scroll)})
+        if isinstance(action, MoveAction):
+            return action.model_copy(update={"point": self.position(action.point), "offset": self.vector(action.offset)})
+        if isinstance(action, DragAction):
+            return action.model_copy(update={"path": [self.position(p) for p in action.path]})
         return action
-    if isinstance(action, ClickAction):
-        return action.model_copy(update={"point": _scale(action.point, sx, sy)})
-    if isinstance(action, ScrollAction):
-        return action.model_copy(update={"point": _scale(action.point, sx, sy), "scroll": _scale(action.scroll, sx, sy)})
-    if isinstance(action, MoveAction):
-        return action.model_copy(update={"point": _scale(action.point, sx, sy), "offset": _scale(action.offset, sx, sy)})
-    if isinstance(action, DragAction):
-        return action.model_copy(update={"path": [_scale(p, sx, sy) for p in action.path]})
-    return action

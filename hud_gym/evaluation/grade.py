@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 __all__ = ["Grade", "combine_grades", "to_grade"]
 
@@ -15,7 +15,8 @@ class Grade(BaseModel):
 
     Attributes:
         reward: the score, usually in [0, 1].
-        done: whether the task counts as complete (an evaluator may end the episode with it).
+        done: whether the task counts as complete (with ``evaluate_every_step`` it ends the
+            episode). When not given, a grade is done when its reward reaches 1.
         content: a human-readable explanation.
         info: extra data (sub-grades, measured values).
         is_error: grading itself failed (the evaluator raised or its input was unusable).
@@ -31,6 +32,14 @@ class Grade(BaseModel):
     is_error: bool = False
     raw: Any = None
 
+    @model_validator(mode="before")
+    @classmethod
+    def _done_from_reward(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "done" not in data:
+            reward = data.get("reward", 0.0)
+            data = {**data, "done": isinstance(reward, (int, float)) and reward >= 1.0}
+        return data
+
     @classmethod
     def error(cls, message: str, **info: Any) -> Grade:
         """A failed grading with reward 0."""
@@ -39,13 +48,16 @@ class Grade(BaseModel):
 
 def to_grade(value: Any) -> Grade:
     """Normalise what an evaluate function returned: a Grade, a number/bool, or a dict with
-    ``reward``/``score`` (HUD's ``{"reward", "logs", "error"}`` and ``{"score", "reason"}`` forms)."""
+    ``reward``/``score`` (HUD's ``{"reward", "logs", "error"}`` and ``{"score", "reason"}`` forms).
+
+    Unless a dict says ``done``, the task counts as done when the reward reaches 1 (so a partial
+    or failing score does not end an ``evaluate_every_step`` episode)."""
     if isinstance(value, Grade):
         return value
     if isinstance(value, bool):
-        return Grade(reward=float(value), raw=value)
+        return Grade(reward=float(value), done=value, raw=value)
     if isinstance(value, (int, float)):
-        return Grade(reward=float(value), raw=value)
+        return Grade(reward=float(value), done=value >= 1, raw=value)
     if isinstance(value, dict):
         score = value.get("reward", value.get("score"))
         if not isinstance(score, (int, float)):
@@ -53,7 +65,7 @@ def to_grade(value: Any) -> Grade:
         error = value.get("error") or value.get("isError") or value.get("is_error")
         content = value.get("content") or value.get("reason") or value.get("logs")
         info = {k: v for k, v in value.items() if k not in ("reward", "score", "content", "reason", "logs")}
-        return Grade(reward=float(score), done=bool(value.get("done", True)), content=content and str(content),
+        return Grade(reward=float(score), done=bool(value.get("done", score >= 1)), content=content and str(content),
                      info=info, is_error=bool(error), raw=value)
     return Grade.error(f"evaluator returned {type(value).__name__}, expected a Grade, a number or a dict")
 

@@ -15,6 +15,7 @@ Example:
 from __future__ import annotations
 
 import difflib
+import importlib
 import inspect
 import typing
 from collections.abc import Callable
@@ -50,6 +51,13 @@ GYM_PREFIXES: dict[str, tuple[str, ...]] = {
 }
 """Dotted prefixes that name a gym's own namespace: ``"browser.maximize"`` is ``maximize``."""
 
+GYM_FUNCTION_MODULES: dict[str, tuple[str, ...]] = {
+    "qa": ("hud_gym.controllers.qa.functions",),
+    "browser": ("hud_gym.controllers.browser.functions", "hud_gym.controllers.browser.miniwob"),
+    "ubuntu": ("hud_gym.controllers.ubuntu.functions",),
+}
+"""Modules that register each gym's functions; imported the first time the gym's names are needed."""
+
 
 @dataclass
 class FunctionContext:
@@ -60,6 +68,10 @@ class FunctionContext:
         controller: the controller of the environment (drives the browser, desktop or QA state).
         task: the task being run, if any.
         final_response: the agent's final answer (from a ``ResponseAction``), if any.
+        seed: the episode's seed (the reset seed, or one drawn from the env's seeded RNG), so
+            setup functions can build the same instance for the same seed.
+        instruction: set by a setup function that generates the episode's instruction (e.g.
+            MiniWoB's utterance); it is then shown to the agent instead of the task's prompt.
         state: a per-episode scratch dict shared by the functions of one episode.
     """
 
@@ -67,6 +79,8 @@ class FunctionContext:
     controller: Any = None
     task: Task | None = None
     final_response: str | None = None
+    seed: int | None = None
+    instruction: str | None = None
     state: dict[str, Any] = field(default_factory=dict)
 
 
@@ -121,8 +135,21 @@ class BoundCall:
 class FunctionRegistry:
     """Setup and evaluate functions by phase, gym and name."""
 
-    def __init__(self) -> None:
+    def __init__(self, function_modules: dict[str, tuple[str, ...]] | None = None) -> None:
         self._functions: dict[tuple[Phase, str, str], RegisteredFunction] = {}
+        self._function_modules = dict(function_modules or {})
+        self._loaded: set[str] = set()
+
+    def _load(self, gym: str) -> None:
+        if gym in self._loaded:
+            return
+        self._loaded.add(gym)
+        for module in self._function_modules.get(gym, ()):
+            try:
+                importlib.import_module(module)
+            except ModuleNotFoundError as exc:
+                if not module.startswith(exc.name or "\0"):
+                    raise
 
     def register(self, phase: Phase, gym: str = SHARED, name: str | None = None,
                  aliases: tuple[str, ...] = ()) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
@@ -147,6 +174,7 @@ class FunctionRegistry:
 
     def names(self, phase: Phase, gym: str) -> list[str]:
         """The names a task for ``gym`` may use in ``phase`` (the gym's own and the shared ones)."""
+        self._load(gym)
         return sorted({n for (p, g, n) in self._functions if p == phase and g in (gym, SHARED)})
 
     def get(self, phase: Phase, gym: str, name: str) -> RegisteredFunction:
@@ -155,6 +183,7 @@ class FunctionRegistry:
         Raises:
             UnknownFunctionError: no such function; the message lists the known names.
         """
+        self._load(gym)
         candidates = [name]
         if "." in name:
             prefix, rest = name.split(".", 1)
@@ -205,7 +234,7 @@ class FunctionRegistry:
         return BoundCall(function, tuple(bound.args[1:]), dict(bound.kwargs), config)
 
 
-REGISTRY = FunctionRegistry()
+REGISTRY = FunctionRegistry(GYM_FUNCTION_MODULES)
 """The process-wide registry every environment uses."""
 
 

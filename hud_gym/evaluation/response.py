@@ -33,7 +33,7 @@ _NUMBER = re.compile(r"[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)
 
 
 def _no_response() -> Grade:
-    return Grade(reward=0.0, content="no response")
+    return Grade(reward=0.0, done=False, content="no response")
 
 
 def _binary(ok: bool, content: str, **info: object) -> Grade:

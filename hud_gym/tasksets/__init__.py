@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from functools import lru_cache
-from importlib import resources
+from importlib import import_module, resources
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +23,11 @@ from hud_gym.task import Task, TaskSet
 __all__ = ["available_tasksets", "get_task", "load_taskset", "register_taskset", "resolve_task", "resolve_taskset"]
 
 _LOADERS: dict[str, Callable[[], TaskSet]] = {}
+# Generated task sets whose module is imported only when the set is asked for.
+_LAZY_LOADERS: dict[str, str] = {
+    "miniwob": "hud_gym.controllers.browser.miniwob:miniwob_taskset",
+    "miniwob-flight": "hud_gym.controllers.browser.miniwob:miniwob_flight_taskset",
+}
 _SUFFIXES = (".json", ".jsonl", ".yaml", ".yml")
 
 
@@ -42,13 +47,16 @@ def _bundled_files() -> dict[str, Any]:
 
 def available_tasksets() -> list[str]:
     """Names :func:`load_taskset` accepts besides file paths."""
-    return sorted(set(_bundled_files()) | set(_LOADERS))
+    return sorted(set(_bundled_files()) | set(_LOADERS) | set(_LAZY_LOADERS))
 
 
 @lru_cache(maxsize=32)
 def _load_named(name: str) -> TaskSet:
     if name in _LOADERS:
         return _LOADERS[name]()
+    if name in _LAZY_LOADERS:
+        module, attribute = _LAZY_LOADERS[name].split(":")
+        return getattr(import_module(module), attribute)()
     entry = _bundled_files().get(name)
     if entry is None:
         raise KeyError(name)
