@@ -60,3 +60,11 @@ def register_envs() -> None:
             order_enforce=False,
             disable_env_checker=True,
         )
+    if "hud/Browser-v0" not in gymnasium.registry:
+        gymnasium.register(
+            id="hud/Browser-v0",
+            entry_point="hud_gym.envs.browser:BrowserEnv",
+            nondeterministic=True,
+            order_enforce=False,
+            disable_env_checker=True,
+        )

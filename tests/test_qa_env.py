@@ -158,15 +158,20 @@ def test_hud_gym_make_picks_the_qa_gym():
         env.close()
 
 
-def test_hud_gym_make_unavailable_or_unknown_gym():
+def test_hud_gym_make_unknown_gym_and_gym_routing():
     with pytest.raises(ValueError, match="unknown gym 'nope'"):
         hud_gym.make(Task(prompt="x", gym="nope"))
-    if "hud/Browser-v0" in gymnasium.registry:
-        pytest.skip("hud/Browser-v0 is registered")
-    with pytest.raises(ValueError) as info:
-        hud_gym.make(Task(prompt="x", gym="hud-browser"))
-    assert "hud-browser" in str(info.value) and "hud/Browser-v0" in str(info.value)
-    assert "not available" in str(info.value)
+    with pytest.raises(ValueError, match="hud/Ubuntu-v0.*not available"):
+        hud_gym.make(Task(prompt="x", gym="hud-ubuntu"))
+    from hud_gym.envs.browser import BrowserEnv
+
+    env = hud_gym.make(Task(prompt="x", gym="hud-browser"), max_episode_steps=7)
+    try:
+        # make() is lazy: no browser runs until the first reset.
+        assert isinstance(env, BrowserEnv) and env.controller is None
+        assert env.max_episode_steps == 7
+    finally:
+        env.close()
 
 
 def test_bad_constructor_arguments():
@@ -634,3 +639,14 @@ def test_repr():
     env = QAEnv(task=FRANCE)
     assert repr(env) == "<QAEnv gym='qa' task='france'>"
     env.close()
+
+
+def test_position_is_reported_in_observation_pixels():
+    env = QAEnv(task=FRANCE, screen_size=(1280, 720), observation_size=(640, 360))
+    try:
+        env.reset(seed=0)
+        _, _, _, _, info = env.step([MoveAction(point=(100, 50)), PositionFetch()])
+        assert info["position"] == (100, 50)
+        assert env.controller.pointer == (200, 100)  # the controller works in screen pixels
+    finally:
+        env.close()

@@ -378,6 +378,10 @@ class HudEnv(gymnasium.Env[Observation, dict[str, Any]]):
                 frame = await asyncio.wait_for(controller.observe(), timeout=self.step_timeout)
                 observation = self._observation(frame)
                 info.update(frame.info)
+            except asyncio.TimeoutError:
+                info.update(status="timeout", error=f"the observation did not finish within {self.step_timeout} s")
+                truncated = True
+                self._restart_controller = True
             except Exception as exc:  # noqa: BLE001
                 info.update(status="env_error", error=f"observation failed: {type(exc).__name__}: {exc}")
                 env_error = True
@@ -417,6 +421,8 @@ class HudEnv(gymnasium.Env[Observation, dict[str, Any]]):
                 return
             outcome = await controller.step(self.screen_mapping.to_screen(action))
             info.update(outcome.info)
+            if "position" in outcome.info and outcome.info["position"] is not None:
+                info["position"] = self.screen_mapping.point_to_observation(*outcome.info["position"])
             if outcome.response is not None:
                 self._context.final_response = outcome.response
                 info["_response"] = True

@@ -40,6 +40,10 @@ class ScreenMapping:
             return None
         return Point(x=round(point.x * self.scale_x), y=round(point.y * self.scale_y))
 
+    def point_to_observation(self, x: float, y: float) -> tuple[int, int]:
+        """A screen-pixel position in observation pixels."""
+        return round((x - self.origin_x) / self.scale_x), round((y - self.origin_y) / self.scale_y)
+
     def box(self, x: float, y: float, width: float, height: float) -> tuple[float, float, float, float]:
         """A screen-pixel box ``(x, y, width, height)`` in observation pixels."""
         return ((x - self.origin_x) / self.scale_x, (y - self.origin_y) / self.scale_y,

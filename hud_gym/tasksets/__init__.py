@@ -95,9 +95,12 @@ def get_task(reference: str) -> Task:
     if "/" not in reference:
         raise ValueError(f"a task reference looks like '<taskset>/<task id>', got {reference!r}")
     set_name, task_id = reference.split("/", 1)
-    taskset = load_taskset(set_name)
     try:
-        return taskset.get(task_id)
+        taskset = _load_named(set_name)
+    except KeyError:
+        taskset = load_taskset(set_name)
+    try:
+        return taskset.get(task_id).model_copy(deep=True)
     except KeyError:
         ids = [t.id for t in taskset if t.id]
         shown = ", ".join(ids[:20]) + (" ..." if len(ids) > 20 else "")

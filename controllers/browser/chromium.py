@@ -1,0 +1,476 @@
+"""Finding Chromium without downloading it, and one shared Chromium per process.
+
+:func:`find_chromium` looks, in order, at ``$HUD_GYM_CHROMIUM``, at a browser Playwright has
+already installed (``$PLAYWRIGHT_BROWSERS_PATH`` or ``~/.cache/ms-playwright``), then at the
+system's Chromium/Chrome. ``playwright install`` is never needed.
+
+:data:`MANAGER` (a :class:`ChromiumManager`) owns the Playwright driver and the browsers of this
+process. It lives on the hud-gym loop thread (:mod:`hud_gym.core.loop`), where every controller
+runs: each :class:`~hud_gym.controllers.browser.controller.BrowserController` takes a
+:class:`BrowserLease` on start and gives it back on close; the browser is launched on the first
+lease and closed (and its processes reaped) when the last lease is returned. A browser that died
+is relaunched by the next :meth:`ChromiumManager.acquire`.
+
+Example:
+    >>> path = find_chromium()          # doctest: +SKIP
+    >>> lease = await MANAGER.acquire()  # doctest: +SKIP
+    >>> context = await lease.browser.new_context()  # doctest: +SKIP
+    >>> await MANAGER.release(lease)     # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import os
+import re
+import shutil
+import signal
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import psutil
+from playwright.async_api import Browser, Playwright, async_playwright
+
+from hud_gym.core.loop import add_shutdown_hook
+
+__all__ = [
+    "CHROMIUM_ENV",
+    "LAUNCH_ARGS",
+    "MANAGER",
+    "BrowserLease",
+    "ChromiumManager",
+    "ChromiumNotFoundError",
+    "find_chromium",
+    "kill_process_tree",
+]
+
+CHROMIUM_ENV = "HUD_GYM_CHROMIUM"
+"""Environment variable naming the Chromium/Chrome executable to use."""
+
+LAUNCH_ARGS: tuple[str, ...] = (
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-default-apps",
+    "--disable-translate",
+    "--mute-audio",
+    # Screenshots wait for a new compositor frame; without a 60 Hz frame clock they come sooner
+    # (CDP captureScreenshot 33 -> 20-30 ms at 1280x720 on a 2-core box, benchmarks/README.md).
+    "--disable-frame-rate-limit",
+    "--disable-gpu-vsync",
+    # Software compositing in the browser process: one IPC hop less per frame (~3 ms a step).
+    "--in-process-gpu",
+    # Wheel scrolling lands at once instead of animating over several frames.
+    "--disable-smooth-scrolling",
+)
+"""Flags every hud-gym Chromium is launched with (Playwright adds its own defaults)."""
+
+SYSTEM_CANDIDATES: tuple[str, ...] = (
+    "/usr/bin/chromium",
+    "/usr/bin/chromium-browser",
+    "/usr/bin/google-chrome",
+    "/usr/bin/google-chrome-stable",
+)
+"""System browsers tried after Playwright's cache, in order."""
+
+# Debian's /usr/bin/chromium is a shell script that execs this binary; launching the binary
+# directly saves a shell and keeps the browser's pid the one Playwright started.
+_WRAPPED_BINARIES: dict[str, str] = {"/usr/bin/chromium": "/usr/lib/chromium/chromium"}
+
+_INSTALL_HINT = (
+    "no Chromium found. Install one without Playwright's downloader: `apt-get install chromium` "
+    f"(Debian/Ubuntu), or point {CHROMIUM_ENV} at a Chromium/Chrome executable."
+)
+
+
+class ChromiumNotFoundError(FileNotFoundError):
+    """No usable Chromium executable; the message says what to install."""
+
+
+def _is_executable(path: Path) -> bool:
+    return path.is_file() and os.access(path, os.X_OK)
+
+
+def _revision(path: Path) -> int:
+    """The Playwright revision in ``chromium-1187/...`` (higher is newer)."""
+    for part in path.parts:
+        match = re.fullmatch(r"chromium(?:_headless_shell)?-(\d+)", part)
+        if match:
+            return int(match.group(1))
+    return -1
+
+
+def playwright_browsers_dirs() -> list[Path]:
+    """Where Playwright keeps downloaded browsers on this machine."""
+    dirs = []
+    configured = os.environ.get("PLAYWRIGHT_BROWSERS_PATH")
+    if configured and configured != "0":
+        dirs.append(Path(configured).expanduser())
+    elif configured == "0":
+        import playwright
+
+        dirs.append(Path(playwright.__file__).parent / "driver" / "package" / ".local-browsers")
+    dirs.append(Path.home() / ".cache" / "ms-playwright")
+    return list(dict.fromkeys(dirs))
+
+
+def playwright_chromiums(headless: bool = True) -> list[Path]:
+    """Chromium builds Playwright already downloaded, newest first; headless shells first when
+    ``headless`` (they render faster and cannot show a window)."""
+    full: list[Path] = []
+    shells: list[Path] = []
+    for root in playwright_browsers_dirs():
+        if not root.is_dir():
+            continue
+        full += [p for p in root.glob("chromium-*/chrome-linux*/chrome") if _is_executable(p)]
+        for name in ("headless_shell", "chrome-headless-shell"):
+            shells += [p for p in root.glob(f"chromium_headless_shell-*/chrome-*linux*/{name}") if _is_executable(p)]
+    full.sort(key=_revision, reverse=True)
+    shells.sort(key=_revision, reverse=True)
+    return shells + full if headless else full
+
+
+def find_chromium(headless: bool = True) -> Path:
+    """The Chromium executable to launch, found without downloading anything.
+
+    Order: ``$HUD_GYM_CHROMIUM``; a build in Playwright's browser cache; ``/usr/bin/chromium``,
+    ``chromium-browser``, ``google-chrome``.
+
+    Raises:
+        ChromiumNotFoundError: nothing found (or ``$HUD_GYM_CHROMIUM`` is not an executable).
+    """
+    configured = os.environ.get(CHROMIUM_ENV)
+    if configured:
+        path = Path(configured).expanduser()
+        if not path.is_absolute():
+            found = shutil.which(configured)
+            path = Path(found) if found else path
+        if not _is_executable(path):
+            raise ChromiumNotFoundError(f"{CHROMIUM_ENV}={configured!r} is not an executable file")
+        return path
+    cached = playwright_chromiums(headless)
+    if cached:
+        return cached[0]
+    for candidate in SYSTEM_CANDIDATES:
+        path = Path(candidate)
+        if _is_executable(path):
+            wrapped = Path(_WRAPPED_BINARIES.get(candidate, candidate))
+            return wrapped if _is_executable(wrapped) else path
+    raise ChromiumNotFoundError(_INSTALL_HINT)
+
+
+def kill_process_tree(pids: Iterable[int], timeout: float = 5.0) -> None:
+    """SIGKILL ``pids`` and all their descendants, then wait up to ``timeout`` s for them to go."""
+    procs: dict[int, psutil.Process] = {}
+    for pid in pids:
+        try:
+            proc = psutil.Process(pid)
+            procs[pid] = proc
+            for child in proc.children(recursive=True):
+                procs[child.pid] = child
+        except psutil.Error:
+            continue
+    for proc in procs.values():
+        with contextlib.suppress(psutil.Error):
+            proc.send_signal(signal.SIGKILL)
+    wait_gone(procs, timeout)
+
+
+def wait_gone(pids: Iterable[int], timeout: float) -> set[int]:
+    """Block until every pid has exited (zombies count as exited) or ``timeout`` s pass; return
+    the pids still running. Polls ``/proc``: the processes are not our children, so they
+    cannot be waited for."""
+    remaining = {pid for pid in pids if alive(pid)}
+    deadline = time.monotonic() + timeout
+    while remaining and time.monotonic() < deadline:
+        time.sleep(0.01)
+        remaining = {pid for pid in remaining if alive(pid)}
+    return remaining
+
+
+def process_tree(pid: int) -> set[int]:
+    """``pid`` and its live descendants (empty when ``pid`` is gone)."""
+    try:
+        proc = psutil.Process(pid)
+        return {pid, *(c.pid for c in proc.children(recursive=True))}
+    except psutil.Error:
+        return set()
+
+
+def profile_pids(user_data_dir: str) -> set[int]:
+    """Every live process whose command line names ``--user-data-dir=<user_data_dir>``: all the
+    processes of one Chromium (browser, zygotes, GPU, utilities, renderers), even after the
+    browser process died and its children were re-parented."""
+    flag = f"--user-data-dir={user_data_dir}"
+    found = set()
+    for proc in psutil.process_iter(["cmdline"]):
+        try:
+            cmdline = proc.info["cmdline"] or []
+        except psutil.Error:
+            continue
+        if flag in cmdline and alive(proc.pid):
+            found.add(proc.pid)
+    return found
+
+
+def _user_data_dir(pid: int) -> str | None:
+    try:
+        for arg in psutil.Process(pid).cmdline():
+            if arg.startswith("--user-data-dir="):
+                return arg.split("=", 1)[1]
+    except psutil.Error:
+        pass
+    return None
+
+
+def alive(pid: int) -> bool:
+    """True while ``pid`` runs (a zombie counts as gone)."""
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.Error:
+        return False
+
+
+@dataclass(frozen=True)
+class BrowserKey:
+    """What makes two browsers interchangeable: the executable, headless or not, extra flags."""
+
+    executable: str
+    headless: bool
+    args: tuple[str, ...] = ()
+
+
+@dataclass
+class _Entry:
+    key: BrowserKey
+    browser: Browser | None = None
+    pid: int | None = None
+    pids: set[int] = field(default_factory=set)
+    user_data_dir: str | None = None
+    leases: set[int] = field(default_factory=set)
+    generation: int = 0
+
+
+@dataclass(frozen=True)
+class BrowserLease:
+    """One controller's hold on a shared browser; give it back with :meth:`ChromiumManager.release`.
+
+    Attributes:
+        browser: the Playwright browser (create one isolated ``BrowserContext`` per env on it).
+        key: which browser this is.
+        generation: the launch this lease was taken on (a relaunch after a crash increments it).
+        pid: the browser process id (``None`` if it could not be found).
+    """
+
+    id: int
+    browser: Browser
+    key: BrowserKey
+    generation: int
+    pid: int | None
+
+
+class ChromiumManager:
+    """The Playwright driver and the shared browsers of this process; see the module docstring.
+
+    Every method must run on the hud-gym loop thread (the controllers' loop).
+    """
+
+    def __init__(self) -> None:
+        self._playwright: Playwright | None = None
+        self._entries: dict[BrowserKey, _Entry] = {}
+        self._lock: asyncio.Lock | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._owner_pid = os.getpid()
+        self._ids = itertools.count(1)
+        self._hooked = False
+
+    # ----------------------------------------------------------------- state
+
+    def _ensure_loop_state(self) -> asyncio.Lock:
+        loop = asyncio.get_running_loop()
+        if self._owner_pid != os.getpid() or self._loop is not loop:
+            # A forked child or a new loop thread: the parent's browsers are not ours to touch.
+            self._playwright = None
+            self._entries = {}
+            self._owner_pid = os.getpid()
+            self._loop = loop
+            self._lock = asyncio.Lock()
+            self._hooked = False
+        if not self._hooked:
+            add_shutdown_hook(self.shutdown)
+            self._hooked = True
+        assert self._lock is not None
+        return self._lock
+
+    def pids(self) -> set[int]:
+        """Every Chromium process id this manager launched that may still run (for tests)."""
+        out: set[int] = set()
+        for entry in self._entries.values():
+            out |= _entry_pids(entry)
+        return out
+
+    def browser_pid(self, key: BrowserKey | None = None) -> int | None:
+        """The browser process id of ``key`` (the only browser when ``None``)."""
+        entries = [self._entries[key]] if key is not None and key in self._entries else list(self._entries.values())
+        for entry in entries:
+            if entry.pid is not None:
+                return entry.pid
+        return None
+
+    @property
+    def lease_count(self) -> int:
+        """Leases currently held, over all browsers."""
+        return sum(len(e.leases) for e in self._entries.values())
+
+    # ----------------------------------------------------------------- leases
+
+    async def acquire(
+        self,
+        *,
+        headless: bool = True,
+        executable_path: str | os.PathLike[str] | None = None,
+        args: Sequence[str] = (),
+        launch_timeout: float = 60.0,
+    ) -> BrowserLease:
+        """A lease on the shared browser for these settings, launching (or relaunching a dead)
+        browser as needed.
+
+        Raises:
+            ChromiumNotFoundError: no Chromium to launch.
+        """
+        lock = self._ensure_loop_state()
+        executable = str(executable_path) if executable_path else str(find_chromium(headless))
+        key = BrowserKey(executable=executable, headless=headless, args=tuple(args))
+        async with lock:
+            entry = self._entries.setdefault(key, _Entry(key=key))
+            if entry.browser is None or not entry.browser.is_connected():
+                await self._discard_browser(entry)
+                await asyncio.wait_for(self._launch(entry), timeout=launch_timeout)
+            assert entry.browser is not None
+            lease = BrowserLease(
+                id=next(self._ids), browser=entry.browser, key=key, generation=entry.generation, pid=entry.pid
+            )
+            entry.leases.add(lease.id)
+            return lease
+
+    async def release(self, lease: BrowserLease) -> None:
+        """Give ``lease`` back (idempotent). The last lease of a browser closes it; the last lease
+        of the process also stops the Playwright driver, so no process is left behind."""
+        lock = self._ensure_loop_state()
+        async with lock:
+            entry = self._entries.get(lease.key)
+            if entry is None or lease.id not in entry.leases:
+                return
+            entry.leases.discard(lease.id)
+            if not entry.leases:
+                await self._discard_browser(entry)
+                del self._entries[lease.key]
+            if not self._entries:
+                await self._stop_playwright()
+
+    async def kill(self, key: BrowserKey | None = None) -> None:
+        """Kill the browser's processes at once (a wedged browser); leases stay, and the next
+        :meth:`acquire` relaunches."""
+        for entry in list(self._entries.values()):
+            if key is None or entry.key == key:
+                await asyncio.to_thread(kill_process_tree, _entry_pids(entry))
+
+    async def shutdown(self) -> None:
+        """Close every browser and the driver (at interpreter exit)."""
+        if self._owner_pid != os.getpid():
+            return
+        for entry in list(self._entries.values()):
+            await self._discard_browser(entry)
+        self._entries.clear()
+        await self._stop_playwright()
+
+    # ----------------------------------------------------------------- internals
+
+    async def _launch(self, entry: _Entry) -> None:
+        if self._playwright is None:
+            self._playwright = await async_playwright().start()
+        key = entry.key
+        browser = await self._playwright.chromium.launch(
+            executable_path=key.executable,
+            headless=key.headless,
+            args=[*LAUNCH_ARGS, *key.args],
+            handle_sigint=False,
+            handle_sigterm=False,
+            handle_sighup=False,
+        )
+        entry.browser = browser
+        entry.generation += 1
+        entry.pid = None
+        try:
+            session = await browser.new_browser_cdp_session()
+            info = await session.send("SystemInfo.getProcessInfo")
+            await session.detach()
+            entry.pid = next((int(p["id"]) for p in info.get("processInfo", []) if p.get("type") == "browser"), None)
+        except Exception:  # noqa: BLE001  (old Chromium without SystemInfo: fall back to psutil)
+            entry.pid = self._find_pid(key.executable)
+        entry.pids = process_tree(entry.pid) if entry.pid else set()
+        entry.user_data_dir = _user_data_dir(entry.pid) if entry.pid else None
+
+    def _find_pid(self, executable: str) -> int | None:
+        known = {e.pid for e in self._entries.values() if e.pid is not None}
+        name = Path(executable).name
+        for proc in psutil.Process().children(recursive=True):
+            try:
+                cmdline = proc.cmdline()
+            except psutil.Error:
+                continue
+            is_browser = cmdline and Path(cmdline[0]).name == name and not any(a.startswith("--type=") for a in cmdline)
+            if is_browser and proc.pid not in known:
+                return proc.pid
+        return None
+
+    async def _discard_browser(self, entry: _Entry) -> None:
+        browser, entry.browser = entry.browser, None
+        if browser is not None:
+            try:
+                if browser.is_connected():
+                    await asyncio.wait_for(browser.close(), timeout=10)
+            except Exception:  # noqa: BLE001  (a wedged or dead browser is killed below)
+                pass
+        pids = await asyncio.to_thread(_entry_pids, entry)
+        if pids:
+            await asyncio.to_thread(_reap, pids)
+        entry.pid = None
+        entry.pids = set()
+        entry.user_data_dir = None
+
+    async def _stop_playwright(self) -> None:
+        playwright, self._playwright = self._playwright, None
+        if playwright is not None:
+            try:
+                await asyncio.wait_for(playwright.stop(), timeout=10)
+            except Exception:  # noqa: BLE001  (the driver may already be gone)
+                pass
+
+
+def _entry_pids(entry: _Entry) -> set[int]:
+    pids = {p for p in entry.pids if alive(p)}
+    if entry.pid is not None:
+        pids |= process_tree(entry.pid)
+    if entry.user_data_dir:
+        pids |= profile_pids(entry.user_data_dir)
+    return pids
+
+
+def _reap(pids: set[int], grace: float = 3.0) -> None:
+    """Wait ``grace`` s for ``pids`` to exit after a browser close, then SIGKILL what is left."""
+    left = wait_gone(pids, grace)
+    if left:
+        kill_process_tree(left)
+
+
+MANAGER = ChromiumManager()
+"""The process-wide manager every browser controller uses."""

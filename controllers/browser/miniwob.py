@@ -1,0 +1,195 @@
+"""MiniWoB++ as a bundled task set of the browser gym, from the ``miniwob`` package's own HTML.
+
+The pages are served from a loopback HTTP server (one per process; the flight tasks need HTTP).
+Each task's setup (``miniwob_start``) opens the task page (kept open across episodes), then starts
+a seeded episode in one ``page.evaluate``: same seed, same instance. The in-page time limit is
+disabled. The evaluator (``miniwob_reward``) reads MiniWoB's raw reward and ``done`` from the page
+(``WOB_RAW_REWARD_GLOBAL``, ``WOB_DONE_GLOBAL``); the time-decayed reward the task would have given
+with its own time limit is in the grade's ``info["time_reward"]``. MiniWoB tasks are graded after
+every step (``config["evaluate_every_step"]``), so the episode ends when the page says done.
+
+Example:
+    >>> import gymnasium, hud_gym
+    >>> env = gymnasium.make("hud/Browser-v0", task="miniwob/click-test-2",
+    ...                      observation_crop=MINIWOB_TASK_AREA)  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import importlib.resources
+import threading
+from pathlib import Path
+from typing import Any
+
+from hud_gym.evaluation import FunctionContext, Grade, evaluate_function, setup_function
+from hud_gym.task import Task, TaskSet
+
+__all__ = [
+    "FLIGHT_TASKS",
+    "MINIWOB_TASK_AREA",
+    "miniwob_base_url",
+    "miniwob_flight_taskset",
+    "miniwob_html_root",
+    "miniwob_task_names",
+    "miniwob_taskset",
+]
+
+MINIWOB_TASK_AREA: tuple[int, int, int, int] = (0, 0, 160, 210)
+"""``(x, y, width, height)`` of a MiniWoB task's area: use it as ``observation_crop``."""
+
+FLIGHT_TASKS: tuple[str, ...] = ("flight.AA", "flight.Alaska", "flight.Alaska-auto")
+
+NO_TIME_LIMIT_MS = 1e9
+"""The in-page episode limit we set (about 11 days): the agent's speed does not change the reward."""
+
+# Tasks whose instances vary beyond the seed (timers, animations, the date), from the miniwob
+# package's own registration.
+NONDETERMINISTIC = frozenset(
+    "book-flight book-flight-nodelay choose-date choose-date-easy choose-date-medium choose-date-nodelay "
+    "click-dialog click-dialog-2 click-pie click-pie-nodelay click-scroll-list drag-cube scroll-text "
+    "scroll-text-2 search-engine social-media social-media-all social-media-some terminal order-food "
+    "phone-book stock-market flight.AA flight.Alaska flight.Alaska-auto".split()
+)
+
+_START_JS = """async ({seed, mode, maxTime}) => {
+  if (window.__hudOriginalMaxTime === undefined) window.__hudOriginalMaxTime = core.EPISODE_MAX_TIME;
+  core.endEpisode(0);
+  Math.seedrandom(seed);
+  core.setDataMode(mode);
+  core.EPISODE_MAX_TIME = maxTime;
+  core.startEpisodeReal();
+  const deadline = Date.now() + 10000;
+  while (WOB_TASK_READY !== true && Date.now() < deadline) {
+    await new Promise(r => setTimeout(r, 10));
+  }
+  const u = core.getUtterance();
+  return {utterance: (u && typeof u === "object") ? u.utterance : u,
+          ready: WOB_TASK_READY === true, originalMaxTime: window.__hudOriginalMaxTime};
+}"""
+
+# Read directly: the env observes (a fresh compositor frame) between the action and the
+# evaluation, so handlers that end the episode from a timer or an animation frame have run.
+_REWARD_JS = """() => ({done: !!WOB_DONE_GLOBAL, reward: WOB_REWARD_GLOBAL, raw: WOB_RAW_REWARD_GLOBAL,
+                       reason: WOB_REWARD_REASON, originalMaxTime: window.__hudOriginalMaxTime})"""
+
+
+def miniwob_html_root() -> Path:
+    """The ``html`` folder of the installed ``miniwob`` package.
+
+    Raises:
+        ModuleNotFoundError: ``miniwob`` is not installed (the message says how to install it).
+    """
+    try:
+        root = importlib.resources.files("miniwob") / "html"
+    except ModuleNotFoundError:
+        raise ModuleNotFoundError(
+            "the MiniWoB++ task set needs the 'miniwob' package: pip install 'hud-gym[miniwob]'"
+        ) from None
+    return Path(str(root))
+
+
+def miniwob_task_names() -> list[str]:
+    """The 130 MiniWoB++ task names (the pages in ``miniwob/html/miniwob``), sorted."""
+    return sorted(p.stem for p in (miniwob_html_root() / "miniwob").glob("*.html"))
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+        pass
+
+
+_server_lock = threading.Lock()
+_server: http.server.ThreadingHTTPServer | None = None
+
+
+def miniwob_base_url() -> str:
+    """The URL of the loopback HTTP server that serves the MiniWoB++ HTML (started on first use)."""
+    global _server
+    with _server_lock:
+        if _server is None:
+            handler = functools.partial(_QuietHandler, directory=str(miniwob_html_root()))
+            server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+            server.daemon_threads = True
+            threading.Thread(target=server.serve_forever, name="hud-gym-miniwob-http", daemon=True).start()
+            _server = server
+        return f"http://127.0.0.1:{_server.server_address[1]}"
+
+
+def task_url(name: str) -> str:
+    """The URL of a MiniWoB++ task page (``flight.X`` pages live under ``flight/X/wrapper.html``)."""
+    if name.startswith("flight."):
+        return f"{miniwob_base_url()}/flight/{name.split('.', 1)[1]}/wrapper.html"
+    return f"{miniwob_base_url()}/miniwob/{name}.html"
+
+
+def _task(name: str) -> Task:
+    return Task(
+        id=name,
+        prompt=f"Solve the MiniWoB++ task '{name}': follow the instruction at the top of the page.",
+        gym="hud-browser",
+        setup=[("miniwob_start", name)],
+        evaluate=[("miniwob_reward",)],
+        config={"evaluate_every_step": True, "keep_page": True},
+        metadata={"benchmark": "miniwob", "nondeterministic": name in NONDETERMINISTIC},
+    )
+
+
+def miniwob_taskset() -> TaskSet:
+    """All 130 MiniWoB++ tasks (``load_taskset("miniwob")``)."""
+    return TaskSet(tasks=[_task(n) for n in miniwob_task_names()], id="miniwob",
+                   description="MiniWoB++ (Farama) task pages, served on loopback; raw page reward.")
+
+
+def miniwob_flight_taskset() -> TaskSet:
+    """The three FlightWoB tasks (``load_taskset("miniwob-flight")``)."""
+    return TaskSet(tasks=[_task(n) for n in FLIGHT_TASKS], id="miniwob-flight",
+                   description="MiniWoB++ FlightWoB booking sites (HTTP only).")
+
+
+@setup_function("browser")
+async def miniwob_start(ctx: FunctionContext, name: str, mode: str = "train") -> dict[str, Any]:
+    """Open MiniWoB++ task ``name`` (unless it is already open) and start the episode seeded with
+    the env's episode seed. The page's instruction becomes the agent's prompt."""
+    if name not in FLIGHT_TASKS and not (miniwob_html_root() / "miniwob" / f"{name}.html").exists():
+        raise ValueError(f"no MiniWoB++ task {name!r}")
+    page = ctx.controller.page
+    url = task_url(name)
+    if page.url != url:
+        await page.goto(url, wait_until="load", timeout=15_000)
+        await page.wait_for_function("typeof core !== 'undefined' && !!core.cover_div", timeout=15_000)
+    seed = ctx.seed if ctx.seed is not None else 0
+    result = await page.evaluate(_START_JS, {"seed": seed, "mode": mode, "maxTime": NO_TIME_LIMIT_MS})
+    if not result["ready"]:
+        raise RuntimeError(f"MiniWoB++ task {name!r} did not become ready within 10 s")
+    ctx.instruction = result["utterance"]
+    ctx.state["miniwob"] = {"task": name, "original_max_time_ms": result["originalMaxTime"]}
+    return result
+
+
+@evaluate_function("browser")
+async def miniwob_reward(ctx: FunctionContext) -> Grade:
+    """MiniWoB++'s raw reward (-1 to 1) and ``done``, read from the page.
+
+    ``info["time_reward"]`` is the reward the task would have given with its own time limit
+    (the time-decayed one, for tasks that decay it).
+    """
+    state = await ctx.controller.page.evaluate(_REWARD_JS)
+    raw = float(state["raw"] or 0.0)
+    reward = float(state["reward"] or 0.0)
+    time_reward = reward
+    elapsed_ms = None
+    if state["done"] and raw != 0 and reward != raw:
+        # With our limit, reward = raw * (1 - elapsed / NO_TIME_LIMIT_MS): recover the elapsed
+        # time, then apply the task's own limit.
+        elapsed_ms = (1.0 - reward / raw) * NO_TIME_LIMIT_MS
+        original = float(state["originalMaxTime"] or 10_000)
+        time_reward = raw * max(0.0, 1.0 - elapsed_ms / original)
+    return Grade(
+        reward=raw if state["done"] else 0.0,
+        done=bool(state["done"]),
+        content=state["reason"] or ("done" if state["done"] else "in progress"),
+        info={"raw_reward": raw, "time_reward": time_reward, "elapsed_ms": elapsed_ms, "reason": state["reason"]},
+        raw=state,
+    )

@@ -1,0 +1,92 @@
+"""Per-tab DevTools sessions: screenshots, page state, and whether the main frame is loading.
+
+Each open page gets one :class:`PageSession` (a CDP session of its own, next to Playwright's).
+It follows ``Page.frameStartedLoading`` / ``Page.frameStoppedLoading`` of the main frame. These
+events travel on the same session as our ``Runtime.evaluate`` replies, after the renderer sent
+them: so once one round trip has returned after an action, a navigation the action started
+(a link, a form submit, ``location = ...`` even from a ``setTimeout(0)``, ``history.back()``)
+has already been reported, and :meth:`PageSession.wait_loaded` can wait for it to finish.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from typing import Any
+
+from playwright.async_api import BrowserContext, CDPSession, Page
+
+from hud_gym.controllers.browser.observation import ImageFormat, capture, page_state_expression
+
+__all__ = ["PageSession"]
+
+
+class PageSession:
+    """The CDP session of one page; create with :meth:`open`."""
+
+    def __init__(self, page: Page, cdp: CDPSession, target_id: str, main_frame_id: str) -> None:
+        self.page = page
+        self.cdp = cdp
+        self.target_id = target_id
+        self.main_frame_id = main_frame_id
+        self.loading = False
+        self.loads = 0
+        """Main-frame loads started so far (a navigation during an observation shows as a change)."""
+        self._stopped = asyncio.Event()
+        self._stopped.set()
+        cdp.on("Page.frameStartedLoading", self._on_started)
+        cdp.on("Page.frameStoppedLoading", self._on_stopped)
+
+    @classmethod
+    async def open(cls, context: BrowserContext, page: Page) -> PageSession:
+        """Attach a CDP session to ``page`` and start following its main frame."""
+        cdp = await context.new_cdp_session(page)
+        info, tree, _ = await asyncio.gather(
+            cdp.send("Target.getTargetInfo"), cdp.send("Page.getFrameTree"), cdp.send("Page.enable")
+        )
+        return cls(page, cdp, info["targetInfo"]["targetId"], tree["frameTree"]["frame"]["id"])
+
+    def _on_started(self, event: dict[str, Any]) -> None:
+        if event.get("frameId") == self.main_frame_id:
+            self.loading = True
+            self.loads += 1
+            self._stopped.clear()
+
+    def _on_stopped(self, event: dict[str, Any]) -> None:
+        if event.get("frameId") == self.main_frame_id:
+            self.loading = False
+            self._stopped.set()
+
+    async def wait_loaded(self, timeout: float) -> bool:
+        """Wait until the main frame stops loading; False if it still loads after ``timeout`` s."""
+        if not self.loading:
+            return True
+        try:
+            await asyncio.wait_for(self._stopped.wait(), timeout)
+        except asyncio.TimeoutError:
+            return False
+        return True
+
+    async def state(self, elements: bool = False, limit: int = 500) -> dict[str, Any]:
+        """``{"title": str, "elements": list | None}`` of the current document (one round trip)."""
+        result = await self.cdp.send(
+            "Runtime.evaluate",
+            {"expression": page_state_expression(elements, limit), "returnByValue": True, "silent": True},
+        )
+        if "exceptionDetails" in result:
+            return {"title": "", "elements": [] if elements else None}
+        value = result.get("result", {}).get("value") or {}
+        return {"title": value.get("title") or "", "elements": value.get("elements")}
+
+    async def screenshot(self, image_format: ImageFormat = "jpeg", quality: int = 85) -> Any:
+        """A fresh viewport screenshot (``(H, W, 3)`` uint8)."""
+        return await capture(self.cdp, image_format, quality)
+
+    async def send(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Send a raw CDP command on this page's session."""
+        return await self.cdp.send(method, params or {})
+
+    async def detach(self) -> None:
+        """Detach the session (errors ignored: the page may be gone)."""
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self.cdp.detach(), 2)

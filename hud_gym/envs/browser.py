@@ -1,0 +1,113 @@
+"""``hud/Browser-v0``: a Chromium tab driven with CLA actions, observed as pixels.
+
+Every env in a process shares one Chromium (launched on the first reset, closed with the last
+env) and has its own isolated browser context: cookies, storage, cache and downloads are never
+seen by another env, nor by the next episode of the same env.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from hud_gym.controllers.base import Frame
+from hud_gym.controllers.browser import BrowserController
+from hud_gym.controllers.browser.controller import ResetMode
+from hud_gym.controllers.browser.observation import ImageFormat
+from hud_gym.core.env import HudEnv, Observation
+
+__all__ = ["BrowserEnv"]
+
+
+class BrowserEnv(HudEnv):
+    """A browser tab. Observations: the viewport's pixels and ``"URL: ...\\nTitle: ..."``;
+    ``info`` adds ``url``, ``title``, ``tabs``, the ``dialogs`` and ``downloads`` of the step, and
+    ``elements`` when asked for. Custom actions: ``goto`` (``{"url"}``), ``back``, ``forward``,
+    ``reload``, ``new_tab`` (``{"url"}`` optional), ``switch_tab`` (``{"index"}``), ``close_tab``
+    (``{"index"}`` optional).
+
+    Nondeterministic (real pages, real time), so ``check_env``'s determinism checks are skipped
+    through the registration's ``nondeterministic=True``.
+
+    Args:
+        elements: report the visible interactive and text elements in ``info["elements"]``
+            (``tag``, ``text``, ``value``, ``id``, ``bbox`` = ``[x, y, width, height]`` in
+            observation pixels, ...).
+        headless: run Chromium without a window.
+        executable_path: the Chromium to run (default: ``$HUD_GYM_CHROMIUM``, Playwright's cache,
+            then the system's Chromium).
+        launch_args: extra Chromium flags.
+        context_options: extra Playwright ``new_context`` options (``locale``, ``timezone_id``, ...).
+        reset_mode: ``"clear"`` (clear cookies/storage/tabs, ~30 ms) or ``"fresh"`` (a new context,
+            ~170 ms).
+        fresh_context_every: with ``"clear"``, a new context every this many episodes (0 = never).
+        screenshot_format: ``"jpeg"`` (fast, default) or ``"png"`` (lossless).
+        jpeg_quality: JPEG quality 1-100.
+        navigation_timeout: seconds a navigation (goto, a clicked link, a new tab's load) is waited
+            for before the page is observed as it is.
+        max_elements: cap on ``info["elements"]``.
+        **kwargs: :class:`~hud_gym.core.env.HudEnv` arguments (``task``, ``taskset``,
+            ``screen_size``, ``observation_size``, ``max_episode_steps``, ``step_timeout``, ...).
+
+    Example:
+        >>> import gymnasium, hud_gym
+        >>> from hud_gym import CustomAction
+        >>> env = gymnasium.make("hud/Browser-v0", screen_size=(800, 600))  # doctest: +SKIP
+        >>> obs, info = env.reset(seed=0)                                    # doctest: +SKIP
+        >>> obs, r, term, trunc, info = env.step(CustomAction(action="goto", args={"url": "about:blank"}))  # doctest: +SKIP
+        >>> env.close()                                                      # doctest: +SKIP
+    """
+
+    gym_type: ClassVar[str] = "browser"
+    default_max_episode_steps: ClassVar[int | None] = 50
+
+    def __init__(
+        self,
+        *args: Any,
+        elements: bool = False,
+        headless: bool = True,
+        executable_path: str | None = None,
+        launch_args: tuple[str, ...] | list[str] = (),
+        context_options: dict[str, Any] | None = None,
+        reset_mode: ResetMode = "clear",
+        fresh_context_every: int = 100,
+        screenshot_format: ImageFormat = "jpeg",
+        jpeg_quality: int = 85,
+        navigation_timeout: float = 10.0,
+        max_elements: int = 500,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(*args, **kwargs)
+        self._controller_options: dict[str, Any] = {
+            "headless": headless,
+            "elements": elements,
+            "executable_path": executable_path,
+            "launch_args": tuple(launch_args),
+            "context_options": dict(context_options or {}),
+            "reset_mode": reset_mode,
+            "fresh_context_every": fresh_context_every,
+            "screenshot_format": screenshot_format,
+            "jpeg_quality": jpeg_quality,
+            "navigation_timeout": navigation_timeout,
+            "max_elements": max_elements,
+        }
+        # Fail at make time, not at the first reset, on a bad option.
+        BrowserController(self.screen_size, **self._controller_options)
+
+    def _make_controller(self) -> BrowserController:
+        return BrowserController(self.screen_size, **self._controller_options)
+
+    def _observation(self, frame: Frame) -> Observation:
+        """As :class:`HudEnv`, with element boxes mapped from screen to observation pixels."""
+        elements = frame.info.get("elements")
+        if elements:
+            mapping = getattr(self, "screen_mapping", None)
+            if mapping is not None and not mapping.identity:
+                for element in elements:
+                    element["bbox"] = [round(v, 1) for v in mapping.box(*element["bbox"])]
+            elif mapping is None and self.observation_size != self.screen_size:
+                sx = self.screen_size[0] / self.observation_size[0]
+                sy = self.screen_size[1] / self.observation_size[1]
+                for element in elements:
+                    x, y, w, h = element["bbox"]
+                    element["bbox"] = [round(x / sx, 1), round(y / sy, 1), round(w / sx, 1), round(h / sy, 1)]
+        return super()._observation(frame)

@@ -1,0 +1,125 @@
+"""Faults never raise out of ``step``: hung pages time out, a dead Chromium is an env error, and
+the next reset recovers; bad navigations, crashed tabs and downloads are reported."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+from collections.abc import Iterator
+from typing import Any
+
+import gymnasium
+import pytest
+
+from hud_gym.actions import ClickAction, CustomAction
+from hud_gym.controllers.browser.chromium import MANAGER, alive
+from browser_helpers import goto, js, on_loop
+
+pytestmark = pytest.mark.timeout(90)
+
+
+@pytest.fixture(scope="module")
+def env() -> Iterator[gymnasium.Env]:
+    env = gymnasium.make("hud/Browser-v0", screen_size=(800, 600), step_timeout=3, navigation_timeout=10)
+    env.reset(seed=0)
+    yield env
+    env.close()
+
+
+def recovers(env: gymnasium.Env, site: str) -> None:
+    """The next episode works normally."""
+    _, info = env.reset(seed=0)
+    assert info["status"] == "ok" and info["url"] == "about:blank"
+    _, info = goto(env, f"{site}/input.html")
+    assert info["title"] == "Input fixture"
+    _, _, _, _, info = env.step(ClickAction(point=(80, 40)))
+    assert info["status"] == "ok"
+    assert js(env, "window.count('click', 'clicker')") == 1
+
+
+def test_infinite_loop_started_by_a_click_times_out_and_reset_recovers(env: gymnasium.Env, site: str) -> None:
+    env.reset(seed=0)
+    goto(env, f"{site}/loop.html")
+    _, reward, _, truncated, info = env.step(ClickAction(point=(70, 30)))
+    assert info["status"] == "timeout"
+    assert truncated and reward == 0.0
+    assert info["timings"]["total"] < 6
+    recovers(env, site)
+
+
+def test_infinite_loop_on_load_times_out_and_reset_recovers(env: gymnasium.Env, site: str) -> None:
+    env.reset(seed=0)
+    _, _, _, truncated, info = env.step(CustomAction(action="goto", args={"url": f"{site}/loop_onload.html"}))
+    assert info["status"] == "timeout" and truncated
+    recovers(env, site)
+
+
+def test_killed_chromium_is_an_env_error_and_reset_relaunches(env: gymnasium.Env, site: str) -> None:
+    env.reset(seed=0)
+    goto(env, f"{site}/input.html")
+    pid = MANAGER.browser_pid()
+    assert pid is not None and alive(pid)
+    os.kill(pid, signal.SIGKILL)
+    _, _, terminated, _, info = env.step(ClickAction(point=(80, 40)))
+    assert info["status"] == "env_error" and terminated, info
+    recovers(env, site)
+    new_pid = MANAGER.browser_pid()
+    assert new_pid is not None and new_pid != pid and alive(new_pid)
+
+
+def test_navigation_error_is_reported_not_raised(env: gymnasium.Env, site: str) -> None:
+    import socket
+
+    env.reset(seed=0)
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]  # nothing listens once the socket closes
+    _, _, terminated, _, info = env.step(CustomAction(action="goto", args={"url": f"http://127.0.0.1:{port}/"}))
+    assert info["status"] == "ok" and not terminated
+    assert "ERR_CONNECTION_REFUSED" in info["navigation_error"]
+    goto(env, f"{site}/page2.html")
+
+
+def test_crashed_tab_is_replaced_by_an_error_page(env: gymnasium.Env, site: str) -> None:
+    env.reset(seed=0)
+    goto(env, f"{site}/input.html")
+
+    async def crash(controller: Any) -> None:
+        session = await controller._session(controller.page)
+        crashed = asyncio.ensure_future(controller.page.wait_for_event("crash"))
+        command = asyncio.ensure_future(session.send("Page.crash"))  # never answered: the tab dies
+        await crashed
+        command.cancel()
+
+    on_loop(env, crash)
+    _, _, terminated, _, info = env.step(ClickAction(point=(80, 40)))
+    assert not terminated
+    assert info["status"] == "ok", info
+    assert info["crashed"] == [f"{site}/input.html"]
+    assert info["title"] == "Page crashed"
+    _, _, _, _, info = env.step(CustomAction(action="goto", args={"url": f"{site}/page2.html"}))
+    assert info["status"] == "ok" and info["title"] == "Page two" and "crashed" not in info
+    recovers(env, site)
+
+
+def test_a_page_that_never_finishes_loading_is_observed_as_it_is(site: str) -> None:
+    import socket
+
+    with socket.socket() as hang:  # accepts connections (backlog) and never answers
+        hang.bind(("127.0.0.1", 0))
+        hang.listen(8)
+        port = hang.getsockname()[1]
+        env = gymnasium.make("hud/Browser-v0", screen_size=(800, 600), navigation_timeout=1)
+        try:
+            env.reset(seed=0)
+            url = f"{site}/slow.html?img=http://127.0.0.1:{port}/x.png"
+            _, _, _, _, info = env.step(CustomAction(action="goto", args={"url": url}))
+            assert info["status"] == "ok" and info["title"] == "Slow"
+            assert "Timeout" in info["navigation_error"] and info["loading"] is True
+            # Later steps do not wait for the old load again.
+            _, _, _, _, info = env.step(ClickAction(point=(100, 25)))
+            assert info["status"] == "ok" and "loading" not in info
+            assert info["timings"]["total"] < 0.9
+        finally:
+            env.close()
