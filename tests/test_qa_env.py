@@ -551,10 +551,14 @@ def test_observation_size_scales_actions(make_env):
     obs, _ = env.reset(seed=0)
     assert obs["screenshot"].shape == (100, 200, 3)
     assert env.action_space["point"].high.tolist() == [199, 99]
+    # Actions are in observation pixels; the controller works in screen pixels; positions are
+    # reported back in observation pixels.
     _, _, _, _, info = env.step([ClickAction(point=(100, 50)), PositionFetch()])
-    assert info["position"] == (200, 100)
+    assert env.unwrapped.controller.pointer == (200, 100)
+    assert info["position"] == (100, 50)
     _, _, _, _, info = env.step([MoveAction(offset=(-10, 5)), PositionFetch()])
-    assert info["position"] == (180, 110)
+    assert env.unwrapped.controller.pointer == (180, 110)
+    assert info["position"] == (90, 55)
 
 
 def test_info_contents(make_env):

@@ -97,17 +97,17 @@ class BrowserEnv(HudEnv):
         return BrowserController(self.screen_size, **self._controller_options)
 
     def _observation(self, frame: Frame) -> Observation:
-        """As :class:`HudEnv`, with element boxes mapped from screen to observation pixels."""
+        """As :class:`HudEnv`, with element boxes mapped from screen to observation pixels and
+        the elements wholly outside the observed region (a crop) left out."""
         elements = frame.info.get("elements")
-        if elements:
-            mapping = getattr(self, "screen_mapping", None)
-            if mapping is not None and not mapping.identity:
-                for element in elements:
-                    element["bbox"] = [round(v, 1) for v in mapping.box(*element["bbox"])]
-            elif mapping is None and self.observation_size != self.screen_size:
-                sx = self.screen_size[0] / self.observation_size[0]
-                sy = self.screen_size[1] / self.observation_size[1]
-                for element in elements:
-                    x, y, w, h = element["bbox"]
-                    element["bbox"] = [round(x / sx, 1), round(y / sy, 1), round(w / sx, 1), round(h / sy, 1)]
+        if elements and (self.observation_crop is not None or not self.screen_mapping.identity):
+            width, height = self.observation_size
+            visible = []
+            for element in elements:
+                x, y, w, h = self.screen_mapping.box(*element["bbox"])
+                if x + w <= 0 or y + h <= 0 or x >= width or y >= height:
+                    continue
+                element["bbox"] = [round(x, 1), round(y, 1), round(w, 1), round(h, 1)]
+                visible.append(element)
+            frame.info["elements"] = visible
         return super()._observation(frame)
