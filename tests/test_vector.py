@@ -1,0 +1,243 @@
+"""The batched vector env against Gymnasium's SyncVectorEnv on hud/QA-v0."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import gymnasium
+import numpy as np
+import pytest
+from gymnasium.vector import AutoresetMode, SyncVectorEnv
+from gymnasium.vector.utils import concatenate, create_empty_array
+
+import hud_gym
+from hud_gym import PositionFetch, ResponseAction, Task, TypeAction, WaitAction, encode
+from hud_gym.envs.qa import QAEnv
+from hud_gym.wrappers.vector import HudVectorEnv, qa_vector_env
+
+pytestmark = pytest.mark.timeout(60)
+
+TASK = Task(id="france", prompt="Capital of France?", target="Paris")
+
+# Per step, per env: env 0 answers at once, env 1 types then answers, env 2 never answers and is
+# truncated by the 3-step limit.
+SCHEDULE: list[list[Any]] = [
+    [ResponseAction(text="Paris"), TypeAction(text="Pa"), TypeAction(text="x")],
+    [TypeAction(text="a"), ResponseAction(text="Rome"), TypeAction(text="y")],
+    [TypeAction(text="b"), TypeAction(text="c"), TypeAction(text="z")],
+    [ResponseAction(text="paris"), ResponseAction(text="Paris"), PositionFetch()],
+    [TypeAction(text="d"), TypeAction(text="e"), ResponseAction(text="Paris")],
+    [ResponseAction(text="Paris"), TypeAction(text="f"), TypeAction(text="g")],
+]
+
+
+def _batched(envs: Any, actions: list[Any]) -> dict:
+    """The per-env CLA actions as one element of the batched action space."""
+    space = envs.single_action_space
+    config = envs.envs[0].action_space_config
+    return concatenate(space, [encode(a, config) for a in actions], create_empty_array(space, len(actions)))
+
+
+def _same_obs(a: dict, b: dict) -> None:
+    np.testing.assert_array_equal(a["screenshot"], b["screenshot"])
+    assert tuple(a["text"]) == tuple(b["text"])
+
+
+def _comparable(infos: dict) -> dict:
+    """Infos without the wall-clock values (their keys and masks must still agree)."""
+    out = {}
+    for key, value in infos.items():
+        if key in ("timings", "final_obs"):
+            continue
+        if key == "final_info":
+            value = _comparable(value)
+        elif isinstance(value, np.ndarray) and value.dtype == object:
+            value = [v.reward if isinstance(v, hud_gym.Grade) else v for v in value]
+        out[key] = value
+    return out
+
+
+@pytest.mark.parametrize("mode", [AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP])
+def test_autoreset_timeline_matches_sync_vector_env(mode: AutoresetMode) -> None:
+    ours = qa_vector_env(num_envs=3, task=TASK, max_episode_steps=3, autoreset_mode=mode)
+    reference = SyncVectorEnv([lambda: QAEnv(task=TASK, max_steps=3)] * 3, autoreset_mode=mode)
+    try:
+        assert ours.metadata["autoreset_mode"] is mode
+        obs_a, _ = ours.reset(seed=5)
+        obs_b, _ = reference.reset(seed=5)
+        _same_obs(obs_a, obs_b)
+        for step, actions in enumerate(SCHEDULE):
+            batch = _batched(ours, actions)
+            # Ours takes a list of CLA actions or the batched element; alternate to test both.
+            a = ours.step(actions if step % 2 else batch)
+            b = reference.step(batch)
+            _same_obs(a[0], b[0])
+            for x, y in zip(a[1:4], b[1:4]):
+                np.testing.assert_array_equal(x, y)
+            assert _comparable(a[4]).keys() == _comparable(b[4]).keys()
+            for key, value in _comparable(a[4]).items():
+                other = _comparable(b[4])[key]
+                if isinstance(value, dict):
+                    assert value.keys() == other.keys()
+                else:
+                    np.testing.assert_array_equal(np.asarray(value, dtype=object), np.asarray(other, dtype=object))
+            if mode is AutoresetMode.SAME_STEP and "final_obs" in a[4]:
+                for i in np.flatnonzero(a[4]["_final_obs"]):
+                    _same_obs(a[4]["final_obs"][i], b[4]["final_obs"][i])
+    finally:
+        ours.close()
+        reference.close()
+
+
+def test_disabled_autoreset_needs_reset_mask() -> None:
+    envs = qa_vector_env(num_envs=2, task=TASK, autoreset_mode=AutoresetMode.DISABLED)
+    try:
+        envs.reset(seed=0)
+        _, rewards, terminated, _, _ = envs.step([ResponseAction(text="Paris"), TypeAction(text="x")])
+        assert terminated.tolist() == [True, False] and rewards.tolist() == [1.0, 0.0]
+        with pytest.raises(RuntimeError, match="reset_mask"):
+            envs.step([TypeAction(text="a"), TypeAction(text="b")])
+        _, infos = envs.reset(options={"reset_mask": np.array([True, False])})
+        assert infos["_task_id"].tolist() == [True, False]
+        _, rewards, terminated, _, _ = envs.step([ResponseAction(text="Paris"), ResponseAction(text="Pari")])
+        assert rewards.tolist() == [1.0, 0.0] and terminated.tolist() == [True, True]
+    finally:
+        envs.close()
+
+
+def test_same_seed_group_gets_identical_first_observations() -> None:
+    envs = qa_vector_env(num_envs=4, taskset="qa-basic")
+    try:
+        obs, infos = envs.reset(seed=[11] * 4)
+        assert len(set(infos["task_id"])) == 1
+        for i in range(1, 4):
+            np.testing.assert_array_equal(obs["screenshot"][0], obs["screenshot"][i])
+            assert obs["text"][0] == obs["text"][i]
+        obs, infos = envs.reset(seed=[0, 1, 2, 3])
+        assert len(set(infos["task_id"])) > 1
+    finally:
+        envs.close()
+
+
+def test_text_observations_are_per_env_strings() -> None:
+    envs = qa_vector_env(num_envs=2, task=TASK)
+    try:
+        envs.reset(seed=0)
+        obs, *_ = envs.step([TypeAction(text="Lyon"), TypeAction(text="Nice ü")])
+        assert isinstance(obs["text"], tuple) and all(isinstance(t, str) for t in obs["text"])
+        assert obs["text"][0].endswith("Answer so far: Lyon") and obs["text"][1].endswith("Answer so far: Nice ü")
+        assert envs.observation_space.contains(obs)
+    finally:
+        envs.close()
+
+
+def test_steps_run_concurrently() -> None:
+    envs = qa_vector_env(num_envs=4, task=TASK)
+    try:
+        envs.reset(seed=0)
+        started = time.perf_counter()
+        envs.step([WaitAction(time=300)] * 4)
+        elapsed = time.perf_counter() - started
+        # Four 300 ms waits in one batched step: concurrent, so far below the 1.2 s of a loop.
+        assert elapsed < 0.9, elapsed
+    finally:
+        envs.close()
+
+
+def test_send_recv_returns_fast_envs_first() -> None:
+    envs = qa_vector_env(num_envs=3, task=TASK)
+    try:
+        envs.reset(seed=0)
+        envs.send([WaitAction(time=1500), ResponseAction(text="Paris"), TypeAction(text="x")])
+        _, rewards, terminated, _, infos = envs.recv(min_batch=2)
+        assert sorted(infos["env_id"].tolist()) == [1, 2]
+        reward_of = dict(zip(infos["env_id"].tolist(), rewards.tolist()))
+        assert reward_of == {1: 1.0, 2: 0.0}
+        with pytest.raises(RuntimeError, match="in flight"):
+            envs.send([TypeAction(text="y")], env_ids=[0])
+        envs.send([TypeAction(text="y")], env_ids=[2])
+        _, _, _, _, infos = envs.recv(min_batch=1)
+        assert infos["env_id"].tolist() == [2]
+        _, _, _, _, infos = envs.recv(timeout=10)
+        assert infos["env_id"].tolist() == [0]
+        with pytest.raises(RuntimeError, match="send"):
+            envs.recv()
+    finally:
+        envs.close()
+
+
+def test_recv_timeout_with_nothing_finished() -> None:
+    envs = qa_vector_env(num_envs=1, task=TASK)
+    try:
+        envs.reset(seed=0)
+        envs.send([WaitAction(time=800)])
+        with pytest.raises(TimeoutError):
+            envs.recv(timeout=0.1)
+        _, _, _, _, infos = envs.recv()
+        assert infos["status"].tolist() == ["ok"]
+    finally:
+        envs.close()
+
+
+class _CrashOnceQAEnv(QAEnv):
+    """A QA env whose step raises once on the answer 'crash' (a fault injected into a sub-env)."""
+
+    crashed = 0
+
+    async def astep(self, action: Any):  # type: ignore[override]
+        if isinstance(action, ResponseAction) and action.text == "crash":
+            type(self).crashed += 1
+            raise RuntimeError("injected crash")
+        return await super().astep(action)
+
+
+def test_a_crashed_sub_env_is_replaced_and_reported_failed() -> None:
+    envs = HudVectorEnv([lambda: _CrashOnceQAEnv(task=TASK)] * 2)
+    try:
+        envs.reset(seed=0)
+        first = envs.envs[0]
+        _, rewards, terminated, _, infos = envs.step([ResponseAction(text="crash"), TypeAction(text="x")])
+        assert terminated.tolist() == [True, False] and rewards.tolist() == [0.0, 0.0]
+        assert infos["status"].tolist() == ["env_error", "ok"]
+        assert "injected crash" in infos["error"][0]
+        assert envs.envs[0] is not first
+        # NEXT_STEP: the replaced env starts a fresh episode and plays on.
+        _, rewards, terminated, _, infos = envs.step([TypeAction(text="a"), ResponseAction(text="Paris")])
+        assert infos["step"].tolist() == [0, 2] and rewards.tolist() == [0.0, 1.0]
+        _, rewards, terminated, _, _ = envs.step([ResponseAction(text="Paris"), TypeAction(text="b")])
+        assert rewards.tolist() == [1.0, 0.0]
+    finally:
+        envs.close()
+
+
+def test_batched_action_space_samples_step() -> None:
+    # Short waits and click patterns, so random actions do not spend the test sleeping.
+    config = hud_gym.ActionSpaceConfig(max_wait_ms=50, max_delay_ms=50)
+    envs = qa_vector_env(num_envs=3, task=TASK, action_space_config=config)
+    try:
+        envs.reset(seed=0)
+        envs.action_space.seed(1)
+        for _ in range(3):
+            obs, *_ = envs.step(envs.action_space.sample())
+            assert envs.observation_space.contains(obs)
+    finally:
+        envs.close()
+
+
+def test_close_twice_and_use_after_close() -> None:
+    envs = qa_vector_env(num_envs=2, task=TASK)
+    envs.reset(seed=0)
+    envs.close()
+    envs.close()
+    with pytest.raises(RuntimeError, match="closed"):
+        envs.reset()
+
+
+def test_gymnasium_vector_env_type() -> None:
+    envs = qa_vector_env(num_envs=2, task=TASK)
+    try:
+        assert isinstance(envs, gymnasium.vector.VectorEnv)
+        assert envs.single_observation_space == envs.envs[0].observation_space
+    finally:
+        envs.close()

@@ -1,0 +1,311 @@
+"""A batched vector env: N hud-gym envs in one process, stepped concurrently on one event loop.
+
+All sub-envs share the process's private loop thread (and so one browser, for ``hud/Browser-v0``);
+a batched ``step`` awaits every sub-env's ``astep`` at once, so N slow pages cost about one slow
+page, not N. EnvPool-style :meth:`HudVectorEnv.send` / :meth:`HudVectorEnv.recv` let a trainer
+collect whichever envs finish first, so one slow page never stalls the rest; ``step`` is ``send``
+to every env followed by ``recv`` of all of them.
+
+The three Gymnasium autoreset modes behave exactly as in ``SyncVectorEnv`` (NEXT_STEP is the
+default, advertised in ``metadata["autoreset_mode"]``). A sub-env whose step raises is replaced by
+a new one and its episode is reported as ``terminated`` with ``info["status"] == "env_error"``.
+
+Example:
+    >>> import gymnasium, hud_gym
+    >>> envs = gymnasium.make_vec("hud/QA-v0", num_envs=4, taskset="qa-basic")
+    >>> obs, infos = envs.reset(seed=[7] * 4)          # the same task in every env (GRPO)
+    >>> obs["text"][0] == obs["text"][3]
+    True
+    >>> envs.close()
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import time
+from collections.abc import Callable, Sequence
+from copy import deepcopy
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space, concatenate, create_empty_array, iterate
+
+from hud_gym.core.env import HudEnv
+from hud_gym.core.loop import get_loop_thread
+
+__all__ = ["HudVectorEnv", "browser_vector_env", "qa_vector_env", "ubuntu_vector_env"]
+
+StepResult = tuple[Any, float, bool, bool, dict[str, Any]]
+
+
+class HudVectorEnv(VectorEnv):
+    """N hud-gym envs stepped concurrently on the shared event loop.
+
+    Args:
+        env_fns: functions that each make one sub-env (a :class:`HudEnv`).
+        autoreset_mode: Gymnasium's autoreset mode (``NEXT_STEP`` by default).
+        copy: return copies of the batched observations (as ``SyncVectorEnv``).
+    """
+
+    def __init__(self, env_fns: Sequence[Callable[[], HudEnv]], *,
+                 autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP, copy: bool = True) -> None:
+        if not env_fns:
+            raise ValueError("a vector env needs at least one env")
+        self.env_fns = list(env_fns)
+        self.envs: list[HudEnv] = [fn() for fn in self.env_fns]
+        for env in self.envs:
+            if not isinstance(env, HudEnv):
+                raise TypeError(f"HudVectorEnv runs hud-gym envs, got {type(env).__name__}")
+        self.num_envs = len(self.envs)
+        self.autoreset_mode = autoreset_mode if isinstance(autoreset_mode, AutoresetMode) else AutoresetMode(autoreset_mode)
+        self.copy = copy
+        first = self.envs[0]
+        self.metadata = {**first.metadata, "autoreset_mode": self.autoreset_mode}
+        self.render_mode = first.render_mode
+        self.spec = first.spec
+        self.single_observation_space = first.observation_space
+        self.single_action_space = first.action_space
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self._runner = get_loop_thread()
+        self._autoreset = np.zeros(self.num_envs, dtype=np.bool_)
+        # Each env's latest observation: the batch is rebuilt from these, and a crashed env
+        # reports its last one.
+        self._last_obs: list[Any] = [None] * self.num_envs
+        self._pending: dict[int, concurrent.futures.Future[StepResult]] = {}
+        self._closed = False
+
+    @classmethod
+    def from_env_class(cls, env_class: type[HudEnv], num_envs: int, *, max_episode_steps: int | None = None,
+                       autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP, copy: bool = True,
+                       **env_kwargs: Any) -> HudVectorEnv:
+        """``num_envs`` envs of ``env_class`` made with ``env_kwargs``; ``max_episode_steps`` becomes
+        each env's own ``max_steps`` (so the final step is graded)."""
+        if max_episode_steps is not None:
+            env_kwargs["max_steps"] = max_episode_steps
+
+        def make() -> HudEnv:
+            return env_class(**env_kwargs)
+
+        return cls([make] * num_envs, autoreset_mode=autoreset_mode, copy=copy)
+
+    # ------------------------------------------------------------------ reset
+
+    def reset(self, *, seed: int | Sequence[int | None] | None = None,
+              options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
+        """Reset every sub-env (or those in ``options["reset_mask"]``) concurrently.
+
+        ``seed`` is ``None``, an int (env ``i`` gets ``seed + i``) or a list of seeds
+        (``[s] * N`` gives every env the same task instance: a GRPO group).
+        """
+        self._check_open()
+        if self._pending:
+            raise RuntimeError(f"envs {sorted(self._pending)} have a step in flight: recv() it before reset()")
+        if seed is None:
+            seeds: list[int | None] = [None] * self.num_envs
+        elif isinstance(seed, (int, np.integer)):
+            seeds = [int(seed) + i for i in range(self.num_envs)]
+        else:
+            seeds = list(seed)
+            if len(seeds) != self.num_envs:
+                raise ValueError(f"got {len(seeds)} seeds for {self.num_envs} envs")
+        options = dict(options or {})
+        mask = options.pop("reset_mask", None)
+        if mask is None:
+            mask = np.ones(self.num_envs, dtype=np.bool_)
+        elif not (isinstance(mask, np.ndarray) and mask.dtype == np.bool_ and mask.shape == (self.num_envs,)):
+            raise ValueError(f"options['reset_mask'] must be a bool array of shape ({self.num_envs},)")
+        indices = [i for i in range(self.num_envs) if mask[i]]
+
+        async def reset_all() -> list[tuple[Any, dict[str, Any]]]:
+            return await asyncio.gather(*(self._reset_one(i, seeds[i], options) for i in indices))
+
+        results = self._runner.run(reset_all())
+        infos: dict[str, Any] = {}
+        for i, (observation, info) in zip(indices, results):
+            self._last_obs[i] = observation
+            infos = self._add_info(infos, info, i)
+            self._autoreset[i] = False
+        observations = concatenate(self.single_observation_space, self._last_obs, self._batch(self.num_envs))
+        return (deepcopy(observations) if self.copy else observations), infos
+
+    def _batch(self, n: int) -> Any:
+        return create_empty_array(self.single_observation_space, n)
+
+    async def _reset_one(self, i: int, seed: int | None, options: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+        return await self.envs[i].areset(seed=seed, options=dict(options))
+
+    # ------------------------------------------------------------------ step, send, recv
+
+    def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """Step every sub-env concurrently; ``actions`` is a batched action-space element or a
+        sequence of N per-env actions (CLA models, CLA dicts, lists of them, or space samples)."""
+        self.send(self._unbatch(actions))
+        return self.recv(min_batch=self.num_envs, ordered=True)
+
+    def _unbatch(self, actions: Any) -> list[Any]:
+        if isinstance(actions, dict) and "action_type" in actions:
+            return list(iterate(self.action_space, actions))
+        if isinstance(actions, (list, tuple)) and len(actions) == self.num_envs:
+            return list(actions)
+        raise ValueError(f"expected {self.num_envs} actions (a batched action-space element or a list), got {type(actions).__name__}")
+
+    def send(self, actions: Sequence[Any], env_ids: Sequence[int] | None = None) -> None:
+        """Start a step of the envs ``env_ids`` (all by default) with one UNBATCHED action each;
+        returns at once. Collect the results with :meth:`recv`."""
+        self._check_open()
+        env_ids = list(range(self.num_envs)) if env_ids is None else [int(i) for i in env_ids]
+        if len(actions) != len(env_ids):
+            raise ValueError(f"{len(actions)} actions for {len(env_ids)} env ids")
+        busy = [i for i in env_ids if i in self._pending]
+        if busy:
+            raise RuntimeError(f"envs {busy} already have a step in flight: recv() first")
+        if self.autoreset_mode is AutoresetMode.DISABLED:
+            ended = [i for i in env_ids if self._autoreset[i]]
+            if ended:
+                raise RuntimeError(f"envs {ended} ended their episode: reset them with "
+                                   "options={'reset_mask': mask} (autoreset is DISABLED)")
+        for i, action in zip(env_ids, actions):
+            if not 0 <= i < self.num_envs:
+                raise IndexError(f"env id {i} is not in [0, {self.num_envs - 1}]")
+            self._pending[i] = asyncio.run_coroutine_threadsafe(self._step_one(i, action), self._runner.loop)
+
+    def recv(self, min_batch: int | None = None, timeout: float | None = None, *,
+             ordered: bool = False) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """Wait until at least ``min_batch`` envs in flight have finished their step (all of them
+        by default), or ``timeout`` seconds; return the finished ones as a batch.
+
+        ``infos["env_id"]`` names the env of each row. With ``ordered`` rows follow env id order.
+
+        Raises:
+            RuntimeError: nothing is in flight.
+            TimeoutError: ``timeout`` passed before any env finished.
+        """
+        if not self._pending:
+            raise RuntimeError("no step in flight: call send() first")
+        wanted = len(self._pending) if min_batch is None else max(1, min(min_batch, len(self._pending)))
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            finished = [i for i, future in self._pending.items() if future.done()]
+            if len(finished) >= wanted:
+                break
+            remaining = None if deadline is None else deadline - time.monotonic()
+            if remaining is not None and remaining <= 0:
+                if finished:
+                    break
+                raise TimeoutError(f"no env finished its step within {timeout} s")
+            concurrent.futures.wait([f for f in self._pending.values() if not f.done()], timeout=remaining,
+                                    return_when=concurrent.futures.FIRST_COMPLETED)
+        if ordered:
+            finished.sort()
+        results = [(i, self._pending.pop(i).result()) for i in finished]
+        n = len(results)
+        rewards = np.zeros(n, dtype=np.float64)
+        terminations = np.zeros(n, dtype=np.bool_)
+        truncations = np.zeros(n, dtype=np.bool_)
+        infos: dict[str, Any] = {}
+        observations_list = []
+        for row, (i, (observation, reward, terminated, truncated, info)) in enumerate(results):
+            observations_list.append(observation)
+            self._last_obs[i] = observation
+            rewards[row], terminations[row], truncations[row] = reward, terminated, truncated
+            infos = self._add_info_row(infos, info, row, n)
+        observations = concatenate(self.single_observation_space, observations_list, self._batch(n))
+        if not (ordered and n == self.num_envs):
+            infos["env_id"] = np.array([i for i, _ in results], dtype=np.int64)
+        return (deepcopy(observations) if self.copy else observations), rewards, terminations, truncations, infos
+
+    def _add_info_row(self, infos: dict[str, Any], info: dict[str, Any], row: int, n: int) -> dict[str, Any]:
+        # VectorEnv._add_info sizes arrays by num_envs; a recv batch may be smaller.
+        saved, self.num_envs = self.num_envs, n
+        try:
+            return self._add_info(infos, info, row)
+        finally:
+            self.num_envs = saved
+
+    async def _step_one(self, i: int, action: Any) -> StepResult:
+        """One env's step with the autoreset rules of ``SyncVectorEnv``."""
+        env = self.envs[i]
+        if self.autoreset_mode is AutoresetMode.NEXT_STEP and self._autoreset[i]:
+            observation, info = await self._reset_or_replace(i)
+            self._autoreset[i] = False
+            return observation, 0.0, False, False, info
+        try:
+            observation, reward, terminated, truncated, info = await env.astep(action)
+        except Exception as exc:  # noqa: BLE001  (a crashed sub-env is replaced, its episode reported failed)
+            observation, reward, terminated, truncated = self._last_obs[i], 0.0, True, False
+            info = {"status": "env_error", "error": f"sub-env {i} crashed: {type(exc).__name__}: {exc}", "replaced": True}
+            await self._replace(i)
+        ended = terminated or truncated
+        if self.autoreset_mode is AutoresetMode.SAME_STEP and ended:
+            reset_observation, reset_info = await self._reset_or_replace(i)
+            # As SyncVectorEnv: the ended episode's observation and info ride along.
+            return reset_observation, reward, terminated, truncated, {"final_obs": observation, "final_info": info, **reset_info}
+        self._autoreset[i] = ended
+        return observation, reward, terminated, truncated, info
+
+    async def _replace(self, i: int) -> None:
+        old = self.envs[i]
+        try:
+            await old.aclose()
+        except Exception:  # noqa: BLE001  (the old env is discarded either way)
+            pass
+        self.envs[i] = self.env_fns[i]()
+
+    async def _reset_or_replace(self, i: int) -> tuple[Any, dict[str, Any]]:
+        try:
+            return await self.envs[i].areset()
+        except Exception:  # noqa: BLE001  (one more try on a fresh env; a second failure propagates)
+            await self._replace(i)
+            observation, info = await self.envs[i].areset()
+            info["replaced"] = True
+            return observation, info
+
+    # ------------------------------------------------------------------ misc
+
+    def call(self, name: str, *args: Any, **kwargs: Any) -> tuple[Any, ...]:
+        """Call a method (or read an attribute) of every sub-env."""
+        results = []
+        for env in self.envs:
+            attribute = getattr(env, name)
+            results.append(attribute(*args, **kwargs) if callable(attribute) else attribute)
+        return tuple(results)
+
+    def render(self) -> tuple[np.ndarray | None, ...]:
+        """The last screenshot of every sub-env."""
+        return tuple(env.render() for env in self.envs)
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise RuntimeError("the vector env is closed")
+
+    def close_extras(self, **kwargs: Any) -> None:
+        """Close every sub-env (pending steps are cancelled first)."""
+        if self._closed:
+            return
+        for future in self._pending.values():
+            future.cancel()
+        self._pending.clear()
+        for env in self.envs:
+            env.close()
+        self._closed = True
+
+
+def _creator(env_path: str) -> Callable[..., HudVectorEnv]:
+    def create(num_envs: int = 1, **kwargs: Any) -> HudVectorEnv:
+        module, name = env_path.split(":")
+        import importlib
+
+        env_class = getattr(importlib.import_module(module), name)
+        return HudVectorEnv.from_env_class(env_class, num_envs, **kwargs)
+
+    create.__doc__ = f"``vector_entry_point`` of the gym id: a :class:`HudVectorEnv` of ``{env_path}``."
+    return create
+
+
+qa_vector_env = _creator("hud_gym.envs.qa:QAEnv")
+browser_vector_env = _creator("hud_gym.envs.browser:BrowserEnv")
+ubuntu_vector_env = _creator("hud_gym.envs.ubuntu:UbuntuEnv")
