@@ -489,3 +489,7 @@ def _decode_args(args_json: str) -> dict[str, Any] | None:
 def is_encoded_action(value: Any) -> bool:
     """True when ``value`` looks like an element of the action ``Dict`` (not a CLA dict)."""
     return isinstance(value, Mapping) and "action_type" in value and "type" not in value
+
+
+# Registers the shared-memory reader for UnicodeText (text observations through AsyncVectorEnv).
+from hud_gym import shared_memory as _shared_memory  # noqa: E402,F401

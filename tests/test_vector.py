@@ -32,10 +32,9 @@ SCHEDULE: list[list[Any]] = [
 ]
 
 
-def _batched(envs: Any, actions: list[Any]) -> dict:
+def _batched(space: gymnasium.spaces.Dict, actions: list[Any], config: hud_gym.ActionSpaceConfig | None = None) -> dict:
     """The per-env CLA actions as one element of the batched action space."""
-    space = envs.single_action_space
-    config = envs.envs[0].action_space_config
+    config = config or hud_gym.ActionSpaceConfig()
     return concatenate(space, [encode(a, config) for a in actions], create_empty_array(space, len(actions)))
 
 
@@ -68,7 +67,7 @@ def test_autoreset_timeline_matches_sync_vector_env(mode: AutoresetMode) -> None
         obs_b, _ = reference.reset(seed=5)
         _same_obs(obs_a, obs_b)
         for step, actions in enumerate(SCHEDULE):
-            batch = _batched(ours, actions)
+            batch = _batched(ours.single_action_space, actions, ours.envs[0].action_space_config)
             # Ours takes a list of CLA actions or the batched element; alternate to test both.
             a = ours.step(actions if step % 2 else batch)
             b = reference.step(batch)
@@ -239,5 +238,24 @@ def test_gymnasium_vector_env_type() -> None:
     try:
         assert isinstance(envs, gymnasium.vector.VectorEnv)
         assert envs.single_observation_space == envs.envs[0].observation_space
+    finally:
+        envs.close()
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+@pytest.mark.parametrize("copy", [True, False])
+def test_make_vec_sync_and_async_return_correct_texts(mode: str, copy: bool) -> None:
+    # Regression: AsyncVectorEnv(shared_memory=True) reads Text observations once at construction
+    # (Gymnasium #1164); hud-gym's UnicodeText registers a live reader.
+    envs = gymnasium.make_vec("hud/QA-v0", num_envs=2, vectorization_mode=mode, task=TASK,
+                              vector_kwargs={"copy": copy})
+    try:
+        obs, _ = envs.reset(seed=0)
+        assert [t.endswith("Answer so far: ") for t in obs["text"]] == [True, True]
+        obs, *_ = envs.step(_batched(envs.single_action_space, [TypeAction(text="Lyon"), TypeAction(text="Nice ü")]))
+        assert obs["text"][0].endswith("Answer so far: Lyon") and obs["text"][1].endswith("Answer so far: Nice ü")
+        assert envs.observation_space.contains(obs)
+        obs, *_ = envs.step(_batched(envs.single_action_space, [TypeAction(text="!"), TypeAction(text="?")]))
+        assert list(obs["text"])[1].endswith("Nice ü?")
     finally:
         envs.close()
