@@ -2,7 +2,7 @@
 PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
-EXTRAS ?= dev,miniwob
+EXTRAS ?= dev,miniwob,ubuntu,sb3
 STAMP  := $(VENV)/.installed
 
 .PHONY: demo test bench install system clean
@@ -23,12 +23,21 @@ bench: install
 system:
 	bash scripts/install-system.sh
 
-# Re-run the install whenever the dependency list or the install scripts change.
-$(STAMP): pyproject.toml Makefile scripts/install-system.sh
+# Re-run the install whenever the dependency lists or the install scripts change. The system
+# packages come from scripts/install-system.sh, which installs docker/ubuntu/packages.txt through
+# docker/ubuntu/install.sh: the same list and script as the hud/Ubuntu-v0 Docker image.
+$(STAMP): pyproject.toml Makefile scripts/install-system.sh docker/ubuntu/install.sh docker/ubuntu/packages.txt
 	bash scripts/install-system.sh
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
+	# The CPU build of torch on these machines; an unpinned torch (pulled by stable-baselines3)
+	# would download several GB of CUDA packages.
+	$(PY) -m pip install -q torch==2.13.0
 	$(PY) -m pip install -q -e '.[$(EXTRAS)]'
+	# pyautogui pulls python3-xlib 0.15, which writes the same Xlib/ package as python-xlib 0.33:
+	# make sure the newer one is the one installed.
+	$(PY) -c "import Xlib, sys; sys.exit(Xlib.__version__ < (0, 33))" || \
+		$(PY) -m pip install -q --force-reinstall --no-deps "python-xlib>=0.33"
 	touch $@
 
 clean:

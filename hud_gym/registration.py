@@ -50,21 +50,28 @@ def gym_id_for(gym: str | None) -> str:
     return gym_id
 
 
+# id, env entry point, vector entry point, nondeterministic (a real browser or desktop cannot
+# reproduce frames exactly: fonts, animations, timestamps).
+_ENVS: tuple[tuple[str, str, str, bool], ...] = (
+    ("hud/QA-v0", "hud_gym.envs.qa:QAEnv", "hud_gym.wrappers.vector:qa_vector_env", False),
+    ("hud/Browser-v0", "hud_gym.envs.browser:BrowserEnv", "hud_gym.wrappers.vector:browser_vector_env", True),
+    ("hud/Ubuntu-v0", "hud_gym.envs.ubuntu:UbuntuEnv", "hud_gym.wrappers.vector:ubuntu_vector_env", True),
+)
+
+
 def register_envs() -> None:
-    """Register every available hud-gym id (idempotent)."""
-    if "hud/QA-v0" not in gymnasium.registry:
-        gymnasium.register(
-            id="hud/QA-v0",
-            entry_point="hud_gym.envs.qa:QAEnv",
-            nondeterministic=False,
-            order_enforce=False,
-            disable_env_checker=True,
-        )
-    if "hud/Browser-v0" not in gymnasium.registry:
-        gymnasium.register(
-            id="hud/Browser-v0",
-            entry_point="hud_gym.envs.browser:BrowserEnv",
-            nondeterministic=True,
-            order_enforce=False,
-            disable_env_checker=True,
-        )
+    """Register every hud-gym id (idempotent).
+
+    ``gymnasium.make_vec(id, num_envs=N)`` uses the id's ``vector_entry_point``: a
+    :class:`~hud_gym.wrappers.vector.HudVectorEnv` of N envs on one event loop.
+    """
+    for gym_id, entry_point, vector_entry_point, nondeterministic in _ENVS:
+        if gym_id not in gymnasium.registry:
+            gymnasium.register(
+                id=gym_id,
+                entry_point=entry_point,
+                vector_entry_point=vector_entry_point,
+                nondeterministic=nondeterministic,
+                order_enforce=False,
+                disable_env_checker=True,
+            )

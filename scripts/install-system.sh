@@ -1,35 +1,29 @@
 #!/usr/bin/env bash
-# Installs the Debian/Ubuntu packages hud-gym needs, when they are missing.
+# Installs the Debian/Ubuntu packages hud-gym needs on the host, when they are missing.
 # As root it runs apt-get; otherwise it prints the exact command to run and fails.
-# Usage: scripts/install-system.sh [PACKAGE...]   (defaults to the packages listed below)
+# Usage: scripts/install-system.sh [--check] [PACKAGE...]
+#   no PACKAGE: the desktop packages of docker/ubuntu/packages.txt (the same list, through the
+#   same script, as the hud/Ubuntu-v0 Docker image) plus the host-only ones below;
+#   PACKAGEs given: only those (e.g. `scripts/install-system.sh chromium-driver`).
 set -euo pipefail
 
-# Packages the test suite and the demo need on the host.
-DEFAULT_PACKAGES=(chromium fonts-liberation fonts-noto-cjk)
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+installer="$root/docker/ubuntu/install.sh"
 
-packages=("$@")
-[[ ${#packages[@]} -gt 0 ]] || packages=("${DEFAULT_PACKAGES[@]+"${DEFAULT_PACKAGES[@]}"}")
-[[ ${#packages[@]} -gt 0 ]] || exit 0
+# Host-only packages, besides the desktop: the browser gym's Chromium and the fonts it renders with,
+# and scrot, which pyautogui.screenshot() needs on X11 (benchmarks/ubuntu_step.py compares with it).
+HOST_PACKAGES=(chromium fonts-liberation fonts-noto-cjk scrot)
 
-if ! command -v dpkg-query >/dev/null 2>&1; then
-  echo "hud-gym: not a Debian/Ubuntu system; install these packages yourself: ${packages[*]}" >&2
-  exit 0
-fi
-
-missing=()
-for pkg in "${packages[@]}"; do
-  status=$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)
-  [[ "$status" == "install ok installed" ]] || missing+=("$pkg")
+options=()
+packages=()
+for arg in "$@"; do
+  case "$arg" in
+    -*) options+=("$arg") ;;
+    *) packages+=("$arg") ;;
+  esac
 done
-[[ ${#missing[@]} -gt 0 ]] || exit 0
 
-if [[ $(id -u) -ne 0 ]]; then
-  echo "hud-gym: missing system packages. Run:" >&2
-  echo "  sudo apt-get update && sudo apt-get install -y --no-install-recommends ${missing[*]}" >&2
-  exit 1
+if [[ ${#packages[@]} -gt 0 ]]; then
+  exec bash "$installer" "${options[@]+"${options[@]}"}" --no-desktop "${packages[@]}"
 fi
-
-echo "hud-gym: installing system packages: ${missing[*]}"
-export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq
-apt-get install -y -qq --no-install-recommends "${missing[@]}"
+exec bash "$installer" "${options[@]+"${options[@]}"}" "${HOST_PACKAGES[@]}"

@@ -161,9 +161,16 @@ def test_hud_gym_make_picks_the_qa_gym():
 def test_hud_gym_make_unknown_gym_and_gym_routing():
     with pytest.raises(ValueError, match="unknown gym 'nope'"):
         hud_gym.make(Task(prompt="x", gym="nope"))
-    with pytest.raises(ValueError, match="hud/Ubuntu-v0.*not available"):
-        hud_gym.make(Task(prompt="x", gym="hud-ubuntu"))
     from hud_gym.envs.browser import BrowserEnv
+    from hud_gym.envs.ubuntu import UbuntuEnv
+
+    env = hud_gym.make(Task(prompt="x", gym="hud-ubuntu"), max_episode_steps=3)
+    try:
+        # make() is lazy: no Xvfb runs until the first reset.
+        assert isinstance(env, UbuntuEnv) and env.spec.id == "hud/Ubuntu-v0" and env.controller is None
+        assert env.max_episode_steps == 3
+    finally:
+        env.close()
 
     env = hud_gym.make(Task(prompt="x", gym="hud-browser"), max_episode_steps=7)
     try:

@@ -259,3 +259,18 @@ def test_make_vec_sync_and_async_return_correct_texts(mode: str, copy: bool) -> 
         assert list(obs["text"])[1].endswith("Nice ü?")
     finally:
         envs.close()
+
+
+def test_make_vec_uses_the_vector_entry_point() -> None:
+    envs = gymnasium.make_vec("hud/QA-v0", num_envs=2, task=TASK, max_episode_steps=2)
+    try:
+        assert isinstance(envs, HudVectorEnv)
+        assert envs.metadata["autoreset_mode"] is AutoresetMode.NEXT_STEP
+        envs.reset(seed=0)
+        envs.step([TypeAction(text="a"), TypeAction(text="b")])
+        _, rewards, terminated, truncated, infos = envs.step([TypeAction(text="c"), ResponseAction(text="Paris")])
+        assert truncated.tolist() == [True, False] and terminated.tolist() == [False, True]
+        assert rewards.tolist() == [0.0, 1.0]
+        assert infos["_grade"].tolist() == [True, True]  # the truncated step was graded too
+    finally:
+        envs.close()

@@ -65,6 +65,9 @@ class EventLoopThread:
         try:
             return future.result(timeout)
         except concurrent.futures.TimeoutError:
+            if future.done() and not future.cancelled():
+                # The coroutine itself raised TimeoutError (the same class since Python 3.11).
+                return future.result()
             future.cancel()
             raise TimeoutError(f"hud-gym call did not finish within {timeout} s") from None
         except KeyboardInterrupt:

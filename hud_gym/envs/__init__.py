@@ -1,1 +1,1 @@
-"""The gym types: ``hud/QA-v0`` now; ``hud/Browser-v0`` and ``hud/Ubuntu-v0`` follow."""
+"""The gym types: ``hud/QA-v0``, ``hud/Browser-v0`` and ``hud/Ubuntu-v0``."""

@@ -1,0 +1,381 @@
+"""Setup and evaluate functions of the desktop gym (``hud/Ubuntu-v0``).
+
+HUD's ``hud-ubuntu`` had none; these give desktop tasks a state to start from and a way to be
+graded from the desktop's state rather than from the final response alone. They run on the env's
+event loop against ``ctx.controller`` (an
+:class:`~hud_gym.controllers.ubuntu.controller.UbuntuController`).
+
+Safety: every path resolves through ``controller.resolve_path`` (inside the env's home; absolute
+paths only with ``allow_absolute_paths=True``; ``..`` may not escape). Running a command is
+arbitrary code, so :func:`run`, :func:`command_output_contains` and :func:`launch` of a program
+that is not one of the controller's known desktop apps need ``allow_shell=True`` (the default
+inside the container image, off on the host). Task text is never evaluated as code: commands are
+given to the controller as argument lists, or as one string that runs through ``bash -lc`` when
+the shell is allowed.
+
+Setup functions raise on failure (the env's ``reset`` then raises a ``SetupError`` naming the
+call); evaluate functions return a :class:`~hud_gym.evaluation.Grade` whose ``content`` says what
+was found. A missing file is reward 0, not a grading error.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import re
+import shutil
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+import psutil
+
+from hud_gym.evaluation import FunctionContext, Grade, evaluate_function, setup_function
+
+__all__: list[str] = []
+
+MAX_READ_BYTES = 10 * 1024 * 1024
+"""Largest file an evaluator reads (the rest is ignored)."""
+
+_SHOWN = 200
+"""Characters of a file, clipboard or output shown in a grade's ``content``."""
+
+
+def _controller(ctx: FunctionContext) -> Any:
+    return ctx.controller
+
+
+def _known_apps(ctx: FunctionContext) -> Mapping[str, Any]:
+    """The controller's allow-list of desktop apps launchable by name without the shell."""
+    apps = getattr(_controller(ctx), "known_apps", None)
+    return apps if isinstance(apps, Mapping) else {}
+
+
+def _short(text: str, limit: int = _SHOWN) -> str:
+    return text if len(text) <= limit else text[:limit] + f"... ({len(text)} chars)"
+
+
+def _as_list(value: str | Sequence[str]) -> list[str]:
+    return [value] if isinstance(value, str) else list(value)
+
+
+def _describe(command: str | Sequence[str]) -> str:
+    return command if isinstance(command, str) else " ".join(command)
+
+
+def _read_text(path: Path) -> str:
+    with path.open("rb") as handle:
+        return handle.read(MAX_READ_BYTES).decode("utf-8", errors="replace")
+
+
+def _missing_file(path: str, resolved: Path) -> Grade | None:
+    """A reward-0 grade when ``resolved`` is not a readable file, else None."""
+    if not resolved.exists():
+        return Grade(reward=0.0, content=f"{path!r} does not exist", info={"path": str(resolved), "exists": False})
+    if resolved.is_dir():
+        return Grade(reward=0.0, content=f"{path!r} is a directory, not a file", info={"path": str(resolved)})
+    return None
+
+
+def _compile(pattern: str, flags: int = 0) -> re.Pattern[str] | Grade:
+    try:
+        return re.compile(pattern, flags)
+    except re.error as exc:
+        return Grade.error(f"invalid regex pattern {pattern!r}: {exc}")
+
+
+# ------------------------------------------------------------------------------- setup
+
+
+async def _wait_for_new_window(ctx: FunctionContext, process: asyncio.subprocess.Process, before: set[int],
+                               what: str, timeout: float) -> dict[str, Any]:
+    """The first window that was not in ``before`` and belongs to ``process`` or its descendants
+    (by ``_NET_WM_PID``; a window without a pid counts too)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while True:
+        pids = {process.pid}
+        try:
+            pids.update(child.pid for child in psutil.Process(process.pid).children(recursive=True))
+        except psutil.Error:
+            pass
+        new = [w for w in await _controller(ctx).windows() if w["id"] not in before]
+        mine = [w for w in new if w.get("pid") in pids] or [w for w in new if w.get("pid") is None]
+        if mine:
+            return mine[0]
+        if process.returncode is not None:
+            raise RuntimeError(f"{what} exited with code {process.returncode} before showing a window")
+        if loop.time() >= deadline:
+            raise TimeoutError(f"{what} showed no window within {timeout:g} s")
+        await asyncio.sleep(0.02)
+
+
+async def _launch(ctx: FunctionContext, app: str, args: Sequence[str], wait: bool | str,
+                  timeout: float) -> dict[str, Any]:
+    """Start ``app`` through the controller's checked command line (see ``launch``)."""
+    controller = _controller(ctx)
+    if app not in _known_apps(ctx):
+        controller.require_shell(f"launch of {app!r}")
+    argv = controller.launch_argv(app, list(args))
+    before = {w["id"] for w in await controller.windows()} if wait is True else set()
+    process = await controller.spawn(argv, cwd=controller.home)
+    result: dict[str, Any] = {"pid": process.pid, "argv": argv}
+    if wait is True:
+        result["window"] = await _wait_for_new_window(ctx, process, before, f"launch of {app!r}", timeout)
+    elif isinstance(wait, str) and wait:
+        result["window"] = await controller.wait_for_window(wait, timeout)
+    return result
+
+
+@setup_function("ubuntu", aliases=("launch_app",))
+async def launch(ctx: FunctionContext, app: str, args: list[str] | None = None, wait: bool | str = True,
+                 timeout: float = 10.0) -> dict[str, Any]:
+    """Start ``app`` with ``args`` in the env's home and wait for its window.
+
+    ``app`` is one of the controller's known desktop apps (``"xterm"``, ``"editor"``, ``"xcalc"``,
+    ...: no shell needed, and only the arguments the controller allows for it, e.g. no
+    ``xterm -e``), or any program on ``PATH``, which needs ``allow_shell=True``. ``wait``: ``True``
+    waits for a new window of the process (or its children), a string waits for a window whose
+    title matches that regex, ``False`` does not wait. Returns ``{"pid", "argv", "window"}``.
+    """
+    return await _launch(ctx, app, args or [], wait, timeout)
+
+
+@setup_function("ubuntu")
+async def open_file(ctx: FunctionContext, path: str, app: str = "editor", wait: bool | str = True,
+                    timeout: float = 10.0) -> dict[str, Any]:
+    """Open ``path`` (inside the env's home) in ``app`` and wait for its window.
+
+    ``app`` defaults to the hud-gym Tk text editor (``"xedit"`` is the other known app that opens
+    files; a missing file opens as a new, empty document of that name). Any other program needs
+    ``allow_shell=True`` and gets the file's absolute path as its argument.
+    """
+    resolved = _controller(ctx).resolve_path(path)
+    argument = path if app in _known_apps(ctx) else str(resolved)
+    return await _launch(ctx, app, [argument], wait, timeout)
+
+
+@setup_function("ubuntu", aliases=("create_file",))
+def write_file(ctx: FunctionContext, path: str, content: str = "") -> str:
+    """Write ``content`` (UTF-8) to ``path``, creating its parent directories; returns the path."""
+    resolved = _controller(ctx).resolve_path(path)
+    resolved.parent.mkdir(parents=True, exist_ok=True)
+    resolved.write_text(content, encoding="utf-8")
+    return str(resolved)
+
+
+@setup_function("ubuntu", aliases=("mkdir",))
+def make_dir(ctx: FunctionContext, path: str) -> str:
+    """Create the directory ``path`` and its parents (no error when it exists); returns the path."""
+    resolved = _controller(ctx).resolve_path(path)
+    resolved.mkdir(parents=True, exist_ok=True)
+    return str(resolved)
+
+
+@setup_function("ubuntu")
+def copy_file(ctx: FunctionContext, src: str, dst: str) -> str:
+    """Copy the file (or directory tree) ``src`` to ``dst``; a ``dst`` directory receives it under
+    its own name. Returns the destination path."""
+    controller = _controller(ctx)
+    source, target = controller.resolve_path(src), controller.resolve_path(dst)
+    if not source.exists():
+        raise FileNotFoundError(f"copy_file: {src!r} does not exist")
+    if target.is_dir():
+        target = target / source.name
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if source.is_dir():
+        shutil.copytree(source, target, symlinks=True, dirs_exist_ok=True)
+    else:
+        shutil.copy2(source, target)
+    return str(target)
+
+
+@setup_function("ubuntu", aliases=("bash", "execute"))
+async def run(ctx: FunctionContext, command: str | list[str], timeout: float = 30.0) -> str:
+    """Run ``command`` on the desktop (a string runs through ``bash -lc``, a list is the argv) in
+    the env's home and return its stdout. Needs ``allow_shell=True``.
+
+    Raises:
+        PermissionError: the shell is not allowed.
+        RuntimeError: the command exited with a non-zero code (the message names the command, the
+            code and its stderr).
+    """
+    controller = _controller(ctx)
+    controller.require_shell("run")
+    code, stdout, stderr = await controller.run(command, timeout=timeout)
+    if code != 0:
+        detail = _short(stderr.strip()) or "(no stderr)"
+        raise RuntimeError(f"command {_describe(command)!r} exited with code {code}: {detail}")
+    return stdout
+
+
+@setup_function("ubuntu")
+async def wait_for_window(ctx: FunctionContext, title: str, timeout: float = 10.0) -> dict[str, Any]:
+    """Wait until a window whose title matches the regex ``title`` exists; returns the window."""
+    return await _controller(ctx).wait_for_window(title, timeout)
+
+
+@setup_function("ubuntu")
+async def set_clipboard(ctx: FunctionContext, text: str) -> None:
+    """Put ``text`` on the desktop's clipboard (the CLIPBOARD selection)."""
+    await _controller(ctx).clipboard_set(text)
+
+
+# ------------------------------------------------------------------------------- evaluate
+
+
+@evaluate_function("ubuntu")
+def file_exists(ctx: FunctionContext, path: str, exists: bool = True,
+                kind: Literal["any", "file", "dir"] = "any") -> Grade:
+    """Reward 1 when ``path`` exists (as a ``kind``: ``"file"``, ``"dir"`` or ``"any"``); with
+    ``exists=False``, when it does not."""
+    resolved = _controller(ctx).resolve_path(path)
+    found = resolved.is_file() if kind == "file" else resolved.is_dir() if kind == "dir" else resolved.exists()
+    what = "" if kind == "any" else f" as a {kind}"
+    ok = found == exists
+    return Grade(reward=float(ok), content=f"{path!r} {'exists' if found else 'does not exist'}{what}",
+                 info={"path": str(resolved), "exists": found})
+
+
+@evaluate_function("ubuntu")
+def file_contains(ctx: FunctionContext, path: str, texts: str | list[str], case_sensitive: bool = True) -> Grade:
+    """Reward 1 when the file ``path`` contains every one of ``texts``."""
+    resolved = _controller(ctx).resolve_path(path)
+    missing_file = _missing_file(path, resolved)
+    if missing_file is not None:
+        return missing_file
+    content = _read_text(resolved)
+    fold = (lambda s: s) if case_sensitive else str.casefold
+    missing = [t for t in _as_list(texts) if fold(t) not in fold(content)]
+    summary = "all found" if not missing else f"missing {missing!r}; the file holds {_short(content)!r}"
+    return Grade(reward=float(not missing), content=f"{path!r}: {summary}", info={"missing": missing})
+
+
+@evaluate_function("ubuntu")
+def file_matches(ctx: FunctionContext, path: str, pattern: str, ignore_case: bool = False) -> Grade:
+    """Reward 1 when the regex ``pattern`` matches somewhere in the file ``path`` (``re.search``,
+    multi-line: ``^``/``$`` match at each line). An invalid pattern is a grading error."""
+    regex = _compile(pattern, re.MULTILINE | (re.IGNORECASE if ignore_case else 0))
+    if isinstance(regex, Grade):
+        return regex
+    resolved = _controller(ctx).resolve_path(path)
+    missing_file = _missing_file(path, resolved)
+    if missing_file is not None:
+        return missing_file
+    content = _read_text(resolved)
+    found = regex.search(content)
+    verdict = f"matched {found.group(0)!r}" if found else f"did not match {_short(content)!r}"
+    return Grade(reward=float(found is not None), content=f"{path!r}: pattern {pattern!r} {verdict}",
+                 info={"match": found.group(0) if found else None})
+
+
+@evaluate_function("ubuntu")
+def dir_contains(ctx: FunctionContext, path: str, names: str | list[str], exact: bool = False) -> Grade:
+    """Reward 1 when the directory ``path`` has an entry for every one of ``names`` (with
+    ``exact``: those entries and no other, hidden ones excepted)."""
+    resolved = _controller(ctx).resolve_path(path)
+    if not resolved.is_dir():
+        state = "is not a directory" if resolved.exists() else "does not exist"
+        return Grade(reward=0.0, content=f"{path!r} {state}", info={"path": str(resolved)})
+    entries = sorted(os.listdir(resolved))
+    wanted = _as_list(names)
+    missing = [n for n in wanted if n not in entries]
+    extra = [e for e in entries if e not in wanted and not e.startswith(".")] if exact else []
+    ok = not missing and not extra
+    problems = ([f"missing {missing!r}"] if missing else []) + ([f"unexpected {extra!r}"] if extra else [])
+    summary = "; ".join(problems) if problems else "all found"
+    content = f"{path!r}: {summary} (entries: {_short(repr(entries))})"
+    return Grade(reward=float(ok), content=content, info={"entries": entries, "missing": missing, "unexpected": extra})
+
+
+@evaluate_function("ubuntu")
+async def command_output_contains(ctx: FunctionContext, command: str | list[str], texts: str | list[str],
+                                  timeout: float = 30.0) -> Grade:
+    """Reward 1 when the stdout of ``command`` (run as :func:`run` does) contains every one of
+    ``texts``. Needs ``allow_shell=True``; without it the grade is an error that says so. The exit
+    code is reported in ``info`` but not graded."""
+    controller = _controller(ctx)
+    try:
+        controller.require_shell("command_output_contains")
+    except PermissionError as exc:
+        return Grade.error(str(exc))
+    code, stdout, stderr = await controller.run(command, timeout=timeout)
+    missing = [t for t in _as_list(texts) if t not in stdout]
+    summary = "all found" if not missing else f"missing {missing!r} in {_short(stdout)!r}"
+    return Grade(reward=float(not missing), content=f"{_describe(command)!r} (exit {code}): {summary}",
+                 info={"returncode": code, "stdout": _short(stdout, 2000), "stderr": _short(stderr, 2000),
+                       "missing": missing})
+
+
+@evaluate_function("ubuntu", aliases=("window_title_matches",))
+async def window_exists(ctx: FunctionContext, title: str) -> Grade:
+    """Reward 1 when a window's title matches the regex ``title`` (``re.search``)."""
+    regex = _compile(title)
+    if isinstance(regex, Grade):
+        return regex
+    windows = await _controller(ctx).windows()
+    titles = [str(w.get("title") or "") for w in windows]
+    matching = [t for t in titles if regex.search(t)]
+    content = (f"window(s) {matching!r} match {title!r}" if matching
+               else f"no window title matches {title!r} (titles: {titles!r})")
+    return Grade(reward=float(bool(matching)), content=content, info={"titles": titles, "matching": matching})
+
+
+@evaluate_function("ubuntu")
+async def clipboard_contains(ctx: FunctionContext, text: str, case_sensitive: bool = True) -> Grade:
+    """Reward 1 when the clipboard (the CLIPBOARD selection) contains ``text``."""
+    clipboard = await _controller(ctx).clipboard_get()
+    fold = (lambda s: s) if case_sensitive else str.casefold
+    ok = fold(text) in fold(clipboard)
+    return Grade(reward=float(ok), content=f"the clipboard holds {_short(clipboard)!r}",
+                 info={"clipboard": _short(clipboard, 2000)})
+
+
+def _env_processes(ctx: FunctionContext) -> list[psutil.Process]:
+    """The live processes of this env's tasks: its process group, their descendants, and those
+    carrying its token (e.g. a daemon started from its xterm)."""
+    controller = _controller(ctx)
+    pids: set[int] = set(controller.pids().get("tasks", ())) if hasattr(controller, "pids") else set()
+    found = []
+    for pid in sorted(pids):
+        try:
+            process = psutil.Process(pid)
+            if process.status() != psutil.STATUS_ZOMBIE:
+                found.append(process)
+        except psutil.Error:
+            continue
+    return found
+
+
+def _process_names(process: psutil.Process) -> set[str]:
+    """The names a process answers to: its ``comm``, and the base names of its executable and
+    of ``argv[0]``."""
+    names = {process.name()}
+    with contextlib.suppress(psutil.Error):
+        cmdline = process.cmdline()
+        if cmdline:
+            names.add(os.path.basename(cmdline[0]))
+    with contextlib.suppress(psutil.Error):
+        names.add(os.path.basename(process.exe()))
+    return {n for n in names if n}
+
+
+@evaluate_function("ubuntu")
+def process_running(ctx: FunctionContext, name: str) -> Grade:
+    """Reward 1 when a live process of this env's tasks (its process group, their descendants, or
+    one carrying the env's token) has the command name ``name`` (its ``comm``, or the base name of
+    its executable or of ``argv[0]``)."""
+    matching: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for process in _env_processes(ctx):
+        try:
+            names = _process_names(process)
+        except psutil.Error:
+            continue
+        seen.update(names)
+        if name in names:
+            matching.append({"pid": process.pid, "name": process.name()})
+    content = (f"{len(matching)} process(es) named {name!r} running" if matching
+               else f"no process named {name!r} (running: {_short(repr(sorted(seen)))})")
+    return Grade(reward=float(bool(matching)), content=content, info={"processes": matching})

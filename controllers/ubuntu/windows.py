@@ -1,0 +1,125 @@
+"""Top-level windows of a display, read through an env's X connection.
+
+With a window manager the windows are the WM's ``_NET_CLIENT_LIST`` (mapping order) and the
+focused one is ``_NET_ACTIVE_WINDOW``; without one they are the viewable, non-override-redirect
+children of the root window and the focus is ``XGetInputFocus`` (walked up to its top-level).
+A window that vanishes while it is read is skipped.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from Xlib import X, Xatom
+from Xlib import error as xerror
+
+from hud_gym.controllers.ubuntu.connection import XConnection
+
+__all__ = ["WindowInfo", "focused_window", "has_window_manager", "list_windows", "window_info", "window_titles"]
+
+WindowInfo = dict[str, Any]
+"""``{"id": int, "title": str, "pid": int | None, "class": str, "geometry": (x, y, w, h)}``."""
+
+
+def _title(conn: XConnection, window: Any) -> str:
+    prop = conn.get_property(window, "_NET_WM_NAME", conn.atom("UTF8_STRING"))
+    if prop is not None and prop.value:
+        value = prop.value
+        return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
+    prop = conn.get_property(window, "WM_NAME")
+    if prop is not None and prop.value:
+        value = prop.value
+        return value.decode("latin-1") if isinstance(value, bytes) else str(value)
+    return ""
+
+
+def window_info(conn: XConnection, window_id: int) -> WindowInfo | None:
+    """What :data:`WindowInfo` says about ``window_id`` (``None`` when it is gone or unmapped)."""
+    window = conn.display.create_resource_object("window", window_id)
+    try:
+        if window.get_attributes().map_state != X.IsViewable:
+            return None
+        geometry = window.get_geometry()
+        origin = conn.root.translate_coords(window, 0, 0)
+        pid_prop = conn.get_property(window, "_NET_WM_PID", Xatom.CARDINAL)
+        wm_class = window.get_wm_class()
+        return {
+            "id": int(window_id),
+            "title": _title(conn, window),
+            "pid": int(pid_prop.value[0]) if pid_prop is not None and len(pid_prop.value) else None,
+            "class": wm_class[1] if wm_class else "",
+            "geometry": (int(origin.x), int(origin.y), int(geometry.width), int(geometry.height)),
+        }
+    except xerror.XError:
+        return None
+
+
+def has_window_manager(conn: XConnection) -> bool:
+    """True when a window manager owns the screen (``_NET_SUPPORTING_WM_CHECK`` is set)."""
+    return bool(conn.window_ids("_NET_SUPPORTING_WM_CHECK"))
+
+
+def _top_level_ids(conn: XConnection, managed: bool) -> list[int]:
+    if managed:
+        return conn.window_ids("_NET_CLIENT_LIST")
+    ids = []
+    try:
+        children = conn.root.query_tree().children
+    except xerror.XError:
+        return []
+    for child in children:
+        try:
+            attributes = child.get_attributes()
+        except xerror.XError:
+            continue
+        if attributes.map_state == X.IsViewable and not attributes.override_redirect:
+            ids.append(int(child.id))
+    return ids
+
+
+def list_windows(conn: XConnection, managed: bool) -> list[WindowInfo]:
+    """The mapped top-level windows (``managed``: read the WM's client list)."""
+    windows = []
+    for window_id in _top_level_ids(conn, managed):
+        info = window_info(conn, window_id)
+        if info is not None:
+            windows.append(info)
+    return windows
+
+
+def window_titles(conn: XConnection, managed: bool) -> list[str]:
+    """The titles of the top-level windows (fewer round trips than :func:`list_windows`)."""
+    titles = []
+    for window_id in _top_level_ids(conn, managed):
+        window = conn.display.create_resource_object("window", window_id)
+        try:
+            if window.get_attributes().map_state == X.IsViewable:
+                titles.append(_title(conn, window))
+        except xerror.XError:
+            continue
+    return titles
+
+
+def focused_window(conn: XConnection, managed: bool) -> WindowInfo | None:
+    """The window with the keyboard focus, if it is a mapped top-level window."""
+    candidates = _top_level_ids(conn, managed)
+    if managed:
+        active = conn.window_ids("_NET_ACTIVE_WINDOW")
+        if active and active[0] in candidates:
+            return window_info(conn, active[0])
+    try:
+        focus = conn.display.get_input_focus().focus
+    except xerror.XError:
+        return None
+    if not hasattr(focus, "id") or int(focus.id) in (0, 1, int(conn.root.id)):
+        return None
+    # Walk up from the focused (sub)window to a top-level window.
+    window: Any = focus
+    try:
+        while window is not None and int(window.id) != int(conn.root.id):
+            if int(window.id) in candidates:
+                return window_info(conn, int(window.id))
+            window = window.query_tree().parent
+    except xerror.XError:
+        return None
+    return None

@@ -1,0 +1,82 @@
+"""``hud/Ubuntu-v0``: a Linux desktop on a private X display, driven with CLA actions through real
+X input and observed as pixels.
+
+Every env owns its Xvfb display, window manager (openbox), home and temp directories, started on
+the first reset (never at make time) and stopped by ``close()``. See
+:class:`~hud_gym.controllers.ubuntu.controller.UbuntuController` for the episode reset, the input
+and the observation's synchronisation.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from hud_gym.controllers.ubuntu import UbuntuController
+from hud_gym.core.env import HudEnv
+
+__all__ = ["UbuntuEnv"]
+
+
+class UbuntuEnv(HudEnv):
+    """A Linux desktop. Observations: the screen's pixels and ``"Focused window: <title>"``;
+    ``info`` adds ``focused_window`` (its title) and ``windows`` (the titles of the mapped windows).
+    Custom actions: ``launch`` (``{"app": name, "args": [...]}``: ``xterm``, ``editor``,
+    ``eventlog``, ``xcalc``, ``xclock``, ``xeyes``, ``xlogo``, ``xedit`` with checked arguments; any
+    program with ``allow_shell``), ``key_sequence`` (``{"keys": ["ctrl+a", "delete"]}``, pressed one
+    after another) and ``clipboard_set`` (``{"text"}``).
+
+    Scroll amounts are pixels (positive = down/right), 100 px per wheel click. Nondeterministic
+    (real applications, real time), so ``check_env``'s determinism checks are skipped through the
+    registration's ``nondeterministic=True``.
+
+    Args:
+        allow_shell: allow what runs arbitrary commands: ``launch`` of any program, the setup and
+            evaluate functions that run shell commands (always allowed inside the gym's container).
+        allow_absolute_paths: let task paths point outside the env's home directory.
+        window_manager: ``"openbox"`` (title bars, focus on click, Alt+Tab) or ``None``.
+        in_container: whether this runs inside the gym's container (``None``: detect).
+        first_paint: seconds an observation waits for the first repaint after input.
+        quiet: seconds without repaint after which the screen counts as settled.
+        settle_limit: most seconds an observation waits for the screen to settle.
+        **kwargs: :class:`~hud_gym.core.env.HudEnv` arguments (``task``, ``taskset``,
+            ``screen_size``, ``observation_size``, ``max_steps``, ``step_timeout``, ...).
+
+    Example:
+        >>> import gymnasium, hud_gym
+        >>> from hud_gym import CustomAction
+        >>> env = gymnasium.make("hud/Ubuntu-v0", screen_size=(1024, 768))          # doctest: +SKIP
+        >>> obs, info = env.reset(seed=0)                                           # doctest: +SKIP
+        >>> obs, r, term, trunc, info = env.step(CustomAction(action="launch", args={"app": "xterm"}))  # doctest: +SKIP
+        >>> env.close()                                                             # doctest: +SKIP
+    """
+
+    gym_type: ClassVar[str] = "ubuntu"
+    default_max_episode_steps: ClassVar[int | None] = 50
+
+    def __init__(
+        self,
+        *args: Any,
+        allow_shell: bool = False,
+        allow_absolute_paths: bool = False,
+        window_manager: str | None = "openbox",
+        in_container: bool | None = None,
+        first_paint: float = 0.05,
+        quiet: float = 0.005,
+        settle_limit: float = 1.0,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(*args, **kwargs)
+        self._controller_options: dict[str, Any] = {
+            "allow_shell": allow_shell,
+            "allow_absolute_paths": allow_absolute_paths,
+            "window_manager": window_manager,
+            "in_container": in_container,
+            "first_paint": first_paint,
+            "quiet": quiet,
+            "settle_limit": settle_limit,
+        }
+        # Fail at make time, not at the first reset, on a bad option (nothing starts here).
+        UbuntuController(self.screen_size, **self._controller_options)
+
+    def _make_controller(self) -> UbuntuController:
+        return UbuntuController(self.screen_size, **self._controller_options)

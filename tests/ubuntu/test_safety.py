@@ -1,0 +1,250 @@
+"""Shell and path safety of the desktop gym, and the container image that is their escape hatch.
+
+On the host (``in_container=False``; this test machine may itself be a container, so it is set
+explicitly) running a command is refused unless the env is made with ``allow_shell=True``: a setup
+refusal raises from ``reset``, an evaluate refusal is an error grade, and both name the option.
+Task paths stay inside the env's home unless ``allow_absolute_paths=True``.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import gymnasium
+import pytest
+
+import hud_gym  # noqa: F401  (registers the ids)
+from hud_gym import CustomAction, SetupError, Task, load_taskset
+from hud_gym.controllers.ubuntu import UbuntuController
+from hud_gym.evaluation import Grade
+
+pytestmark = pytest.mark.timeout(60)
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCKER = ROOT / "docker" / "ubuntu"
+SHELL_OPTION = "allow_shell=True"
+PATH_OPTION = "allow_absolute_paths=True"
+
+
+@pytest.fixture(scope="module")
+def host() -> Iterator[gymnasium.Env]:
+    env = gymnasium.make("hud/Ubuntu-v0", in_container=False)
+    yield env
+    env.close()
+
+
+@pytest.fixture(scope="module")
+def shell() -> Iterator[gymnasium.Env]:
+    env = gymnasium.make("hud/Ubuntu-v0", in_container=False, allow_shell=True)
+    yield env
+    env.close()
+
+
+def task(setup: Any = None, evaluate: Any = None) -> Task:
+    return Task(prompt="x", gym="hud-ubuntu", setup=setup, evaluate=evaluate)
+
+
+def refused_setup(env: gymnasium.Env, setup: Any, option: str = SHELL_OPTION) -> str:
+    """Reset with ``setup``, which must be refused with a message naming ``option``."""
+    with pytest.raises(SetupError) as caught:
+        env.reset(options={"task": task(setup)})
+    message = str(caught.value)
+    assert "PermissionError" in message and option in message, message
+    return message
+
+
+def evaluate(env: gymnasium.Env, evaluate: Any, setup: Any = None) -> Grade:
+    env.reset(options={"task": task(setup, evaluate)})
+    return env.unwrapped.evaluate()
+
+
+# ------------------------------------------------------------------------------- the shell
+
+
+def test_run_is_refused_on_the_host(host: gymnasium.Env, tmp_path: Path) -> None:
+    marker = tmp_path / "ran"
+    message = refused_setup(host, ("run", f"touch {shlex.quote(str(marker))}"))
+    assert "run runs arbitrary commands" in message and "docker/ubuntu" in message
+    refused_setup(host, ("bash", ["touch", str(marker)]))
+    assert not marker.exists()
+
+
+def test_command_output_contains_is_an_error_grade_on_the_host(host: gymnasium.Env) -> None:
+    result = evaluate(host, ("command_output_contains", "echo hi", "hi"))
+    assert result.is_error and result.reward == 0.0
+    assert SHELL_OPTION in (result.content or "")
+
+
+def test_launch_of_an_unknown_program_is_refused_on_the_host(host: gymnasium.Env) -> None:
+    message = refused_setup(host, ("launch", "xmessage", ["hi"]))
+    assert "launch of 'xmessage'" in message
+    refused_setup(host, ("launch", "bash", ["-c", "true"]))
+    refused_setup(host, ("open_file", "notes.txt", "xmessage"))
+    # A known app with arguments that would run a command (xterm -e) is refused too.
+    refused_setup(host, ("launch", "xterm", ["-e", "touch /tmp/hud-gym-never"]))
+    assert not Path("/tmp/hud-gym-never").exists()
+    # ... and so is the agent's own launch action.
+    host.reset(options={"task": task()})
+    _, _, _, _, info = host.step(CustomAction(action="launch", args={"app": "xmessage", "args": ["hi"]}))
+    assert info["status"] == "action_error" and SHELL_OPTION in info["action_error"]
+
+
+def test_known_apps_need_no_shell(host: gymnasium.Env) -> None:
+    setup = [("launch", "xterm"), ("write_file", "a.txt", "x"), ("open_file", "a.txt"), ("launch", "xcalc")]
+    windows = [("window_exists", "^xterm$"), ("window_exists", "Editor"), ("window_exists", "Calculator")]
+    result = evaluate(host, windows, setup)
+    assert result.reward == 1.0, result
+
+
+def test_the_shell_works_with_allow_shell(shell: gymnasium.Env) -> None:
+    setup = [("run", "echo from-run > out.txt"), ("launch", "xmessage", ["-name", "msg", "hello"]),
+             ("launch", "xterm", ["-e", "sleep 60"])]
+    checks = [("file_contains", "out.txt", "from-run"), ("command_output_contains", "cat out.txt", "from-run"),
+              ("process_running", "xmessage"), ("process_running", "sleep")]
+    result = evaluate(shell, checks, setup)
+    assert result.reward == 1.0, result
+
+
+def test_the_container_allows_the_shell_by_default() -> None:
+    assert UbuntuController(in_container=True).shell_allowed()
+    assert not UbuntuController(in_container=False).shell_allowed()
+    assert UbuntuController(in_container=False, allow_shell=True).shell_allowed()
+    with pytest.raises(PermissionError, match=re.escape(SHELL_OPTION)):
+        UbuntuController(in_container=False).require_shell("run")
+
+
+# ------------------------------------------------------------------------------- paths
+
+
+@pytest.mark.parametrize("path", ["/tmp/hud-gym-escape.txt", "../escape.txt", "a/../../escape.txt", "~root/escape.txt"])
+def test_paths_outside_the_home_are_refused(host: gymnasium.Env, path: str) -> None:
+    refused_setup(host, ("write_file", path, "x"), PATH_OPTION)
+    refused_setup(host, ("make_dir", path), PATH_OPTION)
+    refused_setup(host, [("write_file", "in.txt", "x"), ("copy_file", "in.txt", path)], PATH_OPTION)
+    refused_setup(host, ("copy_file", path, "in.txt"), PATH_OPTION)
+    refused_setup(host, ("open_file", path), PATH_OPTION)
+    evaluators = (("file_exists", path), ("file_contains", path, "x"), ("file_matches", path, "x"),
+                  ("dir_contains", path, "x"))
+    for evaluator in evaluators:
+        result = evaluate(host, evaluator)
+        assert result.is_error and PATH_OPTION in (result.content or ""), (evaluator, result)
+    assert not Path("/tmp/hud-gym-escape.txt").exists()
+
+
+def test_reading_system_files_is_refused(host: gymnasium.Env) -> None:
+    result = evaluate(host, ("file_contains", "/etc/passwd", "root"))
+    assert result.is_error and PATH_OPTION in (result.content or "")
+    result = evaluate(host, ("file_contains", "../../../../../../etc/passwd", "root"))
+    assert result.is_error and PATH_OPTION in (result.content or "")
+
+
+def test_a_symlink_out_of_the_home_is_refused(shell: gymnasium.Env) -> None:
+    result = evaluate(shell, ("file_contains", "etc-link/passwd", "root"), ("run", "ln -s /etc etc-link"))
+    assert result.is_error and PATH_OPTION in (result.content or "")
+    refused_setup(shell, [("run", "ln -s /tmp tmp-link"), ("write_file", "tmp-link/hud-gym-escape.txt", "x")], PATH_OPTION)
+    assert not Path("/tmp/hud-gym-escape.txt").exists()
+
+
+def test_absolute_paths_work_with_allow_absolute_paths(tmp_path: Path) -> None:
+    env = gymnasium.make("hud/Ubuntu-v0", in_container=False, allow_absolute_paths=True)
+    try:
+        target = tmp_path / "outside" / "abs.txt"
+        result = evaluate(env, [("file_contains", str(target), "absolute"), ("file_exists", "../")],
+                          ("write_file", str(target), "absolute"))
+        assert result.reward == 1.0, result
+        assert target.read_text() == "absolute"
+    finally:
+        env.close()
+
+
+# ------------------------------------------------------------------------------- the bundled tasks
+
+
+def test_bundled_desktop_tasks_need_no_shell() -> None:
+    """Static check (the scripted policies in test_desktop_tasks.py run them on a host env)."""
+    known = set(UbuntuController().known_apps)
+    for item in load_taskset("desktop-basic"):
+        for call in item.setup or []:
+            assert call.function not in ("run", "bash", "execute"), (item.id, call)
+            if call.function in ("launch", "launch_app"):
+                assert call.args[0] in known, (item.id, call)
+            if call.function == "open_file":
+                assert len(call.args) < 2 or call.args[1] in known, (item.id, call)
+        for call in item.evaluate or []:
+            assert call.function != "command_output_contains", (item.id, call)
+
+
+# ------------------------------------------------------------------------------- the container image
+
+
+def packages() -> list[str]:
+    """The package names of docker/ubuntu/packages.txt."""
+    names = []
+    for line in (DOCKER / "packages.txt").read_text().splitlines():
+        names.extend(line.split("#", 1)[0].split())
+    return names
+
+
+def dockerfile_instructions() -> list[tuple[str, str]]:
+    """(INSTRUCTION, arguments) of docker/ubuntu/Dockerfile, continuation lines joined."""
+    text = re.sub(r"\\\n", " ", (DOCKER / "Dockerfile").read_text())
+    instructions = []
+    for line in text.splitlines():
+        line = line.strip()
+        if line and not line.startswith("#"):
+            keyword, _, rest = line.partition(" ")
+            instructions.append((keyword.upper(), rest.strip()))
+    return instructions
+
+
+def test_the_dockerfile_installs_packages_txt_with_install_sh() -> None:
+    instructions = dockerfile_instructions()
+    assert instructions[0][0] == "FROM" and re.match(r"(debian:bookworm-slim|ubuntu:24\.04)\b", instructions[0][1])
+    copies = [args for keyword, args in instructions if keyword == "COPY"]
+    assert any("docker/ubuntu/install.sh" in c and "docker/ubuntu/packages.txt" in c for c in copies), copies
+    runs = [args for keyword, args in instructions if keyword == "RUN"]
+    install_runs = [r for r in runs if re.search(r"\bbash \S*docker/ubuntu/install\.sh\b", r)]
+    assert install_runs, runs
+    assert not any("apt-get install" in r for r in runs), "packages go through install.sh, not a bare apt-get"
+    for needed in ("python3", "python3-tk", "python3-venv"):
+        assert needed in install_runs[0].split()
+    assert any("[ubuntu]" in r and "pip install" in r for r in runs)
+    env = " ".join(args for keyword, args in instructions if keyword == "ENV")
+    assert "HUD_GYM_IN_CONTAINER=1" in env
+    keywords = [keyword for keyword, _ in instructions]
+    assert "ENTRYPOINT" in keywords and "CMD" in keywords and "USER" in keywords
+
+
+def test_every_package_of_packages_txt_is_installed_here() -> None:
+    """The host CI tests on has the image's desktop: `make test` installed the same list."""
+    names = packages()
+    assert {"xvfb", "openbox", "xterm", "xdotool", "xclip", "x11-utils"} <= set(names)
+    result = subprocess.run(["dpkg-query", "-W", "-f=${Package} ${Status}\n", *names], capture_output=True, text=True)
+    status = dict(line.split(" ", 1) for line in result.stdout.splitlines() if " " in line)
+    missing = [n for n in names if status.get(n) != "install ok installed"]
+    assert not missing, f"not installed: {missing}; run `bash scripts/install-system.sh`"
+
+
+def test_the_host_install_goes_through_the_same_script() -> None:
+    host_list = subprocess.run(["bash", str(ROOT / "scripts" / "install-system.sh"), "--list"],
+                               capture_output=True, text=True, check=True).stdout.split()
+    names = packages()
+    assert host_list[: len(names)] == names
+    assert {"chromium", "fonts-liberation", "fonts-noto-cjk"} <= set(host_list)
+    image_list = subprocess.run(["bash", str(DOCKER / "install.sh"), "--list"], capture_output=True, text=True,
+                                check=True).stdout.split()
+    assert image_list == names
+    assert subprocess.run(["bash", str(DOCKER / "install.sh"), "--check"], capture_output=True).returncode == 0
+    makefile = (ROOT / "Makefile").read_text()
+    assert "docker/ubuntu/packages.txt" in makefile and "scripts/install-system.sh" in makefile
+
+
+def test_the_entrypoint_runs_the_command() -> None:
+    result = subprocess.run(["bash", str(DOCKER / "entrypoint.sh"), "echo", "entrypoint-ok"], capture_output=True,
+                            text=True, env={"PATH": "/usr/bin:/bin", "HUD_GYM_LIVE_VIEW": "0"}, timeout=10)
+    assert result.returncode == 0 and result.stdout.strip() == "entrypoint-ok"

@@ -1,0 +1,340 @@
+"""Desktop lifecycle: lazy start, clean resets (processes, windows, input, files), no process left
+after close, two envs at once, task processes and paths, missing packages, a dead display."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import gymnasium
+import psutil
+import pytest
+from Xlib import display as xdisplay
+
+from hud_gym.actions import CustomAction, KeyDownAction, MoveAction, TypeAction
+from hud_gym.controllers.base import ControllerError
+from hud_gym.controllers.ubuntu import UbuntuController
+from hud_gym.controllers.ubuntu import display as display_module
+from hud_gym.controllers.ubuntu.display import DesktopNotAvailableError, require_programs
+from hud_gym.controllers.ubuntu.processes import alive
+
+pytestmark = pytest.mark.timeout(90)
+
+# A task process that ignores SIGTERM, with a child that does too, and a grandchild that leaves
+# the process group (setsid) and ignores SIGTERM: all must be gone after a reset.
+STUBBORN = """
+import os, signal, subprocess, sys, time
+signal.signal(signal.SIGTERM, signal.SIG_IGN)
+code = "import os, signal, sys, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); " + sys.argv[2]
+child = subprocess.Popen([sys.executable, "-c", code + "; time.sleep(600)"])
+escaped = subprocess.Popen([sys.executable, "-c", code + "; time.sleep(600)"], start_new_session=True)
+with open(sys.argv[1], "w") as f:
+    f.write(f"{os.getpid()} {child.pid} {escaped.pid}")
+time.sleep(600)
+"""
+
+
+def pids_of(path: Path, count: int = 3, timeout: float = 10) -> list[int]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if path.exists() and len(path.read_text().split()) == count:
+            return [int(p) for p in path.read_text().split()]
+        time.sleep(0.02)
+    raise AssertionError(f"{path} was not written")
+
+
+def keys_down(display_name: str) -> list[int]:
+    d = xdisplay.Display(display_name)
+    try:
+        keymap = d.query_keymap()
+        pointer = d.screen().root.query_pointer()
+        return [i * 8 + b for i, byte in enumerate(keymap) for b in range(8) if byte & (1 << b)] + (
+            [-1] if pointer.mask & 0x1F00 else []
+        )
+    finally:
+        d.close()
+
+
+# ----------------------------------------------------------------------------- start
+
+
+def test_make_is_lazy_and_options_are_checked() -> None:
+    env = gymnasium.make("hud/Ubuntu-v0")
+    try:
+        assert env.unwrapped.controller is None  # no Xvfb runs before the first reset
+    finally:
+        env.close()
+    with pytest.raises(ValueError, match="window_manager"):
+        gymnasium.make("hud/Ubuntu-v0", window_manager="twm")
+
+
+def test_missing_programs_name_the_packages(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = display_module.shutil.which
+    monkeypatch.setattr(display_module.shutil, "which", lambda name, *a, **k: None if name == "Xvfb" else real(name))
+    with pytest.raises(DesktopNotAvailableError, match=r"Xvfb.*apt-get install xvfb openbox"):
+        require_programs("openbox")
+    env = gymnasium.make("hud/Ubuntu-v0")
+    try:
+        with pytest.raises(DesktopNotAvailableError, match="apt-get install xvfb openbox"):
+            env.reset()
+    finally:
+        env.close()
+    monkeypatch.setattr(display_module.shutil, "which", lambda name, *a, **k: None if name == "openbox" else real(name))
+    with pytest.raises(DesktopNotAvailableError, match="openbox.*apt-get install xvfb openbox"):
+        require_programs("openbox")
+    assert "Xvfb" in require_programs(None)
+
+
+def test_a_display_number_taken_meanwhile_is_retried(desktop: Any, monkeypatch: pytest.MonkeyPatch,
+                                                     tmp_path: Path) -> None:
+    taken = int(desktop.unwrapped.controller.display[1:])
+    # As if another process started a server on `taken` after our check for a free number.
+    monkeypatch.setattr(display_module, "_display_free", lambda number: True)
+    monkeypatch.setattr(display_module, "_claimed", set())
+    monkeypatch.setattr(display_module, "FIRST_DISPLAY", taken)
+    log = tmp_path / "xvfb.log"
+
+    async def start_and_stop() -> int:
+        server = await display_module.start_xvfb((320, 240), log)
+        try:
+            assert server.alive
+            return server.number
+        finally:
+            await server.stop()
+
+    assert asyncio.run(start_and_stop()) > taken
+    assert "already active" in log.read_text() or "listening sockets" in log.read_text()
+
+
+# ----------------------------------------------------------------------------- reset
+
+
+def test_reset_kills_every_task_process(desktop: Any, run: Any, tmp_path: Path) -> None:
+    desktop.reset()
+    controller = desktop.unwrapped.controller
+    out = tmp_path / "pids"
+    marker = tmp_path / "grandchild"
+    run(desktop, lambda c: c.spawn([sys.executable, "-c", STUBBORN, str(out), f"open({str(marker)!r}, 'w').close()"]))
+    pids = pids_of(out)
+    assert all(alive(p) for p in pids)
+    assert set(pids) <= controller.pids()["tasks"]
+    started = time.perf_counter()
+    desktop.reset()
+    elapsed = time.perf_counter() - started
+    assert [p for p in pids if alive(p)] == []
+    assert controller.pids()["tasks"] == set()
+    assert elapsed < 2.0  # SIGTERM grace (0.5 s), then SIGKILL
+
+
+def test_reset_cleans_files_windows_input(desktop: Any, run: Any, open_eventlog: Any) -> None:
+    desktop.reset()
+    controller = desktop.unwrapped.controller
+    (controller.home / "notes.txt").write_text("old")
+    (controller.home / "dir").mkdir()
+    (controller.tmp / "scratch").write_text("old")
+    open_eventlog(desktop)
+    desktop.step(KeyDownAction(keys=["shift", "ctrl"]))
+    desktop.step(TypeAction(text="ΩΨ"))  # remaps spare keycodes
+    desktop.step(MoveAction(point=(500, 300)))
+    assert keys_down(controller.display)
+    # A window of a client outside the task's process group: reset closes it (XKillClient).
+    foreign = subprocess.Popen(["xlogo", "-title", "foreign"], env={**os.environ, "DISPLAY": controller.display},
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        run(desktop, lambda c: c.wait_for_window("^foreign$"))
+        obs, info = desktop.reset()
+        assert info["windows"] == [] and info["focused_window"] is None
+        assert "Focused window: (none)" in obs["text"]
+        assert run(desktop, lambda c: c.windows()) == []
+        assert foreign.wait(5) is not None  # it lost its X connection
+    finally:
+        if foreign.poll() is None:
+            foreign.kill()
+            foreign.wait()
+    assert list(controller.home.iterdir()) == []
+    assert [p.name for p in controller.tmp.iterdir()] == ["runtime"]
+    assert keys_down(controller.display) == []
+    assert desktop.step({"type": "position"})[4]["position"] == (0, 0)
+    assert controller._input._remapped == {}
+
+
+def test_reset_is_fast(desktop: Any, open_eventlog: Any) -> None:
+    times = []
+    for _ in range(5):
+        desktop.reset()
+        open_eventlog(desktop)
+        desktop.step(TypeAction(text="x"))
+        started = time.perf_counter()
+        desktop.reset()
+        times.append(time.perf_counter() - started)
+    assert statistics.median(times) < 1.0, times
+
+
+# ----------------------------------------------------------------------------- processes, paths
+
+
+def test_run_and_spawn(desktop: Any, run: Any) -> None:
+    desktop.reset()
+    controller = desktop.unwrapped.controller
+    assert run(desktop, lambda c: c.run(["echo", "hi"])) == (0, "hi\n", "")
+    code, out, _ = run(desktop, lambda c: c.run('echo "$HOME|$DISPLAY|$TMPDIR|$LANG"; exit 3'))
+    assert code == 3
+    assert out.strip() == f"{controller.home}|{controller.display}|{controller.tmp}|C.UTF-8"
+    env = controller.child_env
+    assert env["XDG_RUNTIME_DIR"].startswith(str(controller.tmp))
+    assert env["XDG_CONFIG_HOME"].startswith(str(controller.home))
+    with pytest.raises(TimeoutError, match="did not finish within 0.3 s"):
+        run(desktop, lambda c: c.run("sleep 30 & wait", timeout=0.3))
+    assert not [p for p in psutil.process_iter(["cmdline"]) if p.info["cmdline"] == ["sleep", "30"]]
+    process = run(desktop, lambda c: c.spawn(["sleep", "60"]))
+    assert os.getpgid(process.pid) == controller._procs.pgid
+    desktop.reset()
+    assert not alive(process.pid)
+
+
+def test_paths_and_shell_permission(desktop: Any) -> None:
+    desktop.reset()
+    controller: UbuntuController = desktop.unwrapped.controller
+    home = controller.home
+    assert controller.resolve_path("a/b.txt") == home / "a" / "b.txt"
+    assert controller.resolve_path("~/c.txt") == home / "c.txt"
+    assert controller.resolve_path("a/../d.txt") == home / "d.txt"
+    with pytest.raises(PermissionError, match="allow_absolute_paths=True"):
+        controller.resolve_path("/etc/passwd")
+    with pytest.raises(PermissionError, match="allow_absolute_paths=True"):
+        controller.resolve_path("../outside")
+    (home / "link").symlink_to("/etc")
+    with pytest.raises(PermissionError, match="allow_absolute_paths=True"):
+        controller.resolve_path("link/passwd")
+    assert not controller.shell_allowed()
+    with pytest.raises(PermissionError, match=r"^run runs arbitrary commands: create the env with allow_shell=True "
+                                              r"or run it inside its container \(docker/ubuntu\)$"):
+        controller.require_shell("run")
+    free = UbuntuController(allow_shell=True, allow_absolute_paths=True, in_container=False)
+    assert free.shell_allowed() and free.require_shell("run") is None
+    assert UbuntuController(in_container=True).shell_allowed()
+
+
+def test_in_container_detection(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HUD_GYM_IN_CONTAINER", "1")
+    assert UbuntuController().in_container
+    assert not UbuntuController(in_container=False).in_container
+    monkeypatch.delenv("HUD_GYM_IN_CONTAINER")
+    # A generic container marker (/.dockerenv exists on many hosts and CI runners) is not enough.
+    assert not UbuntuController().in_container
+
+
+def test_windows_and_focus(desktop: Any, run: Any, open_eventlog: Any) -> None:
+    desktop.reset()
+    first = open_eventlog(desktop, title="first", geometry="+20+20")
+    second = open_eventlog(desktop, title="second", geometry="+300+300")
+    windows = run(desktop, lambda c: c.windows())
+    assert [w["title"] for w in windows] == ["first", "second"]
+    by_title = {w["title"]: w for w in windows}
+    assert by_title["first"]["class"] == "Hudgymeventlog"  # Tk's spelling of className="HudGymEventLog"
+    assert by_title["first"]["pid"] in (first.pid, None)
+    assert list(by_title["second"]["geometry"]) == second.records("geometry")[-1]["window"]
+    assert run(desktop, lambda c: c.focused_window())["title"] == "second"
+    _, _, _, _, info = desktop.step({"type": "click", "point": first.point("pad")})
+    assert info["focused_window"] == "first" and info["windows"] == ["first", "second"]
+    assert run(desktop, lambda c: c.wait_for_window("sec.nd", 1))["title"] == "second"
+    with pytest.raises(TimeoutError, match=r"'nope'.*\['first', 'second'\]"):
+        run(desktop, lambda c: c.wait_for_window("nope", 0.2))
+
+
+def test_clipboard_owner_is_a_task_process(desktop: Any, run: Any) -> None:
+    desktop.reset()
+    run(desktop, lambda c: c.clipboard_set("one ü"))
+    assert run(desktop, lambda c: c.clipboard_get()) == "one ü"
+    run(desktop, lambda c: c.clipboard_set("two"))
+    assert run(desktop, lambda c: c.clipboard_get()) == "two"
+    owners = desktop.unwrapped.controller.pids()["tasks"]
+    assert owners
+    desktop.reset()
+    assert not [p for p in owners if alive(p)]
+    assert run(desktop, lambda c: c.clipboard_get()) == ""
+
+
+# ----------------------------------------------------------------------------- close, isolation, faults
+
+
+def test_close_leaves_no_process_nor_file(run: Any, tmp_path: Path) -> None:
+    env = gymnasium.make("hud/Ubuntu-v0", screen_size=(640, 480))
+    env.reset()
+    controller = env.unwrapped.controller
+    out = tmp_path / "pids"
+    run(env, lambda c: c.spawn([sys.executable, "-c", STUBBORN, str(out), "pass"]))
+    env.step(CustomAction(action="launch", args={"app": "xterm"}))
+    tasks = pids_of(out) + list(controller.pids()["tasks"])
+    session = [controller.pids()["xvfb"], controller.pids()["wm"]]
+    base, number = controller.home.parent, controller.display[1:]
+    assert Path(f"/tmp/.X{number}-lock").read_text().strip() == str(session[0])
+    assert Path(f"/tmp/.X11-unix/X{number}").exists()
+    env.close()
+    env.close()  # twice is fine
+    assert [p for p in tasks + session if alive(p)] == []
+    assert not base.exists()
+    assert not Path(f"/tmp/.X{number}-lock").exists()
+    assert not Path(f"/tmp/.X11-unix/X{number}").exists()
+
+
+def test_two_envs_at_once(desktop: Any, open_eventlog: Any, run: Any) -> None:
+    desktop.reset()
+    other = gymnasium.make("hud/Ubuntu-v0", window_manager=None, screen_size=(800, 600))
+    try:
+        other.reset()
+        assert other.unwrapped.controller.display != desktop.unwrapped.controller.display
+        logs = {id(desktop): open_eventlog(desktop, title="A"), id(other): open_eventlog(other, title="B")}
+        # No window manager: the focus follows the pointer (PointerRoot), so point at B's window.
+        other.step(MoveAction(point=logs[id(other)].point("entry")))
+        texts = {id(desktop): "alpha ä 1", id(other): "beta β 2"}
+        errors: list[BaseException] = []
+
+        def typist(env: Any) -> None:
+            try:
+                for char in texts[id(env)]:
+                    env.step(TypeAction(text=char))
+            except BaseException as exc:  # noqa: BLE001
+                errors.append(exc)
+
+        threads = [threading.Thread(target=typist, args=(e,)) for e in (desktop, other)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(60)
+        assert not errors
+        for env in (desktop, other):
+            log = logs[id(env)]
+            assert log.wait(lambda rs, log=log, env=env: log.text() == texts[id(env)] or None), log.text()
+        # Without a window manager the focus comes from XGetInputFocus.
+        _, _, _, _, info = other.step({"type": "wait", "time": 0})
+        assert info["windows"] == ["B"]
+    finally:
+        other.close()
+
+
+def test_dead_display_is_an_env_error_then_reset_restarts() -> None:
+    env = gymnasium.make("hud/Ubuntu-v0", screen_size=(320, 240))
+    try:
+        env.reset()
+        controller = env.unwrapped.controller
+        old_display = controller.display
+        os.kill(controller.pids()["xvfb"], signal.SIGKILL)
+        _, _, terminated, _, info = env.step(MoveAction(point=(10, 10)))
+        assert info["status"] == "env_error" and terminated
+        obs, info = env.reset()
+        assert env.unwrapped.controller is not controller
+        assert obs["screenshot"].shape == (240, 320, 3)
+        assert env.unwrapped.controller.display != old_display or env.unwrapped.controller is not controller
+        with pytest.raises(ControllerError):
+            controller._check_alive()
+    finally:
+        env.close()
