@@ -215,21 +215,11 @@ class TaskProcesses:
         targets = self.pids()
         anchor_pid = anchor.pid if anchor is not None else None
         if targets or pgid is not None:
-            if pgid is not None:
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.killpg(pgid, signal.SIGTERM)
-            for pid in targets:
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.kill(pid, signal.SIGTERM)
+            _signal(pgid, targets, signal.SIGTERM)
             left = await self._wait_gone(targets - {anchor_pid}, grace)
             # New processes may have been forked meanwhile: take a fresh census under SIGKILL.
             left |= self.pids()
-            if pgid is not None:
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.killpg(pgid, signal.SIGKILL)
-            for pid in left:
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.kill(pid, signal.SIGKILL)
+            _signal(pgid, left, signal.SIGKILL)
             await self._wait_gone(left | ({anchor_pid} if anchor_pid else set()), 5.0)
         for process in [*self._children, *([anchor] if anchor is not None else [])]:
             if process.returncode is None:
@@ -237,3 +227,13 @@ class TaskProcesses:
                     await asyncio.wait_for(process.wait(), 1.0)
         self._children = []
         self._anchor = None
+
+
+def _signal(pgid: int | None, pids: set[int], sig: signal.Signals) -> None:
+    """Send ``sig`` to the process group and to each pid (some may have left the group)."""
+    if pgid is not None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pgid, sig)
+    for pid in pids:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, sig)
