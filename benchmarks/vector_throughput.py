@@ -1,0 +1,130 @@
+"""Vector envs and grouped rollouts on MiniWoB++ click-test-2 (160x210 observations).
+
+1. 8 browser envs: our batched ``HudVectorEnv`` (one process, one browser, one event loop) vs
+   Gymnasium's ``AsyncVectorEnv`` over 8 ``hud/Browser-v0`` processes (a browser each):
+   aggregate steps/s and the PSS of every process involved.
+2. ``send``/``recv(min_batch=N-1)`` with one env made 10x slower vs the same loop without it.
+3. ``rollout_group`` of G=8 vs one ``rollout`` (wall time).
+
+Run: ``python -m benchmarks.vector_throughput``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from typing import Any
+
+import gymnasium
+from gymnasium.vector.utils import concatenate, create_empty_array
+
+import hud_gym
+from benchmarks.browser_memory import _descendants, _pss_kib
+from hud_gym.controllers.browser.miniwob import MINIWOB_TASK_AREA
+from hud_gym.spaces import encode
+from hud_gym.wrappers.grpo import rollout, rollout_group
+
+N = 8
+STEPS = 25
+TASK = "miniwob/click-test-2"
+ENV_KWARGS: dict[str, Any] = {"task": TASK, "observation_crop": MINIWOB_TASK_AREA, "screen_size": (500, 320), "max_steps": 10_000}
+NOOP = hud_gym.ClickAction(point=(5, 205))  # an empty spot: the episode goes on
+
+
+def _tree_pss_mib(pid: int) -> float:
+    return sum(_pss_kib(p) for p in [pid, *_descendants(pid)]) / 1024
+
+
+def _steps_per_second(envs: Any, actions: Any) -> float:
+    envs.reset(seed=0)
+    envs.step(actions)  # warm up
+    started = time.perf_counter()
+    for _ in range(STEPS):
+        envs.step(actions)
+    return N * STEPS / (time.perf_counter() - started)
+
+
+def batched_vs_async() -> None:
+    """Throughput and memory, ours vs AsyncVectorEnv."""
+    ours = gymnasium.make_vec("hud/Browser-v0", num_envs=N, **ENV_KWARGS)
+    ours_rate = _steps_per_second(ours, [NOOP] * N)
+    ours_mib = _tree_pss_mib(os.getpid())
+    ours.close()
+    theirs = gymnasium.make_vec("hud/Browser-v0", num_envs=N, vectorization_mode="async", **ENV_KWARGS)
+    batch = concatenate(theirs.single_action_space, [encode(NOOP, hud_gym.ActionSpaceConfig(width=160, height=210))] * N,
+                        create_empty_array(theirs.single_action_space, N))
+    theirs_rate = _steps_per_second(theirs, batch)
+    theirs_mib = sum(_tree_pss_mib(p.pid) for p in theirs.processes)
+    theirs.close()
+    print(f"{N} browser envs, click + 160x210 observation, {STEPS} batched steps")
+    print(f"{'':<34} {'steps/s':>8} {'PSS MiB':>8}")
+    print(f"{'HudVectorEnv (1 process, 1 browser)':<34} {ours_rate:>8.1f} {ours_mib:>8.0f}")
+    print(f"{'AsyncVectorEnv (8 processes)':<34} {theirs_rate:>8.1f} {theirs_mib:>8.0f}")
+    print(f"throughput ratio {ours_rate / theirs_rate:.2f}x (target >= 1.5x); memory ratio {ours_mib / theirs_mib:.2f}x "
+          "(target <= 0.6x; ours includes this benchmark's own Python process)")
+
+
+def _recv_rate(slow: bool, duration: float = 4.0) -> float:
+    envs = gymnasium.make_vec("hud/Browser-v0", num_envs=N, **ENV_KWARGS)
+    try:
+        envs.reset(seed=0)
+        # A normal step here is ~15 ms: the slow env waits 10x that on each of its steps.
+        action = [hud_gym.WaitAction(time=150), NOOP] if slow else NOOP
+
+        def act(i: int) -> Any:
+            return action if i == 0 else NOOP
+
+        envs.send([act(i) for i in range(N)])
+        done = 0
+        started = time.perf_counter()
+        while time.perf_counter() - started < duration:
+            *_, infos = envs.recv(min_batch=N - 1)
+            ids = infos["env_id"].tolist()
+            done += len(ids)
+            envs.send([act(i) for i in ids], env_ids=ids)
+        elapsed = time.perf_counter() - started
+        envs.recv()
+        return done / elapsed
+    finally:
+        envs.close()
+
+
+def slow_env_recv() -> None:
+    """Throughput of recv(min_batch=N-1) with and without one 10x slower env."""
+    fast = _recv_rate(slow=False)
+    slow = _recv_rate(slow=True)
+    print(f"\nsend/recv(min_batch={N - 1}): {fast:.1f} env-steps/s without a slow env, {slow:.1f} with one 10x slower "
+          f"-> {slow / fast:.2f}x (target >= 0.8x)")
+
+
+def group_vs_single() -> None:
+    """Wall time of rollout_group(G=8) vs one rollout: 3 clicks per rollout, each made on a new env."""
+
+    def policy(observation: dict, history: list, task: hud_gym.Task) -> Any:
+        return NOOP
+
+    async def timed() -> tuple[float, float]:
+        kwargs = {"env_kwargs": {"observation_crop": MINIWOB_TASK_AREA, "screen_size": (500, 320)}, "max_steps": 3}
+        await rollout(TASK, policy, seed=0, **kwargs)  # warm up the browser
+        started = time.perf_counter()
+        await rollout(TASK, policy, seed=1, **kwargs)
+        single = time.perf_counter() - started
+        started = time.perf_counter()
+        await rollout_group(TASK, policy, 8, seed=1, **kwargs)
+        return single, time.perf_counter() - started
+
+    single, grouped = asyncio.run(timed())
+    print(f"\nrollout_group G=8: {grouped * 1000:.0f} ms vs one rollout {single * 1000:.0f} ms -> {grouped / single:.2f}x "
+          "(target <= 2x)")
+
+
+def main() -> None:
+    """Run the three measurements."""
+    batched_vs_async()
+    slow_env_recv()
+    group_vs_single()
+
+
+if __name__ == "__main__":
+    main()
