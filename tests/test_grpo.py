@@ -142,3 +142,22 @@ def test_group_advantages_edge_cases() -> None:
     group = TrajectoryGroup(trajectories=[Trajectory(reward=1.0), Trajectory(reward=None, status="env_error"), Trajectory(reward=0.0)])
     np.testing.assert_allclose(group.advantages(), [0.999998000004, 0, -0.999998000004])
     assert not group.is_degenerate()
+
+
+def test_rollout_group_with_a_pool_reuses_warm_envs() -> None:
+    from hud_gym.wrappers.pool import EnvPool
+
+    def policy(observation: dict, history: list, task: Task) -> Any:
+        # Each rollout sees a clean answer box: nothing typed by an earlier lease survives reset.
+        assert observation["text"].endswith("Answer so far: ") or history
+        return TypeAction(text="Par") if not history else ResponseAction(text="Paris")
+
+    async def main() -> tuple[list, list, int]:
+        async with EnvPool(size=3) as pool:
+            first = await rollout_group(FRANCE, policy, 6, seed=1, pool=pool)
+            second = await rollout_group(FRANCE, policy, 6, seed=2, pool=pool)
+            return first.rewards(), second.rewards(), pool.envs
+
+    first, second, envs = asyncio.run(main())
+    assert first == [1.0] * 6 and second == [1.0] * 6
+    assert envs == 3  # never more than the pool's size, reused across both groups

@@ -1,0 +1,161 @@
+"""TRL ``environment_factory`` and verifiers group adapters, checked against the trainers'
+contracts on hud/QA-v0 (no trl, transformers or verifiers installed)."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import math
+import typing
+from typing import Any
+
+import pytest
+
+from hud_gym import ResponseAction, Task, TypeAction
+from hud_gym.wrappers.trl import trl_environment_factory
+from hud_gym.wrappers.verifiers import verifiers_group_rollout
+
+pytestmark = pytest.mark.timeout(60)
+
+TOOLS = {"click", "type_text", "press", "scroll", "answer"}
+ROW = {"prompt": [{"role": "user", "content": "What is 2+2?"}], "target": "4", "gym": "qa", "seed": 5}
+
+
+@pytest.fixture
+def env_cls():
+    return trl_environment_factory("qa")
+
+
+@pytest.fixture
+def envs(env_cls):
+    made: list[Any] = []
+
+    def new() -> Any:
+        made.append(env_cls())
+        return made[-1]
+
+    yield new
+    for env in made:
+        env.close()
+
+
+def _public_methods(obj: Any) -> dict[str, Any]:
+    # As TRL does: every public bound method of the instance.
+    return {n: m for n, m in inspect.getmembers(obj, predicate=inspect.ismethod) if not n.startswith("_")}
+
+
+def test_factory_class_follows_trls_tool_contract(envs) -> None:
+    env = envs()
+    methods = _public_methods(env)
+    assert set(methods) == TOOLS | {"reset", "get_reward", "close"}
+    assert inspect.signature(type(env).__init__).parameters.keys() == {"self"}
+    for name in TOOLS:
+        method = methods[name]
+        doc = inspect.getdoc(method)
+        assert doc and "Args:" in doc, name
+        hints = typing.get_type_hints(method)
+        assert hints.get("return") is str, name
+        for param in inspect.signature(method).parameters:
+            assert param in hints, (name, param)
+            assert f"{param}:" in doc.split("Args:")[1], (name, param)
+    assert typing.get_type_hints(methods["get_reward"])["return"] is float
+    assert typing.get_type_hints(methods["reset"])["return"] is str
+
+
+def test_construction_is_lazy(envs) -> None:
+    env = envs()
+    assert env.env is None
+    assert "not been reset" in env.type_text("x")
+    env.reset(task="qa-basic/capital-france")
+    assert env.env is not None
+
+
+@pytest.mark.parametrize("row", [{"task": "qa-basic/capital-france", "seed": 1}, ROW], ids=["reference", "fields"])
+@pytest.mark.parametrize("right", [True, False])
+def test_full_episode_reward(envs, row: dict[str, Any], right: bool) -> None:
+    env = envs()
+    instruction = env.reset(**row)
+    correct = "Paris" if "task" in row else "4"
+    assert instruction == ("What is the capital of France?" if "task" in row else "What is 2+2?")
+    out = env.type_text("draft")
+    assert "Answer so far: draft" in out and "Status: ok" in out
+    assert env.last_image is not None and env.last_image.size == (1280, 720)
+    out = env.answer(correct if right else "Lyon")
+    assert "The episode is over." in out
+    assert env.get_reward() == (1.0 if right else 0.0)
+    assert "episode is over" in env.type_text("more")
+    # The env is reused for the next episode (TRL pools instances).
+    first = env.env
+    env.reset(**row)
+    assert env.env is first and env.get_reward() == 0.0  # graded now, before any answer
+
+
+def test_tools_report_status_and_errors(envs) -> None:
+    env = envs()
+    env.reset(task={"prompt": "Say hi", "target": "hi", "gym": "qa"})
+    assert "Status: ok" in env.click(10, 20)
+    assert "Status: ok" in env.scroll(0, 100)
+    env.type_text("hx")
+    assert "Answer so far: h" in env.press("backspace")
+    out = env.press("notakey+q")
+    assert "Status: action_error" in out and "Error:" in out
+    assert "Answer so far: \n" in env.press("ctrl+a") + "\n"
+    env.type_text("hi")
+    assert env.get_reward() == 0.0  # graded now: typed text is not a final response
+    env.answer("hi")
+    assert env.get_reward() == 1.0
+
+
+def test_instances_are_independent(envs) -> None:
+    a, b = envs(), envs()
+    a.reset(task="qa-basic/capital-france")
+    b.reset(**ROW)
+    a.type_text("Par")
+    assert "Answer so far: 4" in b.type_text("4")
+    assert a.env is not b.env
+    a.answer("Paris")
+    b.answer("5")
+    assert (a.get_reward(), b.get_reward()) == (1.0, 0.0)
+
+
+def test_task_for_another_gym_is_refused(envs) -> None:
+    env = envs()
+    with pytest.raises(ValueError, match="gym"):
+        env.reset(task={"prompt": "x", "gym": "hud-browser"})
+    assert env.env is None
+
+
+def test_verifiers_group_rollout() -> None:
+    runs = 0  # max_concurrent=1 runs the group one rollout after another, in rollout order
+
+    def policy(observation: dict, history: list, task: Task) -> Any:
+        nonlocal runs
+        if not history:
+            runs += 1
+            if runs == 3:
+                raise RuntimeError("model server down")
+            return TypeAction(text="draft")
+        return ResponseAction(text="Paris" if runs == 1 else "Lyon")
+
+    outputs = asyncio.run(verifiers_group_rollout("qa-basic/capital-france", policy, 3, seed=7, max_concurrent=1))
+    assert [o["reward"] for o in outputs] == [1.0, 0.0, None]
+    assert [o["advantage"] for o in outputs] == [0.5, -0.5, 0.0]
+    assert len({o["example_id"] for o in outputs}) == 1
+    assert [o["is_completed"] for o in outputs] == [True, True, False]
+    assert [o["stop_condition"] for o in outputs] == ["completed", "completed", "has_error"]
+    assert outputs[2]["error"] and "model server down" in outputs[2]["error"]
+    assert outputs[2]["completion"] == [] and outputs[2]["trajectory"] == []
+    for out in outputs[:2]:
+        assert out["prompt"] == [{"role": "user", "content": [{"type": "text", "text": "What is the capital of France?"}]}]
+        roles = [m["role"] for m in out["completion"]]
+        assert roles == ["assistant", "user", "assistant", "user"]
+        assert out["error"] is None and out["is_truncated"] is False
+        assert out["metrics"]["steps"] == 2 and out["metrics"]["duration_s"] > 0
+        assert [s["reward"] for s in out["trajectory"]] == [0.0, out["reward"]]
+        assert out["trajectory"][1]["completion"][0]["role"] == "assistant"
+    assert '"Paris"' in outputs[0]["completion"][2]["content"]
+    assert not any(math.isnan(a) for a in (o["advantage"] for o in outputs))
+
+    named = asyncio.run(verifiers_group_rollout(Task(prompt="2+2?", target="4"), lambda o, h, t: ResponseAction(text="4"),
+                                                2, example_id=11))
+    assert [(o["example_id"], o["reward"], o["advantage"]) for o in named] == [(11, 1.0, 0.0), (11, 1.0, 0.0)]
