@@ -35,6 +35,7 @@ from pathlib import Path
 import psutil
 from playwright.async_api import Browser, Playwright, async_playwright
 
+from hud_gym.controllers.process_utils import alive, kill_process_tree, process_tree, wait_gone
 from hud_gym.core.loop import add_shutdown_hook
 
 __all__ = [
@@ -45,7 +46,6 @@ __all__ = [
     "ChromiumManager",
     "ChromiumNotFoundError",
     "find_chromium",
-    "kill_process_tree",
 ]
 
 CHROMIUM_ENV = "HUD_GYM_CHROMIUM"
@@ -167,42 +167,10 @@ def find_chromium(headless: bool = True) -> Path:
     raise ChromiumNotFoundError(_INSTALL_HINT)
 
 
-def kill_process_tree(pids: Iterable[int], timeout: float = 5.0) -> None:
-    """SIGKILL ``pids`` and all their descendants, then wait up to ``timeout`` s for them to go."""
-    procs: dict[int, psutil.Process] = {}
-    for pid in pids:
-        try:
-            proc = psutil.Process(pid)
-            procs[pid] = proc
-            for child in proc.children(recursive=True):
-                procs[child.pid] = child
-        except psutil.Error:
-            continue
-    for proc in procs.values():
-        with contextlib.suppress(psutil.Error):
-            proc.send_signal(signal.SIGKILL)
-    wait_gone(procs, timeout)
 
 
-def wait_gone(pids: Iterable[int], timeout: float) -> set[int]:
-    """Block until every pid has exited (zombies count as exited) or ``timeout`` s pass; return
-    the pids still running. Polls ``/proc``: the processes are not our children, so they
-    cannot be waited for."""
-    remaining = {pid for pid in pids if alive(pid)}
-    deadline = time.monotonic() + timeout
-    while remaining and time.monotonic() < deadline:
-        time.sleep(0.01)
-        remaining = {pid for pid in remaining if alive(pid)}
-    return remaining
 
 
-def process_tree(pid: int) -> set[int]:
-    """``pid`` and its live descendants (empty when ``pid`` is gone)."""
-    try:
-        proc = psutil.Process(pid)
-        return {pid, *(c.pid for c in proc.children(recursive=True))}
-    except psutil.Error:
-        return set()
 
 
 def profile_pids(user_data_dir: str) -> set[int]:
@@ -231,12 +199,6 @@ def _user_data_dir(pid: int) -> str | None:
     return None
 
 
-def alive(pid: int) -> bool:
-    """True while ``pid`` runs (a zombie counts as gone)."""
-    try:
-        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
-    except psutil.Error:
-        return False
 
 
 @dataclass(frozen=True)

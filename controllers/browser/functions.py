@@ -11,6 +11,7 @@ import re
 from typing import Any
 from urllib.parse import urlsplit
 
+from hud_gym.controllers.browser.controller import with_scheme
 from hud_gym.evaluation import FunctionContext, Grade, evaluate_function, setup_function
 
 __all__: list[str] = []
@@ -35,12 +36,6 @@ _PAGE_TEXT_JS = """() => {
   return texts.join("\\n");
 }"""
 
-
-def with_scheme(url: str) -> str:
-    """``url`` with ``http://`` added when it has no scheme (``about:``/``data:``/``file:`` kept)."""
-    if re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*:", url) and not re.match(r"^[^:/]+:\d", url):
-        return url
-    return "http://" + url
 
 
 def _page(ctx: FunctionContext) -> Any:

@@ -31,9 +31,10 @@ from typing import Any
 
 import psutil
 
+from hud_gym.controllers.process_utils import alive, await_gone
 from hud_gym.controllers.ubuntu.display import die_with_parent
 
-__all__ = ["ENV_TOKEN_VAR", "TaskProcesses", "alive"]
+__all__ = ["ENV_TOKEN_VAR", "TaskProcesses"]
 
 ENV_TOKEN_VAR = "HUD_GYM_ENV_TOKEN"
 """Environment variable marking the processes of one env (value: the env's token)."""
@@ -41,12 +42,6 @@ ENV_TOKEN_VAR = "HUD_GYM_ENV_TOKEN"
 _ANCHOR = ["sh", "-c", "trap '' TERM HUP INT; exec sleep 2147483647"]
 
 
-def alive(pid: int) -> bool:
-    """True while ``pid`` runs (a zombie counts as gone)."""
-    try:
-        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
-    except psutil.Error:
-        return False
 
 
 def _group_kwargs(pgid: int) -> dict[str, Any]:
@@ -161,7 +156,7 @@ class TaskProcesses:
         for proc in tree:
             with contextlib.suppress(psutil.Error):
                 proc.kill()
-        await self._wait_gone({p.pid for p in tree}, 5.0)
+        await await_gone({p.pid for p in tree}, 5.0)
 
     # ----------------------------------------------------------------- teardown
 
@@ -200,13 +195,6 @@ class TaskProcesses:
         found |= self._marked()
         return {pid for pid in found if alive(pid)}
 
-    async def _wait_gone(self, pids: set[int], timeout: float) -> set[int]:
-        deadline = time.monotonic() + timeout
-        left = {pid for pid in pids if alive(pid)}
-        while left and time.monotonic() < deadline:
-            await asyncio.sleep(0.01)
-            left = {pid for pid in left if alive(pid)}
-        return left
 
     async def kill_all(self, grace: float = 0.5) -> None:
         """Kill every task process of the episode; see the module docstring."""
@@ -216,11 +204,11 @@ class TaskProcesses:
         anchor_pid = anchor.pid if anchor is not None else None
         if targets or pgid is not None:
             _signal(pgid, targets, signal.SIGTERM)
-            left = await self._wait_gone(targets - {anchor_pid}, grace)
+            left = await await_gone(targets - {anchor_pid}, grace)
             # New processes may have been forked meanwhile: take a fresh census under SIGKILL.
             left |= self.pids()
             _signal(pgid, left, signal.SIGKILL)
-            await self._wait_gone(left | ({anchor_pid} if anchor_pid else set()), 5.0)
+            await await_gone(left | ({anchor_pid} if anchor_pid else set()), 5.0)
         for process in [*self._children, *([anchor] if anchor is not None else [])]:
             if process.returncode is None:
                 with contextlib.suppress(Exception):

@@ -13,7 +13,8 @@ import gymnasium
 import pytest
 
 from hud_gym.actions import ClickAction, CustomAction
-from hud_gym.controllers.browser.chromium import MANAGER, alive
+from hud_gym.controllers.browser.chromium import MANAGER
+from hud_gym.controllers.process_utils import alive
 from browser_helpers import goto, js, on_loop
 
 pytestmark = pytest.mark.timeout(90)

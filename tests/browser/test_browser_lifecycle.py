@@ -13,7 +13,8 @@ from gymnasium.utils.env_checker import check_env
 from hud_gym.actions import ClickAction
 from hud_gym.spaces import ActionSpaceConfig
 from hud_gym.controllers.browser import chromium
-from hud_gym.controllers.browser.chromium import MANAGER, ChromiumNotFoundError, alive, find_chromium
+from hud_gym.controllers.browser.chromium import MANAGER, ChromiumNotFoundError, find_chromium
+from hud_gym.controllers.process_utils import alive
 from browser_helpers import goto, js
 
 pytestmark = pytest.mark.timeout(120)

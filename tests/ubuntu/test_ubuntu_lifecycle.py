@@ -24,7 +24,7 @@ from hud_gym.controllers.base import ControllerError
 from hud_gym.controllers.ubuntu import UbuntuController
 from hud_gym.controllers.ubuntu import display as display_module
 from hud_gym.controllers.ubuntu.display import DesktopNotAvailableError, require_programs
-from hud_gym.controllers.ubuntu.processes import alive
+from hud_gym.controllers.process_utils import alive
 
 pytestmark = pytest.mark.timeout(90)
 

@@ -1,0 +1,73 @@
+"""Watching and ending processes by pid, for controllers that start browsers, displays and apps.
+
+The processes are often not our children (a browser's renderers, a task's grandchildren), so
+they cannot be waited for: these helpers poll their state through ``psutil``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+import time
+from collections.abc import Iterable
+
+import psutil
+
+__all__ = ["alive", "await_gone", "kill_process_tree", "process_tree", "wait_gone"]
+
+POLL_S = 0.01
+
+
+def alive(pid: int) -> bool:
+    """True while ``pid`` runs (a zombie counts as gone)."""
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.Error:
+        return False
+
+
+def process_tree(pid: int) -> set[int]:
+    """``pid`` and its live descendants (empty when ``pid`` is gone)."""
+    try:
+        proc = psutil.Process(pid)
+        return {pid, *(c.pid for c in proc.children(recursive=True))}
+    except psutil.Error:
+        return set()
+
+
+def wait_gone(pids: Iterable[int], timeout: float) -> set[int]:
+    """Block until every pid has exited or ``timeout`` s pass; return the pids still running."""
+    remaining = {pid for pid in pids if alive(pid)}
+    deadline = time.monotonic() + timeout
+    while remaining and time.monotonic() < deadline:
+        time.sleep(POLL_S)
+        remaining = {pid for pid in remaining if alive(pid)}
+    return remaining
+
+
+async def await_gone(pids: Iterable[int], timeout: float) -> set[int]:
+    """:func:`wait_gone` for coroutines: polls without blocking the event loop."""
+    remaining = {pid for pid in pids if alive(pid)}
+    deadline = time.monotonic() + timeout
+    while remaining and time.monotonic() < deadline:
+        await asyncio.sleep(POLL_S)
+        remaining = {pid for pid in remaining if alive(pid)}
+    return remaining
+
+
+def kill_process_tree(pids: Iterable[int], timeout: float = 5.0) -> None:
+    """SIGKILL ``pids`` and all their descendants, then wait up to ``timeout`` s for them to go."""
+    procs: dict[int, psutil.Process] = {}
+    for pid in pids:
+        try:
+            proc = psutil.Process(pid)
+            procs[pid] = proc
+            for child in proc.children(recursive=True):
+                procs[child.pid] = child
+        except psutil.Error:
+            continue
+    for proc in procs.values():
+        with contextlib.suppress(psutil.Error):
+            proc.send_signal(signal.SIGKILL)
+    wait_gone(procs, timeout)
