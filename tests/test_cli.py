@@ -215,6 +215,20 @@ def test_user_mistakes_are_one_line_and_exit_2(args: list[str], needles: list[st
     assert list_jobs() == []
 
 
+def test_a_malformed_task_file_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    task = {"id": "a", "prompt": "p", "gym": "qa"}
+    (tmp_path / "deep.json").write_text('[{"prompt": "p", "metadata": ' + "[" * 5000 + "]" * 5000 + "}]")
+    (tmp_path / "dup.jsonl").write_text(json.dumps(task) + "\n" + json.dumps(task) + "\n")
+    (tmp_path / "latin1.json").write_bytes(b'[{"prompt": "caf\xe9"}]')
+    for name, needles in (("deep.json", ["line 1", "nested deeper"]), ("dup.jsonl", ["line 2", "duplicate task id 'a'"]),
+                          ("latin1.json", ["line 1", "not UTF-8"])):
+        assert_user_error(invoke("run", name, "--agent", "random"), name, *needles)
+    process = _cli("run", "deep.json", "--agent", "random")
+    assert process.returncode == 2 and "Traceback" not in process.stderr
+    assert process.stderr.count("\n") == 1 and "deep.json, line 1: values nested deeper" in process.stderr
+    assert list_jobs() == []
+
+
 def test_agent_import_mistakes(agent_module: str) -> None:
     assert_user_error(invoke("run", "qa-basic", "--agent", f"{agent_module}:NeedsArguments"),
                       "with no arguments", "model")
