@@ -8,6 +8,7 @@ import base64
 import json
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import textwrap
@@ -27,6 +28,7 @@ from hud_gym.cli.doctor import exit_code, run_checks
 from hud_gym.controllers.remote.server import READY_PREFIX
 from hud_gym.jobs import list_jobs, load_job
 from hud_gym.tasksets import available_tasksets, load_taskset
+from private_mounts import REASON, can_mount, run_read_only
 
 HUD_GYM = Path(sys.executable).parent / "hud-gym"
 QA_TASKS = "capital-france,largest-planet"
@@ -254,6 +256,66 @@ def test_main_returns_the_exit_code(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["jobs", "show", "feedface"]) == 2
     assert capsys.readouterr().err.strip().startswith("hud-gym: error: no job with id 'feedface'")
     assert main(["--version"]) == 0
+
+
+# ---------------------------------------------------------------------- a store that cannot be written
+
+READ_ONLY_CHILD = textwrap.dedent("""
+    import json, sys
+    from typer.testing import CliRunner
+    from hud_gym.cli.app import app
+    from hud_gym.jobs import StoreError, create_job, load_job
+
+    job_id, out = sys.argv[1], sys.argv[2]
+
+    def cli(*args):
+        result = CliRunner().invoke(app, list(args))
+        return [result.exit_code, result.stdout, result.stderr]
+
+    job = load_job(job_id)
+    found = {"trajectories": [[t.task_id, t.reward] for t in job.load_trajectories()], "status": job.status,
+             "list": cli("jobs", "list", "--json"), "show": cli("jobs", "show", job_id[:8], "--json"),
+             "report": cli("report", job_id), "report_out": cli("report", job_id, "--out", out),
+             "run": cli("run", "qa-basic", "--agent", "random", "--limit", "1")}
+    try:
+        create_job("write")
+    except StoreError as exc:
+        found["create"] = str(exc)
+    print(json.dumps(found))
+""")
+
+
+@pytest.mark.skipif(not can_mount(), reason=REASON)
+@pytest.mark.timeout(180)
+def test_a_read_only_store_is_read_and_writes_fail_in_one_line(agent_module: str, tmp_path: Path, home: Path) -> None:
+    """``HUD_GYM_HOME`` on a read-only mount: with the -wal/-shm files of a writer that still has
+    the database open (this process), and a copy without them (no writer)."""
+    job_id = run_json("qa-basic", "--agent", f"{agent_module}:policy", "--limit", "1")["job"]["id"]
+    stored = [[t.task_id, t.reward] for t in load_job(job_id).load_trajectories()]
+    quiet = tmp_path / "quiet"
+    quiet.mkdir()
+    with sqlite3.connect(home / "hud_gym.db") as source, sqlite3.connect(quiet / "hud_gym.db") as copy:
+        source.backup(copy)
+    assert (home / "hud_gym.db-wal").exists() and not (quiet / "hud_gym.db-wal").exists()
+    for store in (home, quiet):
+        out = tmp_path / f"{store.name}-report.html"
+        process = run_read_only(store, [sys.executable, "-c", READ_ONLY_CHILD, job_id, str(out)],
+                                env={**os.environ, "HUD_GYM_HOME": str(store)}, timeout=120)
+        assert process.returncode == 0, process.stderr
+        found = json.loads(process.stdout.strip().splitlines()[-1])
+        assert found["trajectories"] == stored and found["status"] == "completed"
+        code, stdout, _ = found["list"]
+        assert code == 0 and [j["id"] for j in json.loads(stdout)] == [job_id]
+        code, stdout, _ = found["show"]
+        assert code == 0 and json.loads(stdout)["analytics"]["trajectories"] == 1
+        code, stdout, _ = found["report_out"]
+        assert code == 0 and stdout.strip() == str(out) and out.is_file()
+        code, _, stderr = found["report"]
+        assert code == 2 and stderr.count("\n") == 1 and "Read-only file system; pass --out" in stderr
+        code, _, stderr = found["run"]
+        assert code == 2 and stderr.count("\n") == 1
+        assert f"the job store {store} is read-only (a read-only file system)" in stderr
+        assert f"the job store {store} is read-only" in found["create"]
 
 
 # ---------------------------------------------------------------------- real subprocesses

@@ -14,6 +14,10 @@ Durability and concurrency:
 - One connection per thread and process; writers in one process take turns on a lock, writers in
   different processes wait on SQLite's ``busy_timeout`` (30 s), so nobody sees "database is locked".
 - An image file is written (atomically) before the row that references it.
+- A store this process cannot write (a read-only directory or file system, another user's files)
+  opens read-only (see :mod:`hud_gym.jobs.connection`): every read works, a write raises
+  :class:`~hud_gym.jobs.errors.StoreReadOnlyError` naming the directory, and rows of dead writers
+  are not marked ``interrupted`` (they read back as stored).
 - A trajectory row is ``running`` until its episode ends. :meth:`Store.reconcile` (run by every
   load) marks the running rows of a writer process that no longer runs ``interrupted``, and so
   the running jobs of an owner process that no longer runs (see :mod:`hud_gym.jobs.liveness`).
@@ -25,6 +29,7 @@ Example:
 
 from __future__ import annotations
 
+import errno
 import os
 import sqlite3
 import threading
@@ -35,6 +40,8 @@ from typing import Any
 
 import numpy as np
 
+from hud_gym.jobs.connection import connect_ro, connect_rw, missing, why_read_only
+from hud_gym.jobs.errors import StoreError, StoreReadOnlyError
 from hud_gym.jobs.images import EXTENSIONS, ImageFormat, screenshot_of, write_image
 from hud_gym.jobs.liveness import ProcessIdentity, current_process, is_running
 from hud_gym.jobs.paths import resolve_home
@@ -46,13 +53,12 @@ from hud_gym.jobs.rows import (
     to_time,
     trajectory_from_row,
 )
-from hud_gym.jobs.schema import migrate
+from hud_gym.jobs.schema import check_readable, migrate
 from hud_gym.trajectory import Trajectory, TrajectoryStep, utc_now
 
-__all__ = ["JobNotFoundError", "Store", "TrajectoryNotFoundError", "get_store"]
+__all__ = ["JobNotFoundError", "Store", "StoreError", "StoreReadOnlyError", "TrajectoryNotFoundError", "get_store"]
 
 DB_NAME = "hud_gym.db"
-BUSY_TIMEOUT_S = 30.0
 RUNNING = "running"
 
 
@@ -78,10 +84,16 @@ class Store:
         image_format: how screenshots are written: ``"jpeg"`` (default, quality ``jpeg_quality``)
             or ``"png"`` (lossless, larger).
         jpeg_quality: JPEG quality, 1-100.
+        read_only: ``None`` (default): read-write when this process can write the store, else
+            read-only; ``True``: read-only; ``False``: read-write or :class:`StoreReadOnlyError`.
+
+    Raises:
+        StoreError: ``home`` is not a directory, the database is not a job store (or is damaged),
+            or was written by a newer hud-gym (:class:`~hud_gym.jobs.schema.SchemaVersionError`).
     """
 
     def __init__(self, home: str | os.PathLike[str] | None = None, *, image_format: ImageFormat = "jpeg",
-                 jpeg_quality: int = 85) -> None:
+                 jpeg_quality: int = 85, read_only: bool | None = None) -> None:
         if image_format not in EXTENSIONS:
             raise ValueError(f"image_format must be one of {sorted(EXTENSIONS)}, got {image_format!r}")
         if not 1 <= jpeg_quality <= 100:
@@ -91,14 +103,48 @@ class Store:
         self.images_dir = self.home / "images"
         self.image_format: ImageFormat = image_format
         self.jpeg_quality = jpeg_quality
-        self.images_dir.mkdir(parents=True, exist_ok=True)
+        self.read_only_reason: str | None = "it was opened read-only" if read_only else self._writable()
+        if self.read_only_reason is not None and read_only is False:
+            raise StoreReadOnlyError(self._read_only_message())
         self._local = threading.local()
         self._lock_pid = os.getpid()
         self._write_lock = threading.Lock()
-        migrate(self._conn(), str(self.db_path))
+        if self.read_only_reason is None:
+            migrate(self._conn(), str(self.db_path))
+        else:
+            check_readable(self._conn(), str(self.db_path), self.read_only_reason)
 
     def __repr__(self) -> str:
-        return f"Store({str(self.home)!r})"
+        return f"Store({str(self.home)!r}{', read_only=True' if self.read_only else ''})"
+
+    @property
+    def read_only(self) -> bool:
+        """Whether this store only reads (see :attr:`read_only_reason`)."""
+        return self.read_only_reason is not None
+
+    def _writable(self) -> str | None:
+        """Create the directories; ``None`` when the store is writable, else why not."""
+        try:
+            self.images_dir.mkdir(parents=True, exist_ok=True)
+        except (FileExistsError, NotADirectoryError):
+            pass  # reported below
+        except OSError as exc:
+            if exc.errno == errno.EROFS:
+                return "a read-only file system"
+            return f"cannot create {exc.filename or self.images_dir}: {exc.strerror or exc}"
+        for directory in (self.home, self.images_dir):
+            if not directory.is_dir():
+                raise StoreError(f"the job store {directory} is not a directory (HUD_GYM_HOME must name a directory)")
+        return why_read_only(self.home, self.db_path)
+
+    def _read_only_message(self) -> str:
+        return (f"the job store {self.home} is read-only ({self.read_only_reason}): hud-gym cannot record jobs there; "
+                "point HUD_GYM_HOME at a writable directory")
+
+    def require_writable(self) -> None:
+        """Raise :class:`StoreReadOnlyError` (naming the directory and why) unless writable."""
+        if self.read_only_reason is not None:
+            raise StoreReadOnlyError(self._read_only_message())
 
     # ------------------------------------------------------------------ connections
 
@@ -106,12 +152,12 @@ class Store:
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
         if conn is not None and self._local.pid == os.getpid():
             return conn
-        conn = sqlite3.connect(self.db_path, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=True)
-        conn.row_factory = sqlite3.Row
-        conn.execute("PRAGMA journal_mode=WAL")
-        conn.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
-        conn.execute("PRAGMA synchronous=NORMAL")
-        conn.execute("PRAGMA foreign_keys=ON")
+        if self.read_only_reason is None:
+            conn = connect_rw(self.db_path)
+        else:
+            conn = connect_ro(self.db_path)
+            if missing(self.db_path):  # an empty store: an in-memory database with the schema
+                migrate(conn)
         self._local.conn, self._local.pid = conn, os.getpid()
         return conn
 
@@ -122,15 +168,17 @@ class Store:
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
+        self.require_writable()
         conn = self._conn()
         with self._lock():
             conn.execute("BEGIN IMMEDIATE")
             try:
                 yield conn
+                conn.execute("COMMIT")
             except BaseException:
-                conn.execute("ROLLBACK")
+                if conn.in_transaction:  # a failed COMMIT (a full disk) leaves the transaction open
+                    conn.execute("ROLLBACK")
                 raise
-            conn.execute("COMMIT")
 
     @contextmanager
     def _read(self) -> Iterator[sqlite3.Connection]:
@@ -164,6 +212,7 @@ class Store:
         screenshot = screenshot_of(observation)
         if screenshot is None:
             return None
+        self.require_writable()
         ref = self._image_ref(job_id, trajectory_id, name)
         write_image(self.image_path(ref), screenshot, self.image_format, self.jpeg_quality)
         return ref
@@ -401,6 +450,8 @@ class Store:
         An interrupted trajectory keeps its steps; its ``ended_at`` is its last step's end (or its
         start), its reward ``None``.
         """
+        if self.read_only:
+            return 0
         conn = self._conn()
         where = " AND job_id = ?" if job_id else ""
         params = (job_id,) if job_id else ()
