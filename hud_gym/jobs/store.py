@@ -5,6 +5,7 @@ Layout::
     $HUD_GYM_HOME/hud_gym.db                                    jobs, trajectories, steps
     $HUD_GYM_HOME/images/<job id>/<trajectory id>/initial.jpg     the reset screenshot
     $HUD_GYM_HOME/images/<job id>/<trajectory id>/step-0000.jpg   the screenshot after step 0
+    $HUD_GYM_HOME/.space-reserve                                  1 MiB kept for status writes on a full disk
 
 Durability and concurrency:
 
@@ -14,6 +15,10 @@ Durability and concurrency:
 - One connection per thread and process; writers in one process take turns on a lock, writers in
   different processes wait on SQLite's ``busy_timeout`` (30 s), so nobody sees "database is locked".
 - An image file is written (atomically) before the row that references it.
+- A full disk: a run whose write fails ends ``record_error`` (reward ``None``) at once, or, if
+  even that cannot be written, when its env closes, its job finishes or the process exits
+  (:mod:`hud_gym.jobs.failures`); status writes can use the space of a ballast file kept for
+  them (:mod:`hud_gym.jobs.reserve`), and the job's ``error`` counts the runs not recorded whole.
 - A store this process cannot write (a read-only directory or file system, another user's files)
   opens read-only (see :mod:`hud_gym.jobs.connection`): every read works, a write raises
   :class:`~hud_gym.jobs.errors.StoreReadOnlyError` naming the directory, and rows of dead writers
@@ -33,18 +38,20 @@ import errno
 import os
 import sqlite3
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
 from hud_gym.jobs.connection import connect_ro, connect_rw, missing, why_read_only
 from hud_gym.jobs.errors import StoreError, StoreReadOnlyError
+from hud_gym.jobs.failures import RecordFailures
 from hud_gym.jobs.images import EXTENSIONS, ImageFormat, screenshot_of, write_image
 from hud_gym.jobs.liveness import ProcessIdentity, current_process, is_running
 from hud_gym.jobs.paths import resolve_home
+from hud_gym.jobs.reserve import SpaceReserve, is_disk_full
 from hud_gym.jobs.rows import (
     INITIAL_OBSERVATION_REF,
     load_json,
@@ -60,6 +67,11 @@ __all__ = ["JobNotFoundError", "Store", "StoreError", "StoreReadOnlyError", "Tra
 
 DB_NAME = "hud_gym.db"
 RUNNING = "running"
+_T = TypeVar("_T")
+_MARK_RECORD_ERROR = (
+    "UPDATE trajectories SET status = 'record_error', reward = NULL, error = ?, ended_at = COALESCE(ended_at, ?) "
+    "WHERE id = ? AND status IN ('running', 'ok', 'truncated')"
+)
 
 
 class JobNotFoundError(KeyError):
@@ -109,8 +121,11 @@ class Store:
         self._local = threading.local()
         self._lock_pid = os.getpid()
         self._write_lock = threading.Lock()
+        self._reserve = SpaceReserve(self.home)
+        self._failures = RecordFailures()
         if self.read_only_reason is None:
             migrate(self._conn(), str(self.db_path))
+            self._reserve.ensure()
         else:
             check_readable(self._conn(), str(self.db_path), self.read_only_reason)
 
@@ -167,18 +182,69 @@ class Store:
         return self._write_lock
 
     @contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
+    def _write(self, *, status: bool = False) -> Iterator[sqlite3.Connection]:
+        """One transaction. After a full disk, only ``status`` writes (how something ended) run
+        until there is room again (:meth:`SpaceReserve.check`)."""
         self.require_writable()
+        if not status:
+            self._reserve.check()
         conn = self._conn()
         with self._lock():
-            conn.execute("BEGIN IMMEDIATE")
             try:
+                conn.execute("BEGIN IMMEDIATE")
                 yield conn
                 conn.execute("COMMIT")
-            except BaseException:
+            except BaseException as exc:
                 if conn.in_transaction:  # a failed COMMIT (a full disk) leaves the transaction open
-                    conn.execute("ROLLBACK")
+                    try:
+                        conn.execute("ROLLBACK")
+                    except sqlite3.Error:
+                        pass
+                if is_disk_full(exc):
+                    self._reserve.note_full()
                 raise
+
+    def _status_write(self, write: Callable[[sqlite3.Connection], _T]) -> _T:
+        """A write that tells how something ended: on a full disk it runs again in the space of the
+        released ballast file."""
+        try:
+            with self._write(status=True) as conn:
+                return write(conn)
+        except Exception as exc:
+            if not is_disk_full(exc) or not self._reserve.release():
+                raise
+        with self._write(status=True) as conn:
+            return write(conn)
+
+    @contextmanager
+    def _recording(self, job_id: str | None, trajectory_id: str) -> Iterator[None]:
+        """The writes of one run: when one fails, the run ends ``record_error`` (now if possible)."""
+        try:
+            yield
+        except (OSError, sqlite3.DatabaseError) as exc:
+            if not self.read_only and not isinstance(exc, sqlite3.IntegrityError):
+                self._failures.add(job_id or "", trajectory_id, exc)
+                try:
+                    self.settle_unrecorded(job_id)
+                except Exception:  # noqa: BLE001  (tried again at close, at the job's end, at exit)
+                    pass
+            raise
+
+    def settle_unrecorded(self, job_id: str | None = None) -> int:
+        """Mark ``record_error`` (reward ``None``) the runs (of ``job_id``, or all) of this process
+        whose recording failed and that are not marked yet; returns how many were marked."""
+        pending = self._failures.unsettled(job_id)
+        if not pending or self.read_only:
+            return 0
+        now = to_time(utc_now())
+
+        def mark(conn: sqlite3.Connection) -> None:
+            for trajectory_id, message in pending.items():
+                conn.execute(_MARK_RECORD_ERROR, (message, now, trajectory_id))
+
+        self._status_write(mark)
+        self._failures.settled(list(pending))
+        return len(pending)
 
     @contextmanager
     def _read(self) -> Iterator[sqlite3.Connection]:
@@ -213,8 +279,14 @@ class Store:
         if screenshot is None:
             return None
         self.require_writable()
+        self._reserve.check()
         ref = self._image_ref(job_id, trajectory_id, name)
-        write_image(self.image_path(ref), screenshot, self.image_format, self.jpeg_quality)
+        try:
+            write_image(self.image_path(ref), screenshot, self.image_format, self.jpeg_quality)
+        except OSError as exc:
+            if is_disk_full(exc):
+                self._reserve.note_full()
+            raise
         return ref
 
     # ------------------------------------------------------------------ jobs
@@ -231,16 +303,22 @@ class Store:
             )
 
     def finish_job(self, job_id: str, status: str, error: str | None = None, *, only_if_running: bool = False) -> bool:
-        """Set a job's final ``status`` (``completed``, ``failed``, ``interrupted``); True if changed."""
+        """Set a job's final ``status`` (``completed``, ``failed``, ``interrupted``); True if changed.
+        Its runs that could not be recorded are marked first, and counted in its ``error``."""
         if status not in ("completed", "failed", "interrupted", RUNNING):
             raise ValueError(f"job status must be completed, failed, interrupted or running, got {status!r}")
+        if status != RUNNING:
+            try:
+                self.settle_unrecorded(job_id)
+            except Exception:  # noqa: BLE001  (the job's own status comes first)
+                pass
+            note = self._failures.summary(job_id)
+            error = f"{error}; {note}" if error and note else error or note
         condition = " AND status = 'running'" if only_if_running else ""
-        with self._write() as conn:
-            cursor = conn.execute(
-                f"UPDATE jobs SET status = ?, error = ?, ended_at = ? WHERE id = ?{condition}",
-                (status, error, None if status == RUNNING else to_time(utc_now()), job_id),
-            )
-            return cursor.rowcount > 0
+        return self._status_write(lambda conn: conn.execute(
+            f"UPDATE jobs SET status = ?, error = ?, ended_at = ? WHERE id = ?{condition}",
+            (status, error, None if status == RUNNING else to_time(utc_now()), job_id),
+        ).rowcount > 0)
 
     def update_job_metadata(self, job_id: str, metadata: dict[str, Any]) -> None:
         """Replace a job's metadata."""
@@ -291,45 +369,53 @@ class Store:
     def start_trajectory(self, trajectory: Trajectory, job_id: str, *, initial_observation: Any = None,
                          writer: ProcessIdentity | None = None) -> str | None:
         """Add a ``running`` row for ``trajectory`` (steps are added by :meth:`add_step`) and write
-        its reset screenshot; returns the screenshot's reference."""
-        ref = self.save_image(job_id, trajectory.trajectory_id, "initial", initial_observation)
+        its reset screenshot; returns the screenshot's reference. When the screenshot cannot be
+        written the row is still added (and ends ``record_error``) and the error raised."""
         writer = writer or current_process()
-        with self._write() as conn:
-            conn.execute(
-                "INSERT INTO trajectories (id, job_id, group_id, rollout_index, task_id, task, seed, prompt, status, "
-                "started_at, metadata, initial_observation_ref, writer_host, writer_pid, writer_started) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?)",
-                (trajectory.trajectory_id, job_id, trajectory.group_id, trajectory.rollout_index, trajectory.task_id,
-                 trajectory.task.model_dump_json() if trajectory.task else None, trajectory.seed, trajectory.prompt,
-                 to_time(trajectory.started_at), to_json(trajectory.metadata), ref, writer.host, writer.pid,
-                 writer.started),
-            )
+        with self._recording(job_id, trajectory.trajectory_id):
+            image_error: OSError | None = None
+            try:
+                ref = self.save_image(job_id, trajectory.trajectory_id, "initial", initial_observation)
+            except OSError as exc:
+                ref, image_error = None, exc
+            with self._write() as conn:
+                conn.execute(
+                    "INSERT INTO trajectories (id, job_id, group_id, rollout_index, task_id, task, seed, prompt, status, "
+                    "started_at, metadata, initial_observation_ref, writer_host, writer_pid, writer_started) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?)",
+                    (trajectory.trajectory_id, job_id, trajectory.group_id, trajectory.rollout_index, trajectory.task_id,
+                     trajectory.task.model_dump_json() if trajectory.task else None, trajectory.seed, trajectory.prompt,
+                     to_time(trajectory.started_at), to_json(trajectory.metadata), ref, writer.host, writer.pid,
+                     writer.started),
+                )
+            if image_error is not None:
+                raise image_error
         return ref
 
     def add_step(self, job_id: str, trajectory_id: str, step: TrajectoryStep, observation: Any = None,
                  end: Trajectory | None = None) -> str | None:
         """Write the step's screenshot and row (and, with ``end``, the trajectory's final fields, in
         the same transaction); returns the screenshot's reference."""
-        ref = self.save_image(job_id, trajectory_id, f"step-{step.index:04d}", observation)
-        with self._write() as conn:
-            _insert_step(conn, trajectory_id, step, ref)
-            if end is not None:
-                _end(conn, end, only_if_running=True)
+        with self._recording(job_id, trajectory_id):
+            ref = self.save_image(job_id, trajectory_id, f"step-{step.index:04d}", observation)
+            with self._write() as conn:
+                _insert_step(conn, trajectory_id, step, ref)
+                if end is not None:
+                    _end(conn, end, only_if_running=True)
         return ref
 
     def end_trajectory(self, trajectory: Trajectory, *, only_if_running: bool = True) -> bool:
         """Store the trajectory's final fields (status, reward, error, grade, final response, end
         time, metadata); True if the row changed. ``only_if_running`` leaves an already ended row
-        alone."""
-        with self._write() as conn:
-            return _end(conn, trajectory, only_if_running=only_if_running)
+        alone; a ``record_error`` row keeps that status."""
+        with self._recording(trajectory.job_id, trajectory.trajectory_id):
+            return self._status_write(lambda conn: _end(conn, trajectory, only_if_running=only_if_running))
 
     def delete_trajectory(self, job_id: str, trajectory_id: str) -> None:
         """Remove a trajectory, its steps and screenshots."""
         import shutil
 
-        with self._write() as conn:
-            conn.execute("DELETE FROM trajectories WHERE id = ?", (trajectory_id,))
+        self._status_write(lambda conn: conn.execute("DELETE FROM trajectories WHERE id = ?", (trajectory_id,)))
         shutil.rmtree(self.images_dir / job_id / trajectory_id, ignore_errors=True)
 
     def save_trajectory(self, trajectory: Trajectory, job_id: str) -> None:
@@ -337,39 +423,40 @@ class Store:
         (the row is created if missing; its metadata is merged into the stored one), missing steps
         are added (with their in-memory screenshots, if any), and each step's ``policy_trace`` is
         stored (as JSON) when set."""
-        ref = None
-        if trajectory.initial_observation is not None:
-            ref = self.save_image(job_id, trajectory.trajectory_id, "initial", trajectory.initial_observation)
-        step_refs = [
-            self.save_image(job_id, trajectory.trajectory_id, f"step-{s.index:04d}", s.observation)
-            if s.observation is not None and s.observation_ref is None else None
-            for s in trajectory.steps
-        ]
-        writer = current_process()
-        with self._write() as conn:
-            conn.execute(
-                "INSERT OR IGNORE INTO trajectories (id, job_id, group_id, rollout_index, task_id, task, seed, prompt, "
-                "status, started_at, metadata, writer_host, writer_pid, writer_started) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (trajectory.trajectory_id, job_id, trajectory.group_id, trajectory.rollout_index, trajectory.task_id,
-                 trajectory.task.model_dump_json() if trajectory.task else None, trajectory.seed, trajectory.prompt,
-                 trajectory.status, to_time(trajectory.started_at), to_json(trajectory.metadata), writer.host,
-                 writer.pid, writer.started),
-            )
-            conn.execute(
-                "UPDATE trajectories SET group_id = ?, rollout_index = ?, seed = COALESCE(?, seed), "
-                "initial_observation_ref = COALESCE(initial_observation_ref, ?) WHERE id = ?",
-                (trajectory.group_id, trajectory.rollout_index, trajectory.seed, ref, trajectory.trajectory_id),
-            )
-            for step, step_ref in zip(trajectory.steps, step_refs):
-                conn.execute(_INSERT_STEP.replace("INSERT", "INSERT OR IGNORE", 1),
-                             _step_values(trajectory.trajectory_id, step, step_ref or _relative(self, step.observation_ref)))
-                if step.policy_trace is not None:
-                    conn.execute("UPDATE steps SET policy_trace = ? WHERE trajectory_id = ? AND idx = ?",
-                                 (to_json(step.policy_trace), trajectory.trajectory_id, step.index))
-            stored = conn.execute("SELECT metadata FROM trajectories WHERE id = ?", (trajectory.trajectory_id,)).fetchone()
-            base = {k: v for k, v in load_json(stored["metadata"], {}).items() if k != "ended_by"}
-            _end(conn, trajectory, only_if_running=False, base_metadata=base)
+        with self._recording(job_id, trajectory.trajectory_id):
+            ref = None
+            if trajectory.initial_observation is not None:
+                ref = self.save_image(job_id, trajectory.trajectory_id, "initial", trajectory.initial_observation)
+            step_refs = [
+                self.save_image(job_id, trajectory.trajectory_id, f"step-{s.index:04d}", s.observation)
+                if s.observation is not None and s.observation_ref is None else None
+                for s in trajectory.steps
+            ]
+            writer = current_process()
+            with self._write() as conn:
+                conn.execute(
+                    "INSERT OR IGNORE INTO trajectories (id, job_id, group_id, rollout_index, task_id, task, seed, prompt, "
+                    "status, started_at, metadata, writer_host, writer_pid, writer_started) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (trajectory.trajectory_id, job_id, trajectory.group_id, trajectory.rollout_index, trajectory.task_id,
+                     trajectory.task.model_dump_json() if trajectory.task else None, trajectory.seed, trajectory.prompt,
+                     trajectory.status, to_time(trajectory.started_at), to_json(trajectory.metadata), writer.host,
+                     writer.pid, writer.started),
+                )
+                conn.execute(
+                    "UPDATE trajectories SET group_id = ?, rollout_index = ?, seed = COALESCE(?, seed), "
+                    "initial_observation_ref = COALESCE(initial_observation_ref, ?) WHERE id = ?",
+                    (trajectory.group_id, trajectory.rollout_index, trajectory.seed, ref, trajectory.trajectory_id),
+                )
+                for step, step_ref in zip(trajectory.steps, step_refs):
+                    conn.execute(_INSERT_STEP.replace("INSERT", "INSERT OR IGNORE", 1),
+                                 _step_values(trajectory.trajectory_id, step, step_ref or _relative(self, step.observation_ref)))
+                    if step.policy_trace is not None:
+                        conn.execute("UPDATE steps SET policy_trace = ? WHERE trajectory_id = ? AND idx = ?",
+                                     (to_json(step.policy_trace), trajectory.trajectory_id, step.index))
+                stored = conn.execute("SELECT metadata FROM trajectories WHERE id = ?", (trajectory.trajectory_id,)).fetchone()
+                base = {k: v for k, v in load_json(stored["metadata"], {}).items() if k != "ended_by"}
+                _end(conn, trajectory, only_if_running=False, base_metadata=base)
 
     # ------------------------------------------------------------------ trajectories: reads
 
@@ -466,7 +553,8 @@ class Store:
         dead_jobs = [r["id"] for r in jobs if not is_running(r["owner_host"], r["owner_pid"], r["owner_started"])]
         if not dead and not dead_jobs:
             return 0
-        with self._write() as conn:
+
+        def mark(conn: sqlite3.Connection) -> None:
             for trajectory_id in dead:
                 conn.execute(
                     "UPDATE trajectories SET status = 'interrupted', reward = NULL, "
@@ -482,6 +570,8 @@ class Store:
                     "WHERE job_id = ?), created_at) WHERE id = ? AND status = 'running'",
                     (dead_job, dead_job),
                 )
+
+        self._status_write(mark)
         return len(dead)
 
 
@@ -510,7 +600,7 @@ def _end(conn: sqlite3.Connection, trajectory: Trajectory, *, only_if_running: b
     metadata = {k: v for k, v in metadata.items() if k not in (INITIAL_OBSERVATION_REF, "running")}
     cursor = conn.execute(
         "UPDATE trajectories SET status = ?, reward = ?, error = ?, final_response = ?, grade = ?, ended_at = ?, "
-        "metadata = ? WHERE id = ?" + (" AND status = 'running'" if only_if_running else ""),
+        "metadata = ? WHERE id = ? AND status != 'record_error'" + (" AND status = 'running'" if only_if_running else ""),
         (trajectory.status, None if trajectory.reward is None else _finite(trajectory.reward), trajectory.error,
          trajectory.final_response, to_json(trajectory.grade) if trajectory.grade is not None else None,
          to_time(trajectory.ended_at or utc_now()), to_json(metadata), trajectory.trajectory_id),
@@ -546,3 +636,14 @@ def get_store(home: str | os.PathLike[str] | None = None) -> Store:
         if store is None:
             store = _stores[path] = Store(path)
         return store
+
+
+def settle_all_stores() -> None:
+    """:meth:`Store.settle_unrecorded` in every store of this process (best effort, at exit)."""
+    with _stores_lock:
+        stores = list(_stores.values())
+    for store in stores:
+        try:
+            store.settle_unrecorded()
+        except Exception:  # noqa: BLE001  (exit is best effort; dead writers' rows read back interrupted)
+            pass
