@@ -7,22 +7,12 @@ Layout::
     $HUD_GYM_HOME/images/<job id>/<trajectory id>/step-0000.jpg   the screenshot after step 0
     $HUD_GYM_HOME/.space-reserve                                  1 MiB kept for status writes on a full disk
 
-Durability and concurrency:
+Durability, concurrency, read-only stores and full disks: see :mod:`hud_gym.jobs.database`.
 
-- Every write is its own ``BEGIN IMMEDIATE`` transaction, committed before the call returns; with
-  WAL and ``synchronous=NORMAL`` a committed row survives the writing process being killed
-  (SIGKILL); only an OS crash or power loss may lose the last commits.
-- One connection per thread and process; writers in one process take turns on a lock, writers in
-  different processes wait on SQLite's ``busy_timeout`` (30 s), so nobody sees "database is locked".
 - An image file is written (atomically) before the row that references it.
-- A full disk: a run whose write fails ends ``record_error`` (reward ``None``) at once, or, if
-  even that cannot be written, when its env closes, its job finishes or the process exits
-  (:mod:`hud_gym.jobs.failures`); status writes can use the space of a ballast file kept for
-  them (:mod:`hud_gym.jobs.reserve`), and the job's ``error`` counts the runs not recorded whole.
-- A store this process cannot write (a read-only directory or file system, another user's files)
-  opens read-only (see :mod:`hud_gym.jobs.connection`): every read works, a write raises
-  :class:`~hud_gym.jobs.errors.StoreReadOnlyError` naming the directory, and rows of dead writers
-  are not marked ``interrupted`` (they read back as stored).
+- A run whose write fails ends ``record_error`` (reward ``None``) at once, or, if even that cannot
+  be written, when its env closes, its job finishes or the process exits
+  (:mod:`hud_gym.jobs.failures`); the job's ``error`` counts the runs not recorded whole.
 - A trajectory row is ``running`` until its episode ends. :meth:`Store.reconcile` (run by every
   load) marks the running rows of a writer process that no longer runs ``interrupted``, and so
   the running jobs of an owner process that no longer runs (see :mod:`hud_gym.jobs.liveness`).
@@ -34,24 +24,23 @@ Example:
 
 from __future__ import annotations
 
-import errno
 import os
 import sqlite3
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
 
-from hud_gym.jobs.connection import connect_ro, connect_rw, missing, why_read_only
+from hud_gym.jobs.database import DB_NAME, Database
 from hud_gym.jobs.errors import StoreError, StoreReadOnlyError
 from hud_gym.jobs.failures import RecordFailures
 from hud_gym.jobs.images import EXTENSIONS, ImageFormat, screenshot_of, write_image
 from hud_gym.jobs.liveness import ProcessIdentity, current_process, is_running
 from hud_gym.jobs.paths import resolve_home
-from hud_gym.jobs.reserve import SpaceReserve, is_disk_full
+from hud_gym.jobs.reserve import is_disk_full
 from hud_gym.jobs.rows import (
     INITIAL_OBSERVATION_REF,
     load_json,
@@ -60,14 +49,11 @@ from hud_gym.jobs.rows import (
     to_time,
     trajectory_from_row,
 )
-from hud_gym.jobs.schema import check_readable, migrate
 from hud_gym.trajectory import Trajectory, TrajectoryStep, utc_now
 
-__all__ = ["JobNotFoundError", "Store", "StoreError", "StoreReadOnlyError", "TrajectoryNotFoundError", "get_store"]
+__all__ = ["DB_NAME", "JobNotFoundError", "Store", "StoreError", "StoreReadOnlyError", "TrajectoryNotFoundError", "get_store"]
 
-DB_NAME = "hud_gym.db"
 RUNNING = "running"
-_T = TypeVar("_T")
 _MARK_RECORD_ERROR = (
     "UPDATE trajectories SET status = 'record_error', reward = NULL, error = ?, ended_at = COALESCE(ended_at, ?) "
     "WHERE id = ? AND status IN ('running', 'ok', 'truncated')"
@@ -88,7 +74,7 @@ class TrajectoryNotFoundError(KeyError):
         return str(self.args[0]) if self.args else "trajectory not found"
 
 
-class Store:
+class Store(Database):
     """The SQLite job store under ``home`` (default: :func:`~hud_gym.jobs.paths.resolve_home`).
 
     Args:
@@ -110,111 +96,15 @@ class Store:
             raise ValueError(f"image_format must be one of {sorted(EXTENSIONS)}, got {image_format!r}")
         if not 1 <= jpeg_quality <= 100:
             raise ValueError(f"jpeg_quality must be in 1..100, got {jpeg_quality}")
-        self.home = resolve_home(home)
-        self.db_path = self.home / DB_NAME
-        self.images_dir = self.home / "images"
         self.image_format: ImageFormat = image_format
         self.jpeg_quality = jpeg_quality
-        self.read_only_reason: str | None = "it was opened read-only" if read_only else self._writable()
-        if self.read_only_reason is not None and read_only is False:
-            raise StoreReadOnlyError(self._read_only_message())
-        self._local = threading.local()
-        self._lock_pid = os.getpid()
-        self._write_lock = threading.Lock()
-        self._reserve = SpaceReserve(self.home)
         self._failures = RecordFailures()
-        if self.read_only_reason is None:
-            migrate(self._conn(), str(self.db_path))
-            self._reserve.ensure()
-        else:
-            check_readable(self._conn(), str(self.db_path), self.read_only_reason)
+        super().__init__(resolve_home(home), read_only=read_only)
 
     def __repr__(self) -> str:
         return f"Store({str(self.home)!r}{', read_only=True' if self.read_only else ''})"
 
-    @property
-    def read_only(self) -> bool:
-        """Whether this store only reads (see :attr:`read_only_reason`)."""
-        return self.read_only_reason is not None
-
-    def _writable(self) -> str | None:
-        """Create the directories; ``None`` when the store is writable, else why not."""
-        try:
-            self.images_dir.mkdir(parents=True, exist_ok=True)
-        except (FileExistsError, NotADirectoryError):
-            pass  # reported below
-        except OSError as exc:
-            if exc.errno == errno.EROFS:
-                return "a read-only file system"
-            return f"cannot create {exc.filename or self.images_dir}: {exc.strerror or exc}"
-        for directory in (self.home, self.images_dir):
-            if not directory.is_dir():
-                raise StoreError(f"the job store {directory} is not a directory (HUD_GYM_HOME must name a directory)")
-        return why_read_only(self.home, self.db_path)
-
-    def _read_only_message(self) -> str:
-        return (f"the job store {self.home} is read-only ({self.read_only_reason}): hud-gym cannot record jobs there; "
-                "point HUD_GYM_HOME at a writable directory")
-
-    def require_writable(self) -> None:
-        """Raise :class:`StoreReadOnlyError` (naming the directory and why) unless writable."""
-        if self.read_only_reason is not None:
-            raise StoreReadOnlyError(self._read_only_message())
-
-    # ------------------------------------------------------------------ connections
-
-    def _conn(self) -> sqlite3.Connection:
-        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
-        if conn is not None and self._local.pid == os.getpid():
-            return conn
-        if self.read_only_reason is None:
-            conn = connect_rw(self.db_path)
-        else:
-            conn = connect_ro(self.db_path)
-            if missing(self.db_path):  # an empty store: an in-memory database with the schema
-                migrate(conn)
-        self._local.conn, self._local.pid = conn, os.getpid()
-        return conn
-
-    def _lock(self) -> threading.Lock:
-        if self._lock_pid != os.getpid():  # a forked child must not inherit a held lock
-            self._write_lock, self._lock_pid = threading.Lock(), os.getpid()
-        return self._write_lock
-
-    @contextmanager
-    def _write(self, *, status: bool = False) -> Iterator[sqlite3.Connection]:
-        """One transaction. After a full disk, only ``status`` writes (how something ended) run
-        until there is room again (:meth:`SpaceReserve.check`)."""
-        self.require_writable()
-        if not status:
-            self._reserve.check()
-        conn = self._conn()
-        with self._lock():
-            try:
-                conn.execute("BEGIN IMMEDIATE")
-                yield conn
-                conn.execute("COMMIT")
-            except BaseException as exc:
-                if conn.in_transaction:  # a failed COMMIT (a full disk) leaves the transaction open
-                    try:
-                        conn.execute("ROLLBACK")
-                    except sqlite3.Error:
-                        pass
-                if is_disk_full(exc):
-                    self._reserve.note_full()
-                raise
-
-    def _status_write(self, write: Callable[[sqlite3.Connection], _T]) -> _T:
-        """A write that tells how something ended: on a full disk it runs again in the space of the
-        released ballast file."""
-        try:
-            with self._write(status=True) as conn:
-                return write(conn)
-        except Exception as exc:
-            if not is_disk_full(exc) or not self._reserve.release():
-                raise
-        with self._write(status=True) as conn:
-            return write(conn)
+    # ------------------------------------------------------------------ runs that could not be recorded
 
     @contextmanager
     def _recording(self, job_id: str | None, trajectory_id: str) -> Iterator[None]:
@@ -245,23 +135,6 @@ class Store:
         self._status_write(mark)
         self._failures.settled(list(pending))
         return len(pending)
-
-    @contextmanager
-    def _read(self) -> Iterator[sqlite3.Connection]:
-        """A consistent snapshot across several queries."""
-        conn = self._conn()
-        conn.execute("BEGIN")
-        try:
-            yield conn
-        finally:
-            conn.execute("COMMIT")
-
-    def close(self) -> None:
-        """Close this thread's connection (others close when their thread ends)."""
-        conn = getattr(self._local, "conn", None)
-        if conn is not None:
-            conn.close()
-            self._local.conn = None
 
     # ------------------------------------------------------------------ images
 
