@@ -58,7 +58,8 @@ class FunctionConfig(BaseModel):
     @classmethod
     def _dotted_name(cls, value: str) -> str:
         if not value or not all(_NAME_PART.match(part) for part in value.split(".")):
-            raise ValueError(f"{value!r} is not a function name (identifiers joined by dots, e.g. 'browser.maximize')")
+            shown = repr(value) if len(value) <= 80 else repr(value[:80]) + f"... ({len(value)} characters)"
+            raise ValueError(f"{shown} is not a function name (identifiers joined by dots, e.g. 'browser.maximize')")
         return value
 
     @field_validator("args", mode="before")
@@ -119,7 +120,11 @@ def expand_config(config: FunctionConfigs) -> list[FunctionConfig]:
         for i, item in enumerate(config):
             try:
                 out.append(_one(item))
-            except (ValueError, ValidationError) as exc:
+            except ValidationError as exc:
+                first = exc.errors(include_url=False)[0]
+                where = ".".join(str(p) for p in first["loc"])
+                raise ValueError(f"item {i}: {where + ': ' if where else ''}{first['msg']}") from None
+            except ValueError as exc:
                 raise ValueError(f"item {i}: {exc}") from None
         return out
     return [_one(config)]

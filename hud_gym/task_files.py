@@ -53,6 +53,9 @@ MAX_INT_DIGITS = 64
 MAX_YAML_VALUES = 1_000_000
 """Most values a YAML task file may expand to once its aliases are resolved."""
 
+MAX_MESSAGE_CHARS = 400
+"""Longest problem text in a :class:`TaskFileError` (one line; values from the file are cut)."""
+
 _MAX_BYTES_ENV = "HUD_GYM_MAX_TASK_FILE_BYTES"
 _JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.DOTALL)
 
@@ -66,6 +69,9 @@ class TaskFileError(ValueError):
         self.line = line
         self.index = index
         self.field = field
+        message = " ".join(part.strip() for part in message.splitlines() if part.strip())
+        if len(message) > MAX_MESSAGE_CHARS:
+            message = message[:MAX_MESSAGE_CHARS] + f"... ({len(message)} characters)"
         self.problem = message
         where = [self.path]
         if line is not None:

@@ -252,6 +252,66 @@ def test_exporting_a_video_over_a_file_is_refused(agent_module: str, tmp_path: P
     assert_user_error(invoke("jobs", "export", job_id, "--format", "video", "--out", "taken"), "is a file")
 
 
+def _damaged_store(home: Path) -> None:
+    from hud_gym.jobs import Store
+    from hud_gym.trajectory import utc_now
+
+    store = Store(home)
+    for i in range(200):
+        store.insert_job(f"job{i:04d}", "x" * 200, {}, utc_now(), None)
+    store._conn().execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    store.close()
+    with open(home / "hud_gym.db", "r+b") as db:
+        db.seek(3 * 4096)
+        db.write(b"\xff" * 40960)
+
+
+@pytest.mark.parametrize(("damage", "needles"), [
+    (lambda home: (home.mkdir(), (home / "hud_gym.db").write_text("not a database " * 100)),
+     ["hud_gym.db is not a hud-gym job store (not an SQLite database)"]),
+    (_damaged_store, ["hud_gym.db is damaged (database disk image is malformed)"]),
+    (lambda home: (home.mkdir(), sqlite3.connect(home / "hud_gym.db").execute("PRAGMA user_version = 99")),
+     ["has schema version 99", "upgrade hud-gym"]),
+    (lambda home: home.write_text("a file"), ["is not a directory"]),
+], ids=["not-sqlite", "damaged", "newer-schema", "a-file"])
+def test_a_store_that_cannot_be_used_is_one_line(home: Path, damage: Any, needles: list[str]) -> None:
+    damage(home)
+    for args in (["jobs", "list"], ["jobs", "show", "job0001"], ["report", "job0001"]):
+        assert_user_error(invoke(*args), str(home), *needles)
+    run = invoke("run", "qa-basic", "--agent", "random", "--limit", "1")  # a damaged page shows once the run writes
+    assert run.exit_code == 2 and "Traceback" not in run.output
+    assert run.stderr.strip().splitlines()[-1].startswith("hud-gym: error: ") and needles[-1] in run.stderr
+
+
+def test_more_mistakes_are_one_line_before_any_job(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "gyms.json").write_text(json.dumps([{"id": "a", "prompt": "p", "gym": "qa"},
+                                                    {"id": "b", "prompt": "p", "gym": "nope"}]))
+    assert_user_error(invoke("run", "gyms.json", "--agent", "random"), "task 1 ('b'), field 'gym': unknown gym 'nope'")
+    assert_user_error(invoke("run", "qa-basic", "--agent", "random", "--env-kwarg", "screen_size=[1, 2, 3]"),
+                      "screen_size must be [width, height]", "[1, 2, 3]")
+    import hud_gym.formats.osworld as osworld
+
+    monkeypatch.setattr(osworld, "MAX_SCANNED_FILES", 5)
+    (tmp_path / "many").mkdir()
+    for i in range(6):
+        (tmp_path / "many" / f"{i}.txt").write_text("x")
+    assert_user_error(invoke("run", "many", "--agent", "random"), "many: more than 5 files")
+    assert list_jobs() == []
+
+
+def test_a_damaged_screenshot_leaves_a_frame_blank(agent_module: str, tmp_path: Path) -> None:
+    job_id = run_json("qa-basic", "--agent", f"{agent_module}:Oracle", "--task", "capital-france", "--max-steps", "3")[
+        "job"]["id"]
+    (trajectory,) = load_job(job_id).load_trajectories()
+    Path(trajectory.steps[0].observation_ref).write_bytes(b"not a jpeg")
+    result = invoke("report", job_id, "--out", "r.html")
+    assert result.exit_code == 0, result.output
+    assert Path("r.html").read_text(encoding="utf-8").count('src="data:image/jpeg;base64,') == 2  # of 3 frames
+    result = invoke("jobs", "export", job_id, "--format", "video", "--video-format", "gif", "--out", "replays")
+    assert result.exit_code == 0, result.output
+    assert len(list(iio.imiter(next((tmp_path / "replays").glob("*.gif"))))) == 3
+
+
 def test_main_returns_the_exit_code(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["jobs", "show", "feedface"]) == 2
     assert capsys.readouterr().err.strip().startswith("hud-gym: error: no job with id 'feedface'")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import sys
 from collections.abc import Sequence
 from enum import Enum
@@ -82,12 +83,34 @@ class OneLineErrors(TyperGroup):
         except StoreError as exc:  # read-only, not a database, too new a schema...
             typer.echo(f"hud-gym: error: {_one_line(str(exc))}", err=True)
             code = USAGE_EXIT_CODE
+        except sqlite3.DatabaseError as exc:  # a store damaged past its header, an I/O error
+            if os.environ.get(DEBUG_ENV_VAR):
+                raise
+            typer.echo(f"hud-gym: error: {_one_line(str(_store_error(exc)))}", err=True)
+            code = USAGE_EXIT_CODE
         except typer.Abort:
             typer.echo("hud-gym: aborted", err=True)
             code = 130
         if standalone_mode:
             sys.exit(code)
         return code
+
+
+def _damage(exc: sqlite3.DatabaseError) -> Exception | None:
+    """The one-line error for a job store that is not a database or is damaged, else ``None``."""
+    from hud_gym.jobs.connection import damaged
+    from hud_gym.jobs.database import DB_NAME
+    from hud_gym.jobs.paths import resolve_home
+
+    return damaged(exc, resolve_home() / DB_NAME)
+
+
+def _store_error(exc: sqlite3.DatabaseError) -> Exception:
+    """What a database error of the job store means for the user, in one line."""
+    from hud_gym.jobs.paths import resolve_home
+
+    return _damage(exc) or RuntimeError(f"the job store in {resolve_home()} failed: {type(exc).__name__}: {exc} "
+                                        f"(set {DEBUG_ENV_VAR}=1 for the traceback)")
 
 
 app = typer.Typer(cls=OneLineErrors, name="hud-gym", help=HELP, no_args_is_help=True, add_completion=False,
@@ -207,6 +230,8 @@ def run(
     except Exception as exc:  # e.g. a bad --env-kwarg makes every env fail to start
         if os.environ.get(DEBUG_ENV_VAR):
             raise
+        if isinstance(exc, sqlite3.DatabaseError) and _damage(exc) is not None:
+            raise _damage(exc) from None
         message = _one_line(str(exc)).split(" was raised from the environment creator")[0]
         raise CLIError(f"the run failed: {type(exc).__name__}: {message} (the job is stored as 'failed'; "
                        f"set {DEBUG_ENV_VAR}=1 for the traceback)", exit_code=1) from None

@@ -158,8 +158,14 @@ class Database:
         conn.execute("BEGIN")
         try:
             yield conn
-        finally:
-            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                try:
+                    conn.execute("ROLLBACK")
+                except sqlite3.Error:
+                    pass
+            raise
+        conn.execute("COMMIT")
 
     def close(self) -> None:
         """Close this thread's connection (others close when their thread ends)."""
