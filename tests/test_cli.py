@@ -8,6 +8,7 @@ import base64
 import json
 import os
 import signal
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -26,8 +27,10 @@ from hud_gym.cli import main
 from hud_gym.cli.app import app
 from hud_gym.cli.doctor import exit_code, run_checks
 from hud_gym.controllers.remote.server import READY_PREFIX
-from hud_gym.jobs import list_jobs, load_job
+from hud_gym.jobs import get_store, list_jobs, load_job
+from hud_gym.jobs.liveness import ProcessIdentity
 from hud_gym.tasksets import available_tasksets, load_taskset
+from hud_gym.trajectory import Trajectory, utc_now
 from private_mounts import REASON, can_mount, run_read_only
 
 HUD_GYM = Path(sys.executable).parent / "hud-gym"
@@ -336,7 +339,8 @@ READ_ONLY_CHILD = textwrap.dedent("""
     found = {"trajectories": [[t.task_id, t.reward] for t in job.load_trajectories()], "status": job.status,
              "list": cli("jobs", "list", "--json"), "show": cli("jobs", "show", job_id[:8], "--json"),
              "report": cli("report", job_id), "report_out": cli("report", job_id, "--out", out),
-             "run": cli("run", "qa-basic", "--agent", "random", "--limit", "1")}
+             "run": cli("run", "qa-basic", "--agent", "random", "--limit", "1"),
+             "dead": [load_job("deadjob").status, [[t.status, t.reward] for t in load_job("deadjob").load_trajectories()]]}
     try:
         create_job("write")
     except StoreError as exc:
@@ -352,6 +356,12 @@ def test_a_read_only_store_is_read_and_writes_fail_in_one_line(agent_module: str
     the database open (this process), and a copy without them (no writer)."""
     job_id = run_json("qa-basic", "--agent", f"{agent_module}:policy", "--limit", "1")["job"]["id"]
     stored = [[t.task_id, t.reward] for t in load_job(job_id).load_trajectories()]
+    # A job and a run whose process died, not marked yet (a read-only store cannot mark them).
+    exited = subprocess.Popen(["true"])
+    exited.wait()
+    ghost = ProcessIdentity(socket.gethostname(), exited.pid, 1.0)
+    get_store().insert_job("deadjob", "died", {}, utc_now(), ghost)
+    get_store().start_trajectory(Trajectory(task_id="lost", prompt="p"), "deadjob", writer=ghost)
     quiet = tmp_path / "quiet"
     quiet.mkdir()
     with sqlite3.connect(home / "hud_gym.db") as source, sqlite3.connect(quiet / "hud_gym.db") as copy:
@@ -365,7 +375,8 @@ def test_a_read_only_store_is_read_and_writes_fail_in_one_line(agent_module: str
         found = json.loads(process.stdout.strip().splitlines()[-1])
         assert found["trajectories"] == stored and found["status"] == "completed"
         code, stdout, _ = found["list"]
-        assert code == 0 and [j["id"] for j in json.loads(stdout)] == [job_id]
+        assert code == 0 and [j["id"] for j in json.loads(stdout)] == ["deadjob", job_id]
+        assert found["dead"] == ["interrupted", [["interrupted", None]]]
         code, stdout, _ = found["show"]
         assert code == 0 and json.loads(stdout)["analytics"]["trajectories"] == 1
         code, stdout, _ = found["report_out"]

@@ -84,13 +84,13 @@ def connect_ro(db: Path) -> sqlite3.Connection:
         return _setup(sqlite3.connect(":memory:", isolation_level=None, check_same_thread=True), db)
     uri = f"file:{quote(str(db))}?mode=ro"
     try:
-        return _setup(_open(uri), db, "query_only=1")
+        return _setup(_open(uri), db)
     except sqlite3.OperationalError as exc:
         wal = Path(f"{db}-wal")
         if wal.exists() and wal.stat().st_size > 0:
             raise StoreError(f"cannot read the job store {db} read-only ({exc}): its write-ahead log {wal} needs "
                              f"{db}-shm next to it; open the store once where it is writable") from None
-    return _setup(_open(uri + "&immutable=1"), db, "query_only=1")
+    return _setup(_open(uri + "&immutable=1"), db)
 
 
 def missing(db: Path) -> bool:

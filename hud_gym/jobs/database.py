@@ -9,7 +9,9 @@ SQLite connection per thread and process, and transactions.
   ``busy_timeout`` (30 s), so nobody sees "database is locked".
 - A store this process cannot write (a read-only directory or file system, another user's files)
   opens read-only (:mod:`hud_gym.jobs.connection`): reads work, a write raises
-  :class:`~hud_gym.jobs.errors.StoreReadOnlyError` naming the directory and why.
+  :class:`~hud_gym.jobs.errors.StoreReadOnlyError` naming the directory and why. The running
+  rows of dead writers, which a read-only store cannot mark, read back ``interrupted`` all the
+  same (temporary views over the tables, as :meth:`Store.reconcile` would write them).
 - A full disk: a *status* write (how something ended) runs again in the space of the released
   ballast file, and after a full-disk error the other writes wait for room
   (:mod:`hud_gym.jobs.reserve`).
@@ -28,6 +30,7 @@ from typing import TypeVar
 
 from hud_gym.jobs.connection import connect_ro, connect_rw, missing, why_read_only
 from hud_gym.jobs.errors import StoreError, StoreReadOnlyError
+from hud_gym.jobs.liveness import is_running
 from hud_gym.jobs.reserve import SpaceReserve, is_disk_full
 from hud_gym.jobs.schema import check_readable, migrate
 
@@ -108,6 +111,9 @@ class Database:
             conn = connect_ro(self.db_path)
             if missing(self.db_path):  # an empty store: an in-memory database with the schema
                 migrate(conn)
+            else:
+                _show_dead_writers_interrupted(conn)
+                conn.execute("PRAGMA query_only=1")
         self._local.conn, self._local.pid = conn, os.getpid()
         return conn
 
@@ -173,3 +179,29 @@ class Database:
         if conn is not None:
             conn.close()
             self._local.conn = None
+
+
+_DEAD_RUN_ERROR = "the process running this episode died before it ended"
+_DEAD_JOB_ERROR = "the process running this job died before it finished"
+
+
+def _show_dead_writers_interrupted(conn: sqlite3.Connection) -> None:
+    """Shadow ``trajectories`` and ``jobs`` with temporary views in which the running rows of
+    writers that no longer run are ``interrupted`` (reward ``None``), as reconciling would make them."""
+    conn.create_function("hud_gym_alive", 3, lambda host, pid, started: int(is_running(host, pid, started)))
+    for table, prefix, error, end in (
+        ("trajectories", "writer", _DEAD_RUN_ERROR,
+         "COALESCE((SELECT MAX(COALESCE(s.ended_at, s.started_at)) FROM main.steps s WHERE s.trajectory_id = t.id), "
+         "t.started_at)"),
+        ("jobs", "owner", _DEAD_JOB_ERROR,
+         "COALESCE((SELECT MAX(COALESCE(r.ended_at, r.started_at)) FROM main.trajectories r WHERE r.job_id = t.id), "
+         "t.created_at)"),
+    ):
+        dead = f"t.status = 'running' AND NOT hud_gym_alive(t.{prefix}_host, t.{prefix}_pid, t.{prefix}_started)"
+        replaced = {"status": f"CASE WHEN {dead} THEN 'interrupted' ELSE t.status END",
+                    "error": f"CASE WHEN {dead} THEN '{error}' ELSE t.error END",
+                    "ended_at": f"CASE WHEN {dead} THEN {end} ELSE t.ended_at END",
+                    "reward": f"CASE WHEN {dead} THEN NULL ELSE t.reward END"}
+        columns = [row[1] for row in conn.execute(f"PRAGMA main.table_info({table})")]
+        select = ", ".join(f"{replaced.get(c, f't.{c}')} AS {c}" for c in columns)
+        conn.execute(f"CREATE TEMP VIEW {table} AS SELECT {select}, t.rowid AS rowid FROM main.{table} t")
