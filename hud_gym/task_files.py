@@ -6,8 +6,8 @@ What a task file may hold:
 
 - at most :data:`MAX_FILE_BYTES` bytes (files are read whole; the environment variable
   ``HUD_GYM_MAX_TASK_FILE_BYTES`` raises the limit), UTF-8 text (a BOM is allowed);
-- standard JSON: no ``NaN``/``Infinity`` (nor a number too large for a float), integers of at most
-  :data:`MAX_INT_DIGITS` digits; YAML: one document, no ``.nan``/``.inf`` either;
+- standard JSON: no ``NaN``/``Infinity`` (nor a number too large for a float, nor an integer of
+  thousands of digits); YAML: one document, no ``.nan``/``.inf`` either;
 - values nested at most :data:`MAX_DEPTH` lists/objects deep;
 - YAML aliases that do not contain themselves (a recursive structure) and that expand to at most
   :data:`MAX_YAML_VALUES` values (an alias bomb);
@@ -26,19 +26,21 @@ import json
 import math
 import os
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 __all__ = [
     "MAX_DEPTH",
     "MAX_FILE_BYTES",
-    "MAX_INT_DIGITS",
     "MAX_YAML_VALUES",
     "TaskFileError",
     "check_unique_ids",
     "check_values",
     "jsonl_records",
+    "max_file_bytes",
     "parse_json",
     "parse_yaml",
     "read_text",
@@ -48,8 +50,6 @@ MAX_FILE_BYTES = 128 * 1024 * 1024
 """Largest task file read (``HUD_GYM_MAX_TASK_FILE_BYTES`` overrides it)."""
 MAX_DEPTH = 64
 """Deepest nesting of lists and objects in a task file."""
-MAX_INT_DIGITS = 64
-"""Longest integer literal in a JSON task file."""
 MAX_YAML_VALUES = 1_000_000
 """Most values a YAML task file may expand to once its aliases are resolved."""
 
@@ -57,7 +57,10 @@ MAX_MESSAGE_CHARS = 400
 """Longest problem text in a :class:`TaskFileError` (one line; values from the file are cut)."""
 
 _MAX_BYTES_ENV = "HUD_GYM_MAX_TASK_FILE_BYTES"
-_JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.DOTALL)
+_JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
+_JSON_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
+_LARGE_EXPONENT = re.compile(r"[eE][+-]?0*[0-9]{3,}")  # a float that may overflow to infinity
+_HUGE_INT = re.compile(r"[0-9]{4000,}")
 
 
 class TaskFileError(ValueError):
@@ -142,31 +145,70 @@ def _constant(name: str) -> _Bad:
     return _Bad(f"{name} is not a JSON value (JSON has no NaN or Infinity)")
 
 
-def _integer(text: str) -> int | _Bad:
-    if len(text.lstrip("-")) > MAX_INT_DIGITS:
-        return _Bad(f"an integer of {len(text.lstrip('-'))} digits (at most {MAX_INT_DIGITS})")
-    return int(text)
+_DECODER = json.JSONDecoder(parse_constant=_constant)
 
 
-def parse_json(path: Path, text: str, *, line: int | None = None, lines: Sequence[int] | None = None) -> Any:
-    """Parse ``text`` (the whole file, or the JSONL line ``line``) and check its values.
-
-    Raises:
-        TaskFileError: invalid JSON (naming the line and column), nesting deeper than
-            :data:`MAX_DEPTH`, NaN/Infinity, a huge number; naming the task index and field.
-    """
+def _loads(path: Path, text: str, line: int | None) -> Any:
     try:
-        data = json.loads(text, parse_constant=_constant, parse_int=_integer)
+        return _DECODER.decode(text)
     except json.JSONDecodeError as exc:
         raise TaskFileError(path, f"invalid JSON: {exc.msg} (column {exc.colno})",
                             line=line if line is not None else exc.lineno) from None
     except RecursionError:
         raise TaskFileError(path, f"values nested deeper than {MAX_DEPTH} lists/objects",
                             line=line if line is not None else _deep_line(text)) from None
-    except ValueError as exc:  # anything else the decoder refuses
-        raise TaskFileError(path, f"invalid JSON: {exc}", line=line) from None
-    check_values(path, data, line=line, lines=lines)
+    except ValueError:  # an integer longer than Python converts (4300 digits)
+        skeleton = _blank_strings(text)  # strict JSON strings hold no newline: the line numbers stay
+        match = _HUGE_INT.search(skeleton)
+        raise TaskFileError(path, "an integer too long to be a number a task can use",
+                            line=line if line is not None or match is None else _line_at(skeleton, match.start())) from None
+
+
+def parse_json(path: Path, text: str, *, line: int | None = None) -> Any:
+    """Parse ``text`` (the whole file, or the JSONL line ``line``) and check its values.
+
+    Raises:
+        TaskFileError: invalid JSON (naming the line and column), nesting deeper than
+            :data:`MAX_DEPTH`, NaN/Infinity, a number too large; naming the task index and field.
+    """
+    data = _loads(path, text, line)
+    if _may_be_refused(text):
+        check_values(path, data, line=line)
     return data
+
+
+def jsonl_records(path: Path, text: str) -> list[tuple[int, Any]]:
+    """``(line number, value)`` of each non-empty line of a JSONL file, checked as :func:`parse_json`."""
+    records = [(number, _loads(path, line, number)) for number, line in enumerate(text.splitlines(), start=1)
+               if line.strip()]
+    if _may_be_refused(text):
+        for number, data in records:
+            check_values(path, data, line=number)
+    return records
+
+
+def _blank_strings(text: str) -> str:
+    """``text`` with every JSON string literal emptied: what is left holds no quoted text."""
+    return _JSON_STRING.sub('""', text)
+
+
+def _may_be_refused(text: str) -> bool:
+    """Whether parsed JSON ``text`` may hold what :func:`check_values` refuses: a quick look at the
+    text outside its strings (NaN, Infinity, a large exponent, deep brackets), so that the slow,
+    precise walk over the values runs only then."""
+    skeleton = _blank_strings(text)
+    if "NaN" in skeleton or "Infinity" in skeleton or _LARGE_EXPONENT.search(skeleton):
+        return True
+    raw = skeleton.encode("utf-8")
+    depth, chunk = 0, 1 << 23
+    for start in range(0, len(raw), chunk):
+        codes = np.frombuffer(raw, np.uint8, count=min(chunk, len(raw) - start), offset=start)
+        steps = (codes == 91).astype(np.int32) + (codes == 123) - (codes == 93) - (codes == 125)  # [ { ] }
+        running = np.cumsum(steps) + depth
+        if running.size and running.max() > MAX_DEPTH:
+            return True
+        depth = int(running[-1]) if running.size else depth
+    return False
 
 
 def _deep_line(text: str) -> int | None:
@@ -177,17 +219,10 @@ def _deep_line(text: str) -> int | None:
         if token in "[{":
             depth += 1
             if depth > MAX_DEPTH:
-                return text.count("\n", 0, match.start()) + 1
+                return _line_at(text, match.start())
         elif token in "]}":
             depth -= 1
     return None
-
-
-def jsonl_records(path: Path, text: str) -> Iterator[tuple[int, Any]]:
-    """``(line number, value)`` of each non-empty line of a JSONL file, checked as :func:`parse_json`."""
-    for number, line in enumerate(text.splitlines(), start=1):
-        if line.strip():
-            yield number, parse_json(path, line, line=number)
 
 
 # ---------------------------------------------------------------------- values

@@ -44,7 +44,7 @@ MALFORMED: list[tuple[str, str | bytes, list[str]]] = [
     ("nan.json", '[{"prompt": "p", "metadata": {"x": [1, NaN]}}]', ["task 0", "metadata.x[1]", "NaN"]),
     ("inf.jsonl", '{"prompt": "p", "metadata": {"x": -Infinity}}', ["line 1", "metadata.x", "Infinity"]),
     ("overflow.json", '[{"prompt": "p"}, {"prompt": "q", "metadata": {"x": 1e999}}]', ["task 1", "metadata.x", "inf"]),
-    ("bigint.json", '[{"prompt": "p", "metadata": {"x": ' + "7" * 5000 + "}}]", ["task 0", "5000 digits"]),
+    ("bigint.json", '[{"prompt": "p", "metadata": {"x": ' + "7" * 5000 + "}}]", ["line 1", "integer too long"]),
     ("nan.yaml", "- prompt: p\n- prompt: q\n  metadata: {x: .nan}\n", ["line 2", "task 1", "metadata.x", "nan"]),
     ("bomb.yaml", _yaml_bomb(), ["alias bomb"]),
     ("recursive.yaml", "tasks:\n- prompt: p\n  metadata: &m {self: *m}\n", ["line 3", "recursive"]),

@@ -23,7 +23,7 @@ from hud_gym.formats.hud import convert_hud, looks_like_hud
 from hud_gym.formats.osworld import convert_osworld, is_osworld_example
 from hud_gym.formats.webvoyager import convert_webvoyager, is_webvoyager_row
 from hud_gym.task import TaskFileError, TaskSet
-from hud_gym.task_files import jsonl_records, parse_json, read_text
+from hud_gym.task_files import parse_json, read_text
 
 __all__ = ["FORMATS", "TaskFormat", "convert", "detect_format", "read_taskset"]
 
@@ -47,8 +47,9 @@ def _classify_row(data: Any) -> str:
 
 
 def _first_jsonl_row(path: Path, text: str) -> Any:
-    for _line, data in jsonl_records(path, text):
-        return data
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.strip():
+            return parse_json(path, line, line=number)
     return None
 
 
