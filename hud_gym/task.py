@@ -26,6 +26,8 @@ from typing import Any, overload
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from hud_gym.task_files import TaskFileError, check_unique_ids, jsonl_records, parse_json, parse_yaml, read_text
+
 __all__ = [
     "FunctionConfig",
     "FunctionConfigs",
@@ -56,7 +58,8 @@ class FunctionConfig(BaseModel):
     @classmethod
     def _dotted_name(cls, value: str) -> str:
         if not value or not all(_NAME_PART.match(part) for part in value.split(".")):
-            raise ValueError(f"{value!r} is not a function name (identifiers joined by dots, e.g. 'browser.maximize')")
+            shown = repr(value) if len(value) <= 80 else repr(value[:80]) + f"... ({len(value)} characters)"
+            raise ValueError(f"{shown} is not a function name (identifiers joined by dots, e.g. 'browser.maximize')")
         return value
 
     @field_validator("args", mode="before")
@@ -117,7 +120,11 @@ def expand_config(config: FunctionConfigs) -> list[FunctionConfig]:
         for i, item in enumerate(config):
             try:
                 out.append(_one(item))
-            except (ValueError, ValidationError) as exc:
+            except ValidationError as exc:
+                first = exc.errors(include_url=False)[0]
+                where = ".".join(str(p) for p in first["loc"])
+                raise ValueError(f"item {i}: {where + ': ' if where else ''}{first['msg']}") from None
+            except ValueError as exc:
                 raise ValueError(f"item {i}: {exc}") from None
         return out
     return [_one(config)]
@@ -168,25 +175,6 @@ class Task(BaseModel):
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict without the fields that are unset."""
         return self.model_dump(mode="json", exclude_none=True)
-
-
-class TaskFileError(ValueError):
-    """A task file that cannot be read. The message names the file, the line or index, and the field."""
-
-    def __init__(self, path: str | Path, message: str, *, line: int | None = None, index: int | None = None,
-                 field: str | None = None) -> None:
-        self.path = str(path)
-        self.line = line
-        self.index = index
-        self.field = field
-        where = [self.path]
-        if line is not None:
-            where.append(f"line {line}")
-        if index is not None:
-            where.append(f"task {index}")
-        if field is not None:
-            where.append(f"field '{field}'")
-        super().__init__(f"{', '.join(where)}: {message}")
 
 
 def _validation_to_file_error(path: Path, exc: ValidationError, *, line: int | None, index: int | None) -> TaskFileError:
@@ -255,62 +243,35 @@ class TaskSet(BaseModel):
         """Read a task set from ``.json``, ``.jsonl`` or ``.yaml``/``.yml``.
 
         JSON and YAML files hold either a list of tasks or ``{"id", "description", "tasks"}``;
-        JSONL files hold one task per line.
+        JSONL files hold one task per line. Task ids must be unique. The file is untrusted data:
+        see :mod:`hud_gym.task_files` for the limits (size, nesting, NaN, YAML aliases).
 
         Raises:
             TaskFileError: the file is malformed; the message names the file, the line or task
                 index, and the field at fault.
         """
         path = Path(path)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise TaskFileError(path, f"cannot read the file ({exc.strerror})") from None
         suffix = path.suffix.lower()
+        if suffix not in (".json", ".jsonl", ".yaml", ".yml"):
+            raise TaskFileError(path, f"unknown task file type {suffix!r}; use .json, .jsonl, .yaml or .yml")
+        text = read_text(path)
         if suffix == ".jsonl":
             return cls._from_jsonl(path, text)
-        if suffix in (".yaml", ".yml"):
-            return cls._from_yaml(path, text)
         if suffix == ".json":
-            try:
-                data = json.loads(text)
-            except json.JSONDecodeError as exc:
-                raise TaskFileError(path, f"invalid JSON: {exc.msg} (column {exc.colno})", line=exc.lineno) from None
-            return cls._from_data(path, data, lines=None)
-        raise TaskFileError(path, f"unknown task file type {suffix!r}; use .json, .jsonl, .yaml or .yml")
+            return cls._from_data(path, parse_json(path, text), lines=None)
+        data, lines = parse_yaml(path, text)
+        if data is None:
+            raise TaskFileError(path, "the file holds no tasks (an empty YAML document)")
+        return cls._from_data(path, data, lines=lines)
 
     @classmethod
     def _from_jsonl(cls, path: Path, text: str) -> TaskSet:
-        tasks = []
-        for lineno, line in enumerate(text.splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                data = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise TaskFileError(path, f"invalid JSON: {exc.msg} (column {exc.colno})", line=lineno) from None
+        tasks, lines = [], []
+        for lineno, data in jsonl_records(path, text):
             tasks.append(cls._task(path, data, line=lineno, index=len(tasks)))
+            lines.append(lineno)
+        check_unique_ids(path, ((task.id, i, lines[i]) for i, task in enumerate(tasks)))
         return cls(tasks=tasks, id=path.stem)
-
-    @classmethod
-    def _from_yaml(cls, path: Path, text: str) -> TaskSet:
-        import yaml
-
-        try:
-            data = yaml.safe_load(text)
-            node = yaml.compose(text)
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            raise TaskFileError(path, f"invalid YAML: {getattr(exc, 'problem', exc)}",
-                                line=mark.line + 1 if mark else None) from None
-        lines = None
-        if node is not None:
-            seq = node
-            if isinstance(node, yaml.MappingNode):
-                seq = next((v for k, v in node.value if getattr(k, "value", None) == "tasks"), None)
-            if isinstance(seq, yaml.SequenceNode):
-                lines = [item.start_mark.line + 1 for item in seq.value]
-        return cls._from_data(path, data, lines=lines)
 
     @classmethod
     def _from_data(cls, path: Path, data: Any, lines: Sequence[int] | None) -> TaskSet:
@@ -320,15 +281,17 @@ class TaskSet(BaseModel):
             if "tasks" not in data:
                 raise TaskFileError(path, "a task-set object needs a 'tasks' list", field="tasks")
             if unknown:
-                raise TaskFileError(path, f"unknown key(s) {sorted(unknown)}; expected id, description, tasks")
+                raise TaskFileError(path, f"unknown key(s) {sorted(map(str, unknown))}; expected id, description, tasks")
+            for key in ("id", "description"):
+                if data.get(key) is not None and not isinstance(data[key], str):
+                    raise TaskFileError(path, f"expected a string, got {type(data[key]).__name__}", field=key)
             meta = {"id": data.get("id"), "description": data.get("description")}
             data = data["tasks"]
         if not isinstance(data, list):
             raise TaskFileError(path, f"expected a list of tasks, got {type(data).__name__}", field="tasks")
-        tasks = [
-            cls._task(path, item, line=lines[i] if lines and i < len(lines) else None, index=i)
-            for i, item in enumerate(data)
-        ]
+        line_of = (lambda i: lines[i] if i < len(lines) else None) if lines else (lambda i: None)
+        tasks = [cls._task(path, item, line=line_of(i), index=i) for i, item in enumerate(data)]
+        check_unique_ids(path, ((task.id, i, line_of(i)) for i, task in enumerate(tasks)))
         return cls(tasks=tasks, id=meta.get("id") or path.stem, description=meta.get("description"))
 
     @staticmethod

@@ -24,11 +24,12 @@ from hud_gym.task import Task
 
 __all__ = ["Status", "Trajectory", "TrajectoryGroup", "TrajectoryStep", "new_id", "utc_now"]
 
-Status = Literal["ok", "truncated", "env_error", "timeout", "policy_error", "interrupted"]
+Status = Literal["ok", "truncated", "env_error", "timeout", "policy_error", "interrupted", "record_error"]
 """How a run ended: ``ok`` (terminated normally), ``truncated`` (step limit), or a failure that
-is not the task's: ``env_error``, ``timeout``, ``policy_error``, ``interrupted`` (process died)."""
+is not the task's: ``env_error``, ``timeout``, ``policy_error``, ``interrupted`` (process died),
+``record_error`` (the job store could not record it whole, e.g. a full disk)."""
 
-FAILED: frozenset[str] = frozenset({"env_error", "timeout", "policy_error", "interrupted"})
+FAILED: frozenset[str] = frozenset({"env_error", "timeout", "policy_error", "interrupted", "record_error"})
 
 
 def new_id() -> str:

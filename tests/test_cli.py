@@ -8,6 +8,8 @@ import base64
 import json
 import os
 import signal
+import socket
+import sqlite3
 import subprocess
 import sys
 import textwrap
@@ -25,8 +27,11 @@ from hud_gym.cli import main
 from hud_gym.cli.app import app
 from hud_gym.cli.doctor import exit_code, run_checks
 from hud_gym.controllers.remote.server import READY_PREFIX
-from hud_gym.jobs import list_jobs, load_job
+from hud_gym.jobs import get_store, list_jobs, load_job
+from hud_gym.jobs.liveness import ProcessIdentity
 from hud_gym.tasksets import available_tasksets, load_taskset
+from hud_gym.trajectory import Trajectory, utc_now
+from private_mounts import REASON, can_mount, run_read_only
 
 HUD_GYM = Path(sys.executable).parent / "hud-gym"
 QA_TASKS = "capital-france,largest-planet"
@@ -215,6 +220,20 @@ def test_user_mistakes_are_one_line_and_exit_2(args: list[str], needles: list[st
     assert list_jobs() == []
 
 
+def test_a_malformed_task_file_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    task = {"id": "a", "prompt": "p", "gym": "qa"}
+    (tmp_path / "deep.json").write_text('[{"prompt": "p", "metadata": ' + "[" * 5000 + "]" * 5000 + "}]")
+    (tmp_path / "dup.jsonl").write_text(json.dumps(task) + "\n" + json.dumps(task) + "\n")
+    (tmp_path / "latin1.json").write_bytes(b'[{"prompt": "caf\xe9"}]')
+    for name, needles in (("deep.json", ["line 1", "nested deeper"]), ("dup.jsonl", ["line 2", "duplicate task id 'a'"]),
+                          ("latin1.json", ["line 1", "not UTF-8"])):
+        assert_user_error(invoke("run", name, "--agent", "random"), name, *needles)
+    process = _cli("run", "deep.json", "--agent", "random")
+    assert process.returncode == 2 and "Traceback" not in process.stderr
+    assert process.stderr.count("\n") == 1 and "deep.json, line 1: values nested deeper" in process.stderr
+    assert list_jobs() == []
+
+
 def test_agent_import_mistakes(agent_module: str) -> None:
     assert_user_error(invoke("run", "qa-basic", "--agent", f"{agent_module}:NeedsArguments"),
                       "with no arguments", "model")
@@ -236,10 +255,138 @@ def test_exporting_a_video_over_a_file_is_refused(agent_module: str, tmp_path: P
     assert_user_error(invoke("jobs", "export", job_id, "--format", "video", "--out", "taken"), "is a file")
 
 
+def _damaged_store(home: Path) -> None:
+    from hud_gym.jobs import Store
+    from hud_gym.trajectory import utc_now
+
+    store = Store(home)
+    for i in range(200):
+        store.insert_job(f"job{i:04d}", "x" * 200, {}, utc_now(), None)
+    store._conn().execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    store.close()
+    with open(home / "hud_gym.db", "r+b") as db:
+        db.seek(3 * 4096)
+        db.write(b"\xff" * 40960)
+
+
+@pytest.mark.parametrize(("damage", "needles"), [
+    (lambda home: (home.mkdir(), (home / "hud_gym.db").write_text("not a database " * 100)),
+     ["hud_gym.db is not a hud-gym job store (not an SQLite database)"]),
+    (_damaged_store, ["hud_gym.db is damaged (database disk image is malformed)"]),
+    (lambda home: (home.mkdir(), sqlite3.connect(home / "hud_gym.db").execute("PRAGMA user_version = 99")),
+     ["has schema version 99", "upgrade hud-gym"]),
+    (lambda home: home.write_text("a file"), ["is not a directory"]),
+], ids=["not-sqlite", "damaged", "newer-schema", "a-file"])
+def test_a_store_that_cannot_be_used_is_one_line(home: Path, damage: Any, needles: list[str]) -> None:
+    damage(home)
+    for args in (["jobs", "list"], ["jobs", "show", "job0001"], ["report", "job0001"]):
+        assert_user_error(invoke(*args), str(home), *needles)
+    run = invoke("run", "qa-basic", "--agent", "random", "--limit", "1")  # a damaged page shows once the run writes
+    assert run.exit_code == 2 and "Traceback" not in run.output
+    assert run.stderr.strip().splitlines()[-1].startswith("hud-gym: error: ") and needles[-1] in run.stderr
+
+
+def test_more_mistakes_are_one_line_before_any_job(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "gyms.json").write_text(json.dumps([{"id": "a", "prompt": "p", "gym": "qa"},
+                                                    {"id": "b", "prompt": "p", "gym": "nope"}]))
+    assert_user_error(invoke("run", "gyms.json", "--agent", "random"), "task 1 ('b'), field 'gym': unknown gym 'nope'")
+    assert_user_error(invoke("run", "qa-basic", "--agent", "random", "--env-kwarg", "screen_size=[1, 2, 3]"),
+                      "screen_size must be [width, height]", "[1, 2, 3]")
+    import hud_gym.formats.osworld as osworld
+
+    monkeypatch.setattr(osworld, "MAX_SCANNED_FILES", 5)
+    (tmp_path / "many").mkdir()
+    for i in range(6):
+        (tmp_path / "many" / f"{i}.txt").write_text("x")
+    assert_user_error(invoke("run", "many", "--agent", "random"), "many: more than 5 files")
+    assert list_jobs() == []
+
+
+def test_a_damaged_screenshot_leaves_a_frame_blank(agent_module: str, tmp_path: Path) -> None:
+    job_id = run_json("qa-basic", "--agent", f"{agent_module}:Oracle", "--task", "capital-france", "--max-steps", "3")[
+        "job"]["id"]
+    (trajectory,) = load_job(job_id).load_trajectories()
+    Path(trajectory.steps[0].observation_ref).write_bytes(b"not a jpeg")
+    result = invoke("report", job_id, "--out", "r.html")
+    assert result.exit_code == 0, result.output
+    assert Path("r.html").read_text(encoding="utf-8").count('src="data:image/jpeg;base64,') == 2  # of 3 frames
+    result = invoke("jobs", "export", job_id, "--format", "video", "--video-format", "gif", "--out", "replays")
+    assert result.exit_code == 0, result.output
+    assert len(list(iio.imiter(next((tmp_path / "replays").glob("*.gif"))))) == 3
+
+
 def test_main_returns_the_exit_code(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["jobs", "show", "feedface"]) == 2
     assert capsys.readouterr().err.strip().startswith("hud-gym: error: no job with id 'feedface'")
     assert main(["--version"]) == 0
+
+
+# ---------------------------------------------------------------------- a store that cannot be written
+
+READ_ONLY_CHILD = textwrap.dedent("""
+    import json, sys
+    from typer.testing import CliRunner
+    from hud_gym.cli.app import app
+    from hud_gym.jobs import StoreError, create_job, load_job
+
+    job_id, out = sys.argv[1], sys.argv[2]
+
+    def cli(*args):
+        result = CliRunner().invoke(app, list(args))
+        return [result.exit_code, result.stdout, result.stderr]
+
+    job = load_job(job_id)
+    found = {"trajectories": [[t.task_id, t.reward] for t in job.load_trajectories()], "status": job.status,
+             "list": cli("jobs", "list", "--json"), "show": cli("jobs", "show", job_id[:8], "--json"),
+             "report": cli("report", job_id), "report_out": cli("report", job_id, "--out", out),
+             "run": cli("run", "qa-basic", "--agent", "random", "--limit", "1"),
+             "dead": [load_job("deadjob").status, [[t.status, t.reward] for t in load_job("deadjob").load_trajectories()]]}
+    try:
+        create_job("write")
+    except StoreError as exc:
+        found["create"] = str(exc)
+    print(json.dumps(found))
+""")
+
+
+@pytest.mark.skipif(not can_mount(), reason=REASON)
+@pytest.mark.timeout(180)
+def test_a_read_only_store_is_read_and_writes_fail_in_one_line(agent_module: str, tmp_path: Path, home: Path) -> None:
+    """``HUD_GYM_HOME`` on a read-only mount: with the -wal/-shm files of a writer that still has
+    the database open (this process), and a copy without them (no writer)."""
+    job_id = run_json("qa-basic", "--agent", f"{agent_module}:policy", "--limit", "1")["job"]["id"]
+    stored = [[t.task_id, t.reward] for t in load_job(job_id).load_trajectories()]
+    # A job and a run whose process died, not marked yet (a read-only store cannot mark them).
+    exited = subprocess.Popen(["true"])
+    exited.wait()
+    ghost = ProcessIdentity(socket.gethostname(), exited.pid, 1.0)
+    get_store().insert_job("deadjob", "died", {}, utc_now(), ghost)
+    get_store().start_trajectory(Trajectory(task_id="lost", prompt="p"), "deadjob", writer=ghost)
+    quiet = tmp_path / "quiet"
+    quiet.mkdir()
+    with sqlite3.connect(home / "hud_gym.db") as source, sqlite3.connect(quiet / "hud_gym.db") as copy:
+        source.backup(copy)
+    assert (home / "hud_gym.db-wal").exists() and not (quiet / "hud_gym.db-wal").exists()
+    for store in (home, quiet):
+        out = tmp_path / f"{store.name}-report.html"
+        process = run_read_only(store, [sys.executable, "-c", READ_ONLY_CHILD, job_id, str(out)],
+                                env={**os.environ, "HUD_GYM_HOME": str(store)}, timeout=120)
+        assert process.returncode == 0, process.stderr
+        found = json.loads(process.stdout.strip().splitlines()[-1])
+        assert found["trajectories"] == stored and found["status"] == "completed"
+        code, stdout, _ = found["list"]
+        assert code == 0 and [j["id"] for j in json.loads(stdout)] == ["deadjob", job_id]
+        assert found["dead"] == ["interrupted", [["interrupted", None]]]
+        code, stdout, _ = found["show"]
+        assert code == 0 and json.loads(stdout)["analytics"]["trajectories"] == 1
+        code, stdout, _ = found["report_out"]
+        assert code == 0 and stdout.strip() == str(out) and out.is_file()
+        code, _, stderr = found["report"]
+        assert code == 2 and stderr.count("\n") == 1 and "Read-only file system; pass --out" in stderr
+        code, _, stderr = found["run"]
+        assert code == 2 and stderr.count("\n") == 1
+        assert f"the job store {store} is read-only (a read-only file system)" in stderr
+        assert f"the job store {store} is read-only" in found["create"]
 
 
 # ---------------------------------------------------------------------- real subprocesses

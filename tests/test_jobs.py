@@ -4,6 +4,9 @@ against real QA envs (and one browser job), with the store in a temporary HUD_GY
 from __future__ import annotations
 
 import asyncio
+import json
+import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +21,7 @@ from hud_gym.jobs import Job, JobAnalytics, arun_job, current_job, list_jobs, lo
 from hud_gym.envs.qa import QAEnv
 from hud_gym.trajectory import Trajectory, TrajectoryStep
 from hud_gym.wrappers.vector import HudVectorEnv
+from private_mounts import REASON, can_mount, run_on_tmpfs
 
 
 @pytest.fixture(autouse=True)
@@ -399,3 +403,26 @@ def test_a_browser_job_stores_screenshots_as_files(home: Path) -> None:
             image = np.asarray(Image.open(path))
             assert image.shape == (210, 160, 3) and image.std() > 0  # a rendered page, not a blank frame
         assert trajectory.steps[-1].actions[0]["type"] == "click"
+
+
+@pytest.mark.skipif(not can_mount(), reason=REASON)
+@pytest.mark.timeout(180)
+def test_a_full_disk_leaves_no_run_running_and_no_reward(tmp_path: Path) -> None:
+    """A real job on a 2 MiB tmpfs fills it with screenshots; read while its writer is alive, and
+    from another process: no row is left ``running``, the runs that could not be recorded are
+    ``record_error`` with no reward (counted as errors), and the job has a final status."""
+    mount = tmp_path / "disk"
+    mount.mkdir()
+    child = Path(__file__).with_name("full_disk_child.py")
+    process = run_on_tmpfs(mount, "2m", [sys.executable, str(child), "write"], timeout=150,
+                           env={**os.environ, "HUD_GYM_HOME": str(mount)})
+    assert process.returncode == 0, process.stderr[-3000:]
+    written, read = (json.loads(line) for line in process.stdout.strip().splitlines()[-2:])
+    statuses = [row["status"] for row in written["rows"]]
+    assert "running" not in statuses, statuses
+    failed = [row for row in written["rows"] if row["status"] == "record_error"]
+    assert failed and all(row["reward"] is None and "No space left" in row["error"] for row in failed)
+    assert written["job"]["status"] in ("completed", "failed")
+    assert "could not be recorded whole (status record_error)" in written["job"]["error"]
+    assert read["status"] == written["job"]["status"] and "running" not in read["status_counts"]
+    assert read["error_counts"]["record_error"] == len(failed) and read["errors"] >= len(failed)

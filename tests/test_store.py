@@ -7,6 +7,7 @@ import multiprocessing
 import os
 import sqlite3
 import sys
+import textwrap
 import threading
 from pathlib import Path
 
@@ -32,6 +33,7 @@ from hud_gym.trajectory import Trajectory, TrajectoryStep
 
 sys.path.insert(0, str(Path(__file__).parent))
 import jobs_child_process  # noqa: E402
+from private_mounts import REASON, can_mount, run_on_tmpfs  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -261,3 +263,52 @@ def test_a_normal_exit_mid_episode_ends_the_episodes_interrupted(home: Path) -> 
     job = load_job(str(report["job_id"]))
     assert job.status == "interrupted" and job.count_trajectories() == {"ok": 3, "interrupted": 2}
     assert {t.error for t in job.load_trajectories(status="interrupted")} == {"the process exited during the episode"}
+
+
+FULL_DISK = textwrap.dedent("""
+    import errno, json, os, sqlite3
+    import numpy as np
+    from hud_gym.jobs import create_job, get_store
+    from hud_gym.trajectory import Trajectory, TrajectoryStep
+
+    home = os.environ["HUD_GYM_HOME"]
+    store = get_store()
+    job = create_job("full")
+    trajectory = Trajectory(task_id="t", prompt="p", job_id=job.id)
+    store.start_trajectory(trajectory, job.id)
+    sqlite3.connect(store.db_path).execute("PRAGMA wal_checkpoint(TRUNCATE)")  # the next write needs new space
+    with open(os.path.join(home, "filler"), "wb", buffering=0) as filler:
+        for chunk in (1 << 16, 1 << 12, 1):
+            try:
+                while True:
+                    filler.write(b"x" * chunk)
+            except OSError as exc:
+                assert exc.errno == errno.ENOSPC
+    step = TrajectoryStep(index=0, actions=[], reward=1.0, terminated=True)
+    try:
+        store.add_step(job.id, trajectory.trajectory_id, step, {"screenshot": np.zeros((64, 64, 3), np.uint8)})
+    except OSError as exc:
+        raised = exc.errno
+    job.finish()
+    row = store._conn().execute("SELECT status, reward, error FROM trajectories").fetchone()
+    print(json.dumps({"raised": raised, "row": list(row), "job": [job.status, job.error],
+                      "reserve": os.path.exists(os.path.join(home, ".space-reserve"))}))
+""")
+
+
+@pytest.mark.skipif(not can_mount(), reason=REASON)
+@pytest.mark.timeout(120)
+def test_on_a_full_disk_a_run_ends_record_error_through_the_reserve(tmp_path: Path) -> None:
+    """The disk is full to the last byte (the WAL truncated, so even a status update needs new
+    space): the failed step's run ends ``record_error`` with no reward, written in the space of
+    the released ballast file, and the job finishes with the count in its error."""
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    process = run_on_tmpfs(disk, "3m", [sys.executable, "-c", FULL_DISK], timeout=90,
+                           env={**os.environ, "HUD_GYM_HOME": str(disk)})
+    assert process.returncode == 0, process.stderr[-3000:]
+    found = json.loads(process.stdout.strip().splitlines()[-1])
+    assert found["raised"] == 28 and found["reserve"] is False
+    status, reward, error = found["row"]
+    assert (status, reward) == ("record_error", None) and "No space left on device" in error
+    assert found["job"][0] == "completed" and "1 run(s) could not be recorded whole" in found["job"][1]

@@ -51,7 +51,11 @@ def _random(env_kwargs: dict[str, Any], seed: int | None) -> ResolvedAgent:
     from hud_gym.agents import RandomAgent
     from hud_gym.spaces import ActionSpaceConfig, make_action_space
 
-    width, height = env_kwargs.get("screen_size") or (1280, 720)
+    size = env_kwargs.get("screen_size") or (1280, 720)
+    if not (isinstance(size, (list, tuple)) and len(size) == 2
+            and all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in size)):
+        raise CLIError(f"--env-kwarg screen_size must be [width, height], two positive integers, got {size!r}")
+    width, height = size
     config = ActionSpaceConfig(width=int(width), height=int(height), max_text_length=16, max_keys=2, max_hold_keys=1,
                                max_pattern=1, max_delay_ms=200, max_drag_points=4, max_scroll=500, max_wait_ms=200,
                                max_args_length=64)

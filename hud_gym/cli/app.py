@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import sys
 from collections.abc import Sequence
 from enum import Enum
@@ -57,7 +58,7 @@ class OneLineErrors(TyperGroup):
 
     def main(self, args: Sequence[str] | None = None, prog_name: str | None = None, complete_var: str | None = None,
              standalone_mode: bool = True, **extra: Any) -> Any:
-        from hud_gym.jobs.store import JobNotFoundError
+        from hud_gym.jobs.store import JobNotFoundError, StoreError
 
         try:
             result = super().main(args=args, prog_name=prog_name or "hud-gym", complete_var=complete_var,
@@ -79,12 +80,37 @@ class OneLineErrors(TyperGroup):
         except JobNotFoundError as exc:
             typer.echo(f"hud-gym: error: {_one_line(str(exc))} (see 'hud-gym jobs list')", err=True)
             code = USAGE_EXIT_CODE
+        except StoreError as exc:  # read-only, not a database, too new a schema...
+            typer.echo(f"hud-gym: error: {_one_line(str(exc))}", err=True)
+            code = USAGE_EXIT_CODE
+        except sqlite3.DatabaseError as exc:  # a store damaged past its header, an I/O error
+            if os.environ.get(DEBUG_ENV_VAR):
+                raise
+            typer.echo(f"hud-gym: error: {_one_line(str(_store_error(exc)))}", err=True)
+            code = USAGE_EXIT_CODE
         except typer.Abort:
             typer.echo("hud-gym: aborted", err=True)
             code = 130
         if standalone_mode:
             sys.exit(code)
         return code
+
+
+def _damage(exc: sqlite3.DatabaseError) -> Exception | None:
+    """The one-line error for a job store that is not a database or is damaged, else ``None``."""
+    from hud_gym.jobs.connection import damaged
+    from hud_gym.jobs.database import DB_NAME
+    from hud_gym.jobs.paths import resolve_home
+
+    return damaged(exc, resolve_home() / DB_NAME)
+
+
+def _store_error(exc: sqlite3.DatabaseError) -> Exception:
+    """What a database error of the job store means for the user, in one line."""
+    from hud_gym.jobs.paths import resolve_home
+
+    return _damage(exc) or RuntimeError(f"the job store in {resolve_home()} failed: {type(exc).__name__}: {exc} "
+                                        f"(set {DEBUG_ENV_VAR}=1 for the traceback)")
 
 
 app = typer.Typer(cls=OneLineErrors, name="hud-gym", help=HELP, no_args_is_help=True, add_completion=False,
@@ -185,7 +211,9 @@ def run(
     """Run every task of TASKSET with an agent, as one job in the store; print its analytics."""
     from hud_gym.cli.running import execute_run, parse_env_kwargs, plan_run
     from hud_gym.cli.tables import print_analytics
+    from hud_gym.jobs.store import StoreError, get_store
 
+    get_store().require_writable()
     plan = plan_run(taskset, agent, tasks=task or (), limit=limit, env_kwargs=parse_env_kwargs(env_kwarg or ()),
                     seed=seed)
     err = _stderr()
@@ -197,18 +225,20 @@ def run(
                            timeout_s=timeout, console=err)
     except KeyboardInterrupt:
         raise CLIError("interrupted", exit_code=130) from None
+    except StoreError:
+        raise
     except Exception as exc:  # e.g. a bad --env-kwarg makes every env fail to start
         if os.environ.get(DEBUG_ENV_VAR):
             raise
+        if isinstance(exc, sqlite3.DatabaseError) and _damage(exc) is not None:
+            raise _damage(exc) from None
         message = _one_line(str(exc)).split(" was raised from the environment creator")[0]
         raise CLIError(f"the run failed: {type(exc).__name__}: {message} (the job is stored as 'failed'; "
                        f"set {DEBUG_ENV_VAR}=1 for the traceback)", exit_code=1) from None
     analytics = job_.get_analytics()
     report_path = None
     if report:
-        from hud_gym.cli.report import write_report
-
-        report_path = write_report(job_)
+        report_path = _write_report(job_, None)
     if as_json:
         typer.echo(json.dumps({"job": job_.to_dict(), "analytics": analytics.model_dump(mode="json"),
                                "report": None if report_path is None else str(report_path)}, indent=1))
@@ -351,19 +381,50 @@ def report(
 ) -> None:
     """Write a self-contained HTML report of a job (summary, tables, each trajectory as a
     filmstrip) and print its path."""
-    from hud_gym.cli.report import write_report
-
     job = _load_job(job_id)
+    target = _report_target(job, out)
     trajectories = job.load_trajectories()
     shown = len(trajectories) if max_trajectories is None else min(max_trajectories, len(trajectories))
     progress, on_progress = _progress("writing report", shown)
-    try:
-        with progress:
-            path = write_report(job, out, images="link" if link_images else "embed", frame_width=frame_width,
-                                max_trajectories=max_trajectories, trajectories=trajectories, on_progress=on_progress)
-    except OSError as exc:
-        raise CLIError(f"cannot write the report to {out}: {exc.strerror or exc}", exit_code=1) from None
+    with progress:
+        path = _write_report(job, out, target, images="link" if link_images else "embed", frame_width=frame_width,
+                             max_trajectories=max_trajectories, trajectories=trajectories, on_progress=on_progress)
     typer.echo(str(path))
+
+
+def _report_error(target: Path, exc: OSError, out: Path | None) -> CLIError:
+    hint = "" if out is not None else "; pass --out FILE to write it elsewhere"
+    return CLIError(f"cannot write the report to {target}: {exc.strerror or exc}{hint}")
+
+
+def _report_target(job: Any, out: Path | None) -> Path:
+    """The report's path (``--out``, or a file in it when it is a directory, or the default one),
+    its directory created: a place that cannot be written is one line before any work."""
+    from hud_gym.cli.report import default_report_path
+
+    target = out if out is not None else default_report_path(job)
+    if target.is_dir():
+        target = target / f"{job.id}.html"
+    target = target.absolute()
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise _report_error(target, exc, out) from None
+    if not os.access(target.parent, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
+        raise _report_error(target, PermissionError(13, "not writable"), out)
+    return target
+
+
+def _write_report(job: Any, out: Path | None, target: Path | None = None, **options: Any) -> Path:
+    """:func:`~hud_gym.cli.report.write_report` to ``target`` (:func:`_report_target` when
+    ``None``), its failures as one line (with the default location, a hint to pass ``--out``)."""
+    from hud_gym.cli.report import write_report
+
+    target = target or _report_target(job, out)
+    try:
+        return write_report(job, target, **options)
+    except OSError as exc:
+        raise _report_error(target, exc, out) from None
 
 
 # ---------------------------------------------------------------------- task sets

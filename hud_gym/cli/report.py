@@ -82,13 +82,16 @@ class _Images:
             return quote(os.path.relpath(path, self.base_dir).replace(os.sep, "/"))
         from PIL import Image
 
-        with Image.open(path) as image:
-            rgb = image.convert("RGB")
-            if rgb.width > self.frame_width:
-                height = max(1, round(rgb.height * self.frame_width / rgb.width))
-                rgb = rgb.resize((self.frame_width, height), Image.Resampling.LANCZOS)
-            buffer = io.BytesIO()
-            rgb.save(buffer, format="JPEG", quality=self.jpeg_quality, optimize=True)
+        try:
+            with Image.open(path) as image:
+                rgb = image.convert("RGB")
+        except (OSError, ValueError, Image.DecompressionBombError):  # a damaged file: the frame shows no image
+            return None
+        if rgb.width > self.frame_width:
+            height = max(1, round(rgb.height * self.frame_width / rgb.width))
+            rgb = rgb.resize((self.frame_width, height), Image.Resampling.LANCZOS)
+        buffer = io.BytesIO()
+        rgb.save(buffer, format="JPEG", quality=self.jpeg_quality, optimize=True)
         data = buffer.getvalue()
         self.bytes_embedded += len(data)
         return "data:image/jpeg;base64," + base64.b64encode(data).decode("ascii")

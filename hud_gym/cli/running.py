@@ -115,6 +115,18 @@ def select_tasks(taskset: TaskSet, task_ids: Sequence[str] = (), limit: int | No
     return TaskSet(tasks=tasks, id=taskset.id, description=taskset.description)
 
 
+def _check_gyms(taskset: TaskSet) -> None:
+    """Refuse a task whose ``gym`` is unknown before any env starts."""
+    from hud_gym.registration import gym_id_for
+
+    for index, task in enumerate(taskset):
+        try:
+            gym_id_for(task.gym)
+        except ValueError as exc:
+            raise CLIError(f"task set {taskset.id or '(file)'!r}, task {index}"
+                           f"{f' ({task.id!r})' if task.id else ''}, field 'gym': {exc}") from None
+
+
 def plan_run(taskset: str | TaskSet, agent: str, *, tasks: Sequence[str] = (), limit: int | None = None,
              env_kwargs: dict[str, Any] | None = None, seed: int | None = None) -> RunPlan:
     """Resolve the task set (a name or a path), the task selection, the agent and the env options
@@ -126,6 +138,7 @@ def plan_run(taskset: str | TaskSet, agent: str, *, tasks: Sequence[str] = (), l
     selected = select_tasks(taskset if isinstance(taskset, TaskSet) else _load_taskset(taskset), tasks, limit)
     if len(selected) == 0:
         raise CLIError(f"task set {selected.id or '(file)'!r} has no tasks")
+    _check_gyms(selected)
     user = dict(env_kwargs or {})
     if "job" in user:
         raise CLIError("--env-kwarg job=... is not allowed: the run makes its own job")

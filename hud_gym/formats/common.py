@@ -3,7 +3,6 @@ numbers, and checking that every setup/evaluate call of a converted task resolve
 
 from __future__ import annotations
 
-import json
 import warnings
 from dataclasses import dataclass
 from collections.abc import Iterator
@@ -15,6 +14,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from hud_gym.evaluation.registry import REGISTRY, FunctionArgumentError, Phase, UnknownFunctionError
 from hud_gym.registration import GYM_IDS, gym_id_for
 from hud_gym.task import Task, TaskFileError
+from hud_gym.task_files import check_unique_ids as _check_unique_ids
+from hud_gym.task_files import jsonl_records, parse_json, read_text
 
 __all__ = [
     "ConversionReport",
@@ -125,19 +126,13 @@ class Row:
 
 
 def read_json(path: Path) -> Any:
-    """The parsed JSON of ``path``.
+    """The parsed JSON of ``path``, checked as :func:`hud_gym.task_files.parse_json` (size,
+    encoding, nesting, NaN).
 
     Raises:
-        TaskFileError: the file cannot be read or is not JSON (naming the line).
+        TaskFileError: the file cannot be read or is not acceptable JSON (naming the line).
     """
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise TaskFileError(path, f"cannot read the file ({exc.strerror})") from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise TaskFileError(path, f"invalid JSON: {exc.msg} (column {exc.colno})", line=exc.lineno) from None
+    return parse_json(path, read_text(path))
 
 
 def read_rows(path: Path) -> Iterator[Row]:
@@ -147,18 +142,8 @@ def read_rows(path: Path) -> Iterator[Row]:
         TaskFileError: unreadable file, invalid JSON (naming the line), a row that is not an object.
     """
     if path.suffix.lower() == ".jsonl":
-        try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise TaskFileError(path, f"cannot read the file ({exc.strerror})") from None
         index = 0
-        for lineno, line in enumerate(text.splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                data = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise TaskFileError(path, f"invalid JSON: {exc.msg} (column {exc.colno})", line=lineno) from None
+        for lineno, data in jsonl_records(path, read_text(path)):
             if not isinstance(data, dict):
                 raise TaskFileError(path, f"a row must be an object, got {type(data).__name__}", line=lineno, index=index)
             yield Row(data=data, index=index, line=lineno)
@@ -248,12 +233,6 @@ def check_unique_ids(path: Path, tasks: list[Task], rows: list[Row]) -> None:
     """Raise when two tasks share an id.
 
     Raises:
-        TaskFileError: naming the file, the line/index of the second occurrence, and the id.
+        TaskFileError: naming the file, the line/index of the second occurrence, the first one, and the id.
     """
-    seen: set[str] = set()
-    for task, row in zip(tasks, rows):
-        if task.id is None:
-            continue
-        if task.id in seen:
-            raise TaskFileError(path, f"duplicate task id {task.id!r}", line=row.line, index=row.index, field="id")
-        seen.add(task.id)
+    _check_unique_ids(path, ((task.id, row.index, row.line) for task, row in zip(tasks, rows)))

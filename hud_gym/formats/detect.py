@@ -13,7 +13,6 @@ Example:
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
@@ -24,6 +23,7 @@ from hud_gym.formats.hud import convert_hud, looks_like_hud
 from hud_gym.formats.osworld import convert_osworld, is_osworld_example
 from hud_gym.formats.webvoyager import convert_webvoyager, is_webvoyager_row
 from hud_gym.task import TaskFileError, TaskSet
+from hud_gym.task_files import parse_json, read_text
 
 __all__ = ["FORMATS", "TaskFormat", "convert", "detect_format", "read_taskset"]
 
@@ -46,24 +46,21 @@ def _classify_row(data: Any) -> str:
     return "native"
 
 
-def _first_jsonl_row(path: Path) -> Any:
-    with path.open(encoding="utf-8") as handle:
-        for line in handle:
-            if line.strip():
-                try:
-                    return json.loads(line)
-                except json.JSONDecodeError:
-                    return None
+def _first_jsonl_row(path: Path, text: str) -> Any:
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.strip():
+            return parse_json(path, line, line=number)
     return None
 
 
 def detect_format(path: str | Path) -> str:
     """The format of the task file or directory ``path`` (one of :data:`FORMATS`).
 
-    A file that is not valid JSON is ``native`` (whose loader reports the error with its line).
+    A file that is not acceptable JSON is ``native`` (whose loader reports the error with its line).
 
     Raises:
-        TaskFileError: the path does not exist or has an unknown file type.
+        TaskFileError: the path does not exist, has an unknown file type, cannot be read, is too
+            large or is not UTF-8.
     """
     path = Path(path)
     if path.is_dir():
@@ -73,14 +70,14 @@ def detect_format(path: str | Path) -> str:
     suffix = path.suffix.lower()
     if suffix in (".yaml", ".yml"):
         return "native"
+    if suffix not in (".json", ".jsonl"):
+        raise TaskFileError(path, f"unknown task file type {suffix!r}; use .json, .jsonl, .yaml, .yml or a directory")
+    text = read_text(path)
     try:
         if suffix == ".jsonl":
-            return _classify_row(_first_jsonl_row(path))
-        if suffix == ".json":
-            data = json.loads(path.read_text(encoding="utf-8"))
-        else:
-            raise TaskFileError(path, f"unknown task file type {suffix!r}; use .json, .jsonl, .yaml, .yml or a directory")
-    except (json.JSONDecodeError, UnicodeDecodeError):
+            return _classify_row(_first_jsonl_row(path, text))
+        data = parse_json(path, text)
+    except TaskFileError:
         return "native"
     if isinstance(data, list):
         if data and _classify_row(data[0]) in ("osworld", "webvoyager", "gaia"):

@@ -66,11 +66,23 @@ def _text_content(file: Path) -> str | None:
 
 def _attachment(path: Path, row: Row, file_name: str, entry: TaskConversion) -> tuple[dict[str, str], list[Any], dict[str, Any]]:
     """``(files, setup, metadata)`` for the row's attached file."""
-    file = (path.parent / file_name).resolve()
+    folder = path.parent.resolve()
+    try:
+        file = (folder / file_name).resolve()
+    except (OSError, ValueError) as exc:
+        raise TaskFileError(path, f"not a usable file name: {exc}", line=row.line, index=row.index,
+                            field="file_name") from None
+    if not file.is_relative_to(folder):
+        raise TaskFileError(path, f"the attached file {file_name!r} is outside {folder}; attachments are files next "
+                            "to the metadata file", line=row.line, index=row.index, field="file_name")
     if not file.is_file():
         raise TaskFileError(path, f"the attached file {file_name!r} is not in {path.parent} (looked for {file})",
                             line=row.line, index=row.index, field="file_name")
-    text = _text_content(file)
+    try:
+        text = _text_content(file)
+    except OSError as exc:
+        raise TaskFileError(path, f"cannot read the attached file {file_name!r} ({exc.strerror or exc})", line=row.line,
+                            index=row.index, field="file_name") from None
     files = {file_name: str(file)}
     if text is not None:
         entry.notes.append(f"attachment {file_name!r} shown as a passage")

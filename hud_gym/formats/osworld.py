@@ -43,6 +43,7 @@ Example:
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 from pathlib import Path
@@ -59,10 +60,13 @@ from hud_gym.formats.common import (
 )
 from hud_gym.task import TaskFileError, TaskSet
 
-__all__ = ["OSWORLD_HOME", "convert_osworld", "is_osworld_example"]
+__all__ = ["MAX_SCANNED_FILES", "OSWORLD_HOME", "convert_osworld", "is_osworld_example"]
 
 OSWORLD_HOME = "/home/user"
 """The home directory of OSWorld's VM; mapped to the env's home."""
+
+MAX_SCANNED_FILES = 20_000
+"""Most files a directory of examples may hold (OSWorld's whole set has a few hundred)."""
 
 _TEXT_SUFFIXES = frozenset({".txt", ".md", ".py", ".csv", ".tsv", ".json", ".xml", ".html", ".sh", ".log", ".ini",
                             ".cfg", ".conf", ".yaml", ".yml", ".tex", ".c", ".h", ".cpp", ".java", ".js", ".css"})
@@ -342,9 +346,26 @@ def _convert_example(path: Path, row: Row) -> tuple[dict[str, Any] | None, TaskC
     return task, entry
 
 
+def _json_files(directory: Path) -> list[Path]:
+    """The ``*.json`` files under ``directory`` (symlinked directories are not followed).
+
+    Raises:
+        TaskFileError: more than :data:`MAX_SCANNED_FILES` files (not an examples directory).
+    """
+    found, seen = [], 0
+    for root, dirs, files in os.walk(directory):
+        dirs.sort()
+        seen += len(files)
+        if seen > MAX_SCANNED_FILES:
+            raise TaskFileError(directory, f"more than {MAX_SCANNED_FILES:,} files under this directory: point at an "
+                                           "OSWorld examples directory (evaluation_examples/examples or one app's)")
+        found += [Path(root, name) for name in files if name.endswith(".json")]
+    return sorted(p for p in found if p.is_file())
+
+
 def _example_rows(path: Path) -> list[tuple[Path, Row]]:
     if path.is_dir():
-        files = sorted(p for p in path.rglob("*.json") if p.is_file())
+        files = _json_files(path)
         rows = []
         for file in files:
             data = read_json(file)

@@ -82,7 +82,7 @@ def read_reference_answers(path: str | Path) -> dict[tuple[str, int], dict[str, 
 def _number(task_id: str) -> int | None:
     """The ``12`` of ``"Allrecipes--12"``."""
     suffix = task_id.rsplit("--", 1)[-1]
-    return int(suffix) if suffix.isdigit() else None
+    return int(suffix) if suffix.isascii() and suffix.isdigit() and len(suffix) <= 9 else None
 
 
 def _convert_row(path: Path, row: Row, references: dict[tuple[str, int], dict[str, str]] | None,

@@ -5,10 +5,13 @@
   (:mod:`hud_gym.jobs.job`); link an env with ``hud_gym.make(task, job=job)``.
 - :func:`run_job` / :func:`arun_job`: a task set with an agent as one job (:mod:`hud_gym.jobs.run`).
 - :class:`JobAnalytics` (:mod:`hud_gym.jobs.analytics`), :class:`Store` (:mod:`hud_gym.jobs.store`).
+- :class:`StoreError` (one line naming the file and what to do: not a database, a newer schema,
+  a read-only store asked to write: :class:`StoreReadOnlyError`).
 """
 
 from hud_gym.jobs.analytics import DurationStats, GroupAnalytics, JobAnalytics, TaskAnalytics, is_success
 from hud_gym.jobs.context import EnvListener, current_job, link_env
+from hud_gym.jobs.errors import StoreError, StoreReadOnlyError
 from hud_gym.jobs.job import (
     Job,
     JobStatus,
@@ -40,6 +43,8 @@ __all__ = [
     "RecordingWarning",
     "SchemaVersionError",
     "Store",
+    "StoreError",
+    "StoreReadOnlyError",
     "TaskAnalytics",
     "TrajectoryNotFoundError",
     "TrajectoryRecorder",

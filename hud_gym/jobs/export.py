@@ -299,12 +299,17 @@ _COLORS = {"ok": (46, 125, 50), "fail": (198, 40, 40), "neutral": (66, 66, 66)}
 
 
 def _load_rgb(path: Path | None) -> np.ndarray | None:
+    """The screenshot's pixels; ``None`` when there is none or the file is damaged (the replay
+    then shows the previous frame)."""
     if path is None:
         return None
     from PIL import Image
 
-    with Image.open(path) as image:
-        return np.asarray(image.convert("RGB"))
+    try:
+        with Image.open(path) as image:
+            return np.asarray(image.convert("RGB"))
+    except (OSError, ValueError, Image.DecompressionBombError):
+        return None
 
 
 def _scale(image: Any, min_width: int, max_width: int | None) -> Any:
@@ -357,16 +362,16 @@ def trajectory_frames(trajectory: Trajectory, *, caption: bool = True, min_width
     is none yet). Small screenshots are scaled up to ``min_width`` (nearest neighbour), large ones
     down to ``max_width``. With ``caption``, a band under each frame says what happened.
 
-    Returns an empty list when the trajectory has no screenshot at all (e.g. its reset failed).
+    Returns an empty list when the trajectory has no readable screenshot at all (e.g. its reset
+    failed).
     """
     from PIL import Image, ImageDraw, ImageFont
 
     refs = [_initial_ref(trajectory), *(s.observation_ref for s in trajectory.steps)]
     paths = [_existing(ref) for ref in refs]
-    if not any(paths):
+    first = next((pixels for pixels in map(_load_rgb, filter(None, paths)) if pixels is not None), None)
+    if first is None:
         return []
-    first = _load_rgb(next(p for p in paths if p is not None))
-    assert first is not None
     base = _scale(Image.fromarray(first), min_width, max_width)
     width, height = base.size
     width += width % 2

@@ -27,18 +27,23 @@ def screenshot_of(observation: Any) -> np.ndarray | None:
 
 
 def write_image(path: Path, array: np.ndarray, image_format: ImageFormat = "jpeg", jpeg_quality: int = 85) -> None:
-    """Write ``array`` to ``path`` atomically (a reader never sees half a file)."""
+    """Write ``array`` to ``path`` atomically (a reader never sees half a file; a failed write
+    leaves nothing behind)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     rgb = np.ascontiguousarray(array[..., :3])
-    partial = path.with_name(f".{path.name}.{os.getpid()}.part")
-    if image_format == "jpeg":
-        import simplejpeg
-
-        partial.write_bytes(simplejpeg.encode_jpeg(rgb, quality=jpeg_quality, colorspace="RGB"))
-    elif image_format == "png":
-        from PIL import Image
-
-        Image.fromarray(rgb).save(partial, format="PNG", compress_level=1)
-    else:
+    if image_format not in ("jpeg", "png"):
         raise ValueError(f"image_format must be 'jpeg' or 'png', got {image_format!r}")
-    os.replace(partial, path)
+    partial = path.with_name(f".{path.name}.{os.getpid()}.part")
+    try:
+        if image_format == "jpeg":
+            import simplejpeg
+
+            partial.write_bytes(simplejpeg.encode_jpeg(rgb, quality=jpeg_quality, colorspace="RGB"))
+        else:
+            from PIL import Image
+
+            Image.fromarray(rgb).save(partial, format="PNG", compress_level=1)
+        os.replace(partial, path)
+    except BaseException:
+        partial.unlink(missing_ok=True)  # a half-written file on a full disk would keep its space
+        raise

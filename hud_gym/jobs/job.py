@@ -320,8 +320,10 @@ def _at_exit() -> None:
     if _exit_hook_pid != os.getpid():
         return
     from hud_gym.jobs.recorder import interrupt_open_episodes
+    from hud_gym.jobs.store import settle_all_stores
 
     interrupted = interrupt_open_episodes("the process exited during the episode")
+    settle_all_stores()
     for job_id, home in list(_owned.items()):
         try:
             status: JobStatus = "interrupted" if job_id in interrupted else "completed"

@@ -139,6 +139,7 @@ class TrajectoryRecorder:
     async def on_close(self, env: HudEnv) -> None:
         """The env closed: end the open episode."""
         await self._finish_open("close")
+        await self._io({}, self.store.settle_unrecorded, self.job_id)  # runs whose recording failed: record_error
 
     # ------------------------------------------------------------------ helpers
 

@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import sqlite3
 
-__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "SchemaVersionError", "migrate", "schema_version"]
+from hud_gym.jobs.errors import StoreError, StoreReadOnlyError
+
+__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "SchemaVersionError", "check_readable", "migrate", "schema_version"]
 
 V1 = """
 CREATE TABLE jobs (
@@ -88,8 +90,15 @@ MIGRATIONS: tuple[str, ...] = (V1, V2)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
-class SchemaVersionError(RuntimeError):
+class SchemaVersionError(StoreError):
     """The database was written by a newer hud-gym than this one."""
+
+
+def _too_new(found: int, path: str) -> SchemaVersionError:
+    return SchemaVersionError(
+        f"the job store {path or ''} has schema version {found}, but this hud-gym only knows versions up to "
+        f"{SCHEMA_VERSION}: upgrade hud-gym, or point HUD_GYM_HOME at another directory".replace("  ", " ")
+    )
 
 
 def schema_version(conn: sqlite3.Connection) -> int:
@@ -115,10 +124,7 @@ def migrate(conn: sqlite3.Connection, path: str = "") -> int:
     try:
         found = schema_version(conn)
         if found > SCHEMA_VERSION:
-            raise SchemaVersionError(
-                f"the job store {path or ''} has schema version {found}, but this hud-gym only knows versions up to "
-                f"{SCHEMA_VERSION}: upgrade hud-gym, or point HUD_GYM_HOME at another directory".replace("  ", " ")
-            )
+            raise _too_new(found, path)
         for version in range(found, SCHEMA_VERSION):
             for statement in _statements(MIGRATIONS[version]):
                 conn.execute(statement)
@@ -128,3 +134,19 @@ def migrate(conn: sqlite3.Connection, path: str = "") -> int:
         raise
     conn.execute("COMMIT")
     return found
+
+
+def check_readable(conn: sqlite3.Connection, path: str, read_only_reason: str) -> None:
+    """Check that a store opened read-only has this code's schema (it cannot be migrated).
+
+    Raises:
+        SchemaVersionError: the database is newer than this code.
+        StoreReadOnlyError: it is older and needs a migration, which a read-only store cannot run.
+    """
+    found = schema_version(conn)
+    if found > SCHEMA_VERSION:
+        raise _too_new(found, path)
+    if found < SCHEMA_VERSION:
+        raise StoreReadOnlyError(f"the job store {path} has schema version {found} and must be upgraded to "
+                                 f"{SCHEMA_VERSION}, but it is read-only ({read_only_reason}): open it once with "
+                                 "write access")

@@ -5,15 +5,14 @@ Layout::
     $HUD_GYM_HOME/hud_gym.db                                    jobs, trajectories, steps
     $HUD_GYM_HOME/images/<job id>/<trajectory id>/initial.jpg     the reset screenshot
     $HUD_GYM_HOME/images/<job id>/<trajectory id>/step-0000.jpg   the screenshot after step 0
+    $HUD_GYM_HOME/.space-reserve                                  1 MiB kept for status writes on a full disk
 
-Durability and concurrency:
+Durability, concurrency, read-only stores and full disks: see :mod:`hud_gym.jobs.database`.
 
-- Every write is its own ``BEGIN IMMEDIATE`` transaction, committed before the call returns; with
-  WAL and ``synchronous=NORMAL`` a committed row survives the writing process being killed
-  (SIGKILL); only an OS crash or power loss may lose the last commits.
-- One connection per thread and process; writers in one process take turns on a lock, writers in
-  different processes wait on SQLite's ``busy_timeout`` (30 s), so nobody sees "database is locked".
 - An image file is written (atomically) before the row that references it.
+- A run whose write fails ends ``record_error`` (reward ``None``) at once, or, if even that cannot
+  be written, when its env closes, its job finishes or the process exits
+  (:mod:`hud_gym.jobs.failures`); the job's ``error`` counts the runs not recorded whole.
 - A trajectory row is ``running`` until its episode ends. :meth:`Store.reconcile` (run by every
   load) marks the running rows of a writer process that no longer runs ``interrupted``, and so
   the running jobs of an owner process that no longer runs (see :mod:`hud_gym.jobs.liveness`).
@@ -35,9 +34,13 @@ from typing import Any
 
 import numpy as np
 
+from hud_gym.jobs.database import DB_NAME, Database
+from hud_gym.jobs.errors import StoreError, StoreReadOnlyError
+from hud_gym.jobs.failures import RecordFailures
 from hud_gym.jobs.images import EXTENSIONS, ImageFormat, screenshot_of, write_image
 from hud_gym.jobs.liveness import ProcessIdentity, current_process, is_running
 from hud_gym.jobs.paths import resolve_home
+from hud_gym.jobs.reserve import is_disk_full
 from hud_gym.jobs.rows import (
     INITIAL_OBSERVATION_REF,
     load_json,
@@ -46,14 +49,15 @@ from hud_gym.jobs.rows import (
     to_time,
     trajectory_from_row,
 )
-from hud_gym.jobs.schema import migrate
 from hud_gym.trajectory import Trajectory, TrajectoryStep, utc_now
 
-__all__ = ["JobNotFoundError", "Store", "TrajectoryNotFoundError", "get_store"]
+__all__ = ["DB_NAME", "JobNotFoundError", "Store", "StoreError", "StoreReadOnlyError", "TrajectoryNotFoundError", "get_store"]
 
-DB_NAME = "hud_gym.db"
-BUSY_TIMEOUT_S = 30.0
 RUNNING = "running"
+_MARK_RECORD_ERROR = (
+    "UPDATE trajectories SET status = 'record_error', reward = NULL, error = ?, ended_at = COALESCE(ended_at, ?) "
+    "WHERE id = ? AND status IN ('running', 'ok', 'truncated')"
+)
 
 
 class JobNotFoundError(KeyError):
@@ -70,7 +74,7 @@ class TrajectoryNotFoundError(KeyError):
         return str(self.args[0]) if self.args else "trajectory not found"
 
 
-class Store:
+class Store(Database):
     """The SQLite job store under ``home`` (default: :func:`~hud_gym.jobs.paths.resolve_home`).
 
     Args:
@@ -78,76 +82,59 @@ class Store:
         image_format: how screenshots are written: ``"jpeg"`` (default, quality ``jpeg_quality``)
             or ``"png"`` (lossless, larger).
         jpeg_quality: JPEG quality, 1-100.
+        read_only: ``None`` (default): read-write when this process can write the store, else
+            read-only; ``True``: read-only; ``False``: read-write or :class:`StoreReadOnlyError`.
+
+    Raises:
+        StoreError: ``home`` is not a directory, the database is not a job store (or is damaged),
+            or was written by a newer hud-gym (:class:`~hud_gym.jobs.schema.SchemaVersionError`).
     """
 
     def __init__(self, home: str | os.PathLike[str] | None = None, *, image_format: ImageFormat = "jpeg",
-                 jpeg_quality: int = 85) -> None:
+                 jpeg_quality: int = 85, read_only: bool | None = None) -> None:
         if image_format not in EXTENSIONS:
             raise ValueError(f"image_format must be one of {sorted(EXTENSIONS)}, got {image_format!r}")
         if not 1 <= jpeg_quality <= 100:
             raise ValueError(f"jpeg_quality must be in 1..100, got {jpeg_quality}")
-        self.home = resolve_home(home)
-        self.db_path = self.home / DB_NAME
-        self.images_dir = self.home / "images"
         self.image_format: ImageFormat = image_format
         self.jpeg_quality = jpeg_quality
-        self.images_dir.mkdir(parents=True, exist_ok=True)
-        self._local = threading.local()
-        self._lock_pid = os.getpid()
-        self._write_lock = threading.Lock()
-        migrate(self._conn(), str(self.db_path))
+        self._failures = RecordFailures()
+        super().__init__(resolve_home(home), read_only=read_only)
 
     def __repr__(self) -> str:
-        return f"Store({str(self.home)!r})"
+        return f"Store({str(self.home)!r}{', read_only=True' if self.read_only else ''})"
 
-    # ------------------------------------------------------------------ connections
-
-    def _conn(self) -> sqlite3.Connection:
-        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
-        if conn is not None and self._local.pid == os.getpid():
-            return conn
-        conn = sqlite3.connect(self.db_path, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=True)
-        conn.row_factory = sqlite3.Row
-        conn.execute("PRAGMA journal_mode=WAL")
-        conn.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
-        conn.execute("PRAGMA synchronous=NORMAL")
-        conn.execute("PRAGMA foreign_keys=ON")
-        self._local.conn, self._local.pid = conn, os.getpid()
-        return conn
-
-    def _lock(self) -> threading.Lock:
-        if self._lock_pid != os.getpid():  # a forked child must not inherit a held lock
-            self._write_lock, self._lock_pid = threading.Lock(), os.getpid()
-        return self._write_lock
+    # ------------------------------------------------------------------ runs that could not be recorded
 
     @contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
-        conn = self._conn()
-        with self._lock():
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                yield conn
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
-            conn.execute("COMMIT")
-
-    @contextmanager
-    def _read(self) -> Iterator[sqlite3.Connection]:
-        """A consistent snapshot across several queries."""
-        conn = self._conn()
-        conn.execute("BEGIN")
+    def _recording(self, job_id: str | None, trajectory_id: str) -> Iterator[None]:
+        """The writes of one run: when one fails, the run ends ``record_error`` (now if possible)."""
         try:
-            yield conn
-        finally:
-            conn.execute("COMMIT")
+            yield
+        except (OSError, sqlite3.DatabaseError) as exc:
+            if not self.read_only and not isinstance(exc, sqlite3.IntegrityError):
+                self._failures.add(job_id or "", trajectory_id, exc)
+                try:
+                    self.settle_unrecorded(job_id)
+                except Exception:  # noqa: BLE001  (tried again at close, at the job's end, at exit)
+                    pass
+            raise
 
-    def close(self) -> None:
-        """Close this thread's connection (others close when their thread ends)."""
-        conn = getattr(self._local, "conn", None)
-        if conn is not None:
-            conn.close()
-            self._local.conn = None
+    def settle_unrecorded(self, job_id: str | None = None) -> int:
+        """Mark ``record_error`` (reward ``None``) the runs (of ``job_id``, or all) of this process
+        whose recording failed and that are not marked yet; returns how many were marked."""
+        pending = self._failures.unsettled(job_id)
+        if not pending or self.read_only:
+            return 0
+        now = to_time(utc_now())
+
+        def mark(conn: sqlite3.Connection) -> None:
+            for trajectory_id, message in pending.items():
+                conn.execute(_MARK_RECORD_ERROR, (message, now, trajectory_id))
+
+        self._status_write(mark)
+        self._failures.settled(list(pending))
+        return len(pending)
 
     # ------------------------------------------------------------------ images
 
@@ -164,8 +151,15 @@ class Store:
         screenshot = screenshot_of(observation)
         if screenshot is None:
             return None
+        self.require_writable()
+        self._reserve.check()
         ref = self._image_ref(job_id, trajectory_id, name)
-        write_image(self.image_path(ref), screenshot, self.image_format, self.jpeg_quality)
+        try:
+            write_image(self.image_path(ref), screenshot, self.image_format, self.jpeg_quality)
+        except OSError as exc:
+            if is_disk_full(exc):
+                self._reserve.note_full()
+            raise
         return ref
 
     # ------------------------------------------------------------------ jobs
@@ -182,16 +176,22 @@ class Store:
             )
 
     def finish_job(self, job_id: str, status: str, error: str | None = None, *, only_if_running: bool = False) -> bool:
-        """Set a job's final ``status`` (``completed``, ``failed``, ``interrupted``); True if changed."""
+        """Set a job's final ``status`` (``completed``, ``failed``, ``interrupted``); True if changed.
+        Its runs that could not be recorded are marked first, and counted in its ``error``."""
         if status not in ("completed", "failed", "interrupted", RUNNING):
             raise ValueError(f"job status must be completed, failed, interrupted or running, got {status!r}")
+        if status != RUNNING:
+            try:
+                self.settle_unrecorded(job_id)
+            except Exception:  # noqa: BLE001  (the job's own status comes first)
+                pass
+            note = self._failures.summary(job_id)
+            error = f"{error}; {note}" if error and note else error or note
         condition = " AND status = 'running'" if only_if_running else ""
-        with self._write() as conn:
-            cursor = conn.execute(
-                f"UPDATE jobs SET status = ?, error = ?, ended_at = ? WHERE id = ?{condition}",
-                (status, error, None if status == RUNNING else to_time(utc_now()), job_id),
-            )
-            return cursor.rowcount > 0
+        return self._status_write(lambda conn: conn.execute(
+            f"UPDATE jobs SET status = ?, error = ?, ended_at = ? WHERE id = ?{condition}",
+            (status, error, None if status == RUNNING else to_time(utc_now()), job_id),
+        ).rowcount > 0)
 
     def update_job_metadata(self, job_id: str, metadata: dict[str, Any]) -> None:
         """Replace a job's metadata."""
@@ -242,45 +242,53 @@ class Store:
     def start_trajectory(self, trajectory: Trajectory, job_id: str, *, initial_observation: Any = None,
                          writer: ProcessIdentity | None = None) -> str | None:
         """Add a ``running`` row for ``trajectory`` (steps are added by :meth:`add_step`) and write
-        its reset screenshot; returns the screenshot's reference."""
-        ref = self.save_image(job_id, trajectory.trajectory_id, "initial", initial_observation)
+        its reset screenshot; returns the screenshot's reference. When the screenshot cannot be
+        written the row is still added (and ends ``record_error``) and the error raised."""
         writer = writer or current_process()
-        with self._write() as conn:
-            conn.execute(
-                "INSERT INTO trajectories (id, job_id, group_id, rollout_index, task_id, task, seed, prompt, status, "
-                "started_at, metadata, initial_observation_ref, writer_host, writer_pid, writer_started) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?)",
-                (trajectory.trajectory_id, job_id, trajectory.group_id, trajectory.rollout_index, trajectory.task_id,
-                 trajectory.task.model_dump_json() if trajectory.task else None, trajectory.seed, trajectory.prompt,
-                 to_time(trajectory.started_at), to_json(trajectory.metadata), ref, writer.host, writer.pid,
-                 writer.started),
-            )
+        with self._recording(job_id, trajectory.trajectory_id):
+            image_error: OSError | None = None
+            try:
+                ref = self.save_image(job_id, trajectory.trajectory_id, "initial", initial_observation)
+            except OSError as exc:
+                ref, image_error = None, exc
+            with self._write() as conn:
+                conn.execute(
+                    "INSERT INTO trajectories (id, job_id, group_id, rollout_index, task_id, task, seed, prompt, status, "
+                    "started_at, metadata, initial_observation_ref, writer_host, writer_pid, writer_started) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?)",
+                    (trajectory.trajectory_id, job_id, trajectory.group_id, trajectory.rollout_index, trajectory.task_id,
+                     trajectory.task.model_dump_json() if trajectory.task else None, trajectory.seed, trajectory.prompt,
+                     to_time(trajectory.started_at), to_json(trajectory.metadata), ref, writer.host, writer.pid,
+                     writer.started),
+                )
+            if image_error is not None:
+                raise image_error
         return ref
 
     def add_step(self, job_id: str, trajectory_id: str, step: TrajectoryStep, observation: Any = None,
                  end: Trajectory | None = None) -> str | None:
         """Write the step's screenshot and row (and, with ``end``, the trajectory's final fields, in
         the same transaction); returns the screenshot's reference."""
-        ref = self.save_image(job_id, trajectory_id, f"step-{step.index:04d}", observation)
-        with self._write() as conn:
-            _insert_step(conn, trajectory_id, step, ref)
-            if end is not None:
-                _end(conn, end, only_if_running=True)
+        with self._recording(job_id, trajectory_id):
+            ref = self.save_image(job_id, trajectory_id, f"step-{step.index:04d}", observation)
+            with self._write() as conn:
+                _insert_step(conn, trajectory_id, step, ref)
+                if end is not None:
+                    _end(conn, end, only_if_running=True)
         return ref
 
     def end_trajectory(self, trajectory: Trajectory, *, only_if_running: bool = True) -> bool:
         """Store the trajectory's final fields (status, reward, error, grade, final response, end
         time, metadata); True if the row changed. ``only_if_running`` leaves an already ended row
-        alone."""
-        with self._write() as conn:
-            return _end(conn, trajectory, only_if_running=only_if_running)
+        alone; a ``record_error`` row keeps that status."""
+        with self._recording(trajectory.job_id, trajectory.trajectory_id):
+            return self._status_write(lambda conn: _end(conn, trajectory, only_if_running=only_if_running))
 
     def delete_trajectory(self, job_id: str, trajectory_id: str) -> None:
         """Remove a trajectory, its steps and screenshots."""
         import shutil
 
-        with self._write() as conn:
-            conn.execute("DELETE FROM trajectories WHERE id = ?", (trajectory_id,))
+        self._status_write(lambda conn: conn.execute("DELETE FROM trajectories WHERE id = ?", (trajectory_id,)))
         shutil.rmtree(self.images_dir / job_id / trajectory_id, ignore_errors=True)
 
     def save_trajectory(self, trajectory: Trajectory, job_id: str) -> None:
@@ -288,39 +296,40 @@ class Store:
         (the row is created if missing; its metadata is merged into the stored one), missing steps
         are added (with their in-memory screenshots, if any), and each step's ``policy_trace`` is
         stored (as JSON) when set."""
-        ref = None
-        if trajectory.initial_observation is not None:
-            ref = self.save_image(job_id, trajectory.trajectory_id, "initial", trajectory.initial_observation)
-        step_refs = [
-            self.save_image(job_id, trajectory.trajectory_id, f"step-{s.index:04d}", s.observation)
-            if s.observation is not None and s.observation_ref is None else None
-            for s in trajectory.steps
-        ]
-        writer = current_process()
-        with self._write() as conn:
-            conn.execute(
-                "INSERT OR IGNORE INTO trajectories (id, job_id, group_id, rollout_index, task_id, task, seed, prompt, "
-                "status, started_at, metadata, writer_host, writer_pid, writer_started) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (trajectory.trajectory_id, job_id, trajectory.group_id, trajectory.rollout_index, trajectory.task_id,
-                 trajectory.task.model_dump_json() if trajectory.task else None, trajectory.seed, trajectory.prompt,
-                 trajectory.status, to_time(trajectory.started_at), to_json(trajectory.metadata), writer.host,
-                 writer.pid, writer.started),
-            )
-            conn.execute(
-                "UPDATE trajectories SET group_id = ?, rollout_index = ?, seed = COALESCE(?, seed), "
-                "initial_observation_ref = COALESCE(initial_observation_ref, ?) WHERE id = ?",
-                (trajectory.group_id, trajectory.rollout_index, trajectory.seed, ref, trajectory.trajectory_id),
-            )
-            for step, step_ref in zip(trajectory.steps, step_refs):
-                conn.execute(_INSERT_STEP.replace("INSERT", "INSERT OR IGNORE", 1),
-                             _step_values(trajectory.trajectory_id, step, step_ref or _relative(self, step.observation_ref)))
-                if step.policy_trace is not None:
-                    conn.execute("UPDATE steps SET policy_trace = ? WHERE trajectory_id = ? AND idx = ?",
-                                 (to_json(step.policy_trace), trajectory.trajectory_id, step.index))
-            stored = conn.execute("SELECT metadata FROM trajectories WHERE id = ?", (trajectory.trajectory_id,)).fetchone()
-            base = {k: v for k, v in load_json(stored["metadata"], {}).items() if k != "ended_by"}
-            _end(conn, trajectory, only_if_running=False, base_metadata=base)
+        with self._recording(job_id, trajectory.trajectory_id):
+            ref = None
+            if trajectory.initial_observation is not None:
+                ref = self.save_image(job_id, trajectory.trajectory_id, "initial", trajectory.initial_observation)
+            step_refs = [
+                self.save_image(job_id, trajectory.trajectory_id, f"step-{s.index:04d}", s.observation)
+                if s.observation is not None and s.observation_ref is None else None
+                for s in trajectory.steps
+            ]
+            writer = current_process()
+            with self._write() as conn:
+                conn.execute(
+                    "INSERT OR IGNORE INTO trajectories (id, job_id, group_id, rollout_index, task_id, task, seed, prompt, "
+                    "status, started_at, metadata, writer_host, writer_pid, writer_started) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (trajectory.trajectory_id, job_id, trajectory.group_id, trajectory.rollout_index, trajectory.task_id,
+                     trajectory.task.model_dump_json() if trajectory.task else None, trajectory.seed, trajectory.prompt,
+                     trajectory.status, to_time(trajectory.started_at), to_json(trajectory.metadata), writer.host,
+                     writer.pid, writer.started),
+                )
+                conn.execute(
+                    "UPDATE trajectories SET group_id = ?, rollout_index = ?, seed = COALESCE(?, seed), "
+                    "initial_observation_ref = COALESCE(initial_observation_ref, ?) WHERE id = ?",
+                    (trajectory.group_id, trajectory.rollout_index, trajectory.seed, ref, trajectory.trajectory_id),
+                )
+                for step, step_ref in zip(trajectory.steps, step_refs):
+                    conn.execute(_INSERT_STEP.replace("INSERT", "INSERT OR IGNORE", 1),
+                                 _step_values(trajectory.trajectory_id, step, step_ref or _relative(self, step.observation_ref)))
+                    if step.policy_trace is not None:
+                        conn.execute("UPDATE steps SET policy_trace = ? WHERE trajectory_id = ? AND idx = ?",
+                                     (to_json(step.policy_trace), trajectory.trajectory_id, step.index))
+                stored = conn.execute("SELECT metadata FROM trajectories WHERE id = ?", (trajectory.trajectory_id,)).fetchone()
+                base = {k: v for k, v in load_json(stored["metadata"], {}).items() if k != "ended_by"}
+                _end(conn, trajectory, only_if_running=False, base_metadata=base)
 
     # ------------------------------------------------------------------ trajectories: reads
 
@@ -401,6 +410,8 @@ class Store:
         An interrupted trajectory keeps its steps; its ``ended_at`` is its last step's end (or its
         start), its reward ``None``.
         """
+        if self.read_only:
+            return 0
         conn = self._conn()
         where = " AND job_id = ?" if job_id else ""
         params = (job_id,) if job_id else ()
@@ -415,7 +426,8 @@ class Store:
         dead_jobs = [r["id"] for r in jobs if not is_running(r["owner_host"], r["owner_pid"], r["owner_started"])]
         if not dead and not dead_jobs:
             return 0
-        with self._write() as conn:
+
+        def mark(conn: sqlite3.Connection) -> None:
             for trajectory_id in dead:
                 conn.execute(
                     "UPDATE trajectories SET status = 'interrupted', reward = NULL, "
@@ -431,6 +443,8 @@ class Store:
                     "WHERE job_id = ?), created_at) WHERE id = ? AND status = 'running'",
                     (dead_job, dead_job),
                 )
+
+        self._status_write(mark)
         return len(dead)
 
 
@@ -459,7 +473,7 @@ def _end(conn: sqlite3.Connection, trajectory: Trajectory, *, only_if_running: b
     metadata = {k: v for k, v in metadata.items() if k not in (INITIAL_OBSERVATION_REF, "running")}
     cursor = conn.execute(
         "UPDATE trajectories SET status = ?, reward = ?, error = ?, final_response = ?, grade = ?, ended_at = ?, "
-        "metadata = ? WHERE id = ?" + (" AND status = 'running'" if only_if_running else ""),
+        "metadata = ? WHERE id = ? AND status != 'record_error'" + (" AND status = 'running'" if only_if_running else ""),
         (trajectory.status, None if trajectory.reward is None else _finite(trajectory.reward), trajectory.error,
          trajectory.final_response, to_json(trajectory.grade) if trajectory.grade is not None else None,
          to_time(trajectory.ended_at or utc_now()), to_json(metadata), trajectory.trajectory_id),
@@ -495,3 +509,14 @@ def get_store(home: str | os.PathLike[str] | None = None) -> Store:
         if store is None:
             store = _stores[path] = Store(path)
         return store
+
+
+def settle_all_stores() -> None:
+    """:meth:`Store.settle_unrecorded` in every store of this process (best effort, at exit)."""
+    with _stores_lock:
+        stores = list(_stores.values())
+    for store in stores:
+        try:
+            store.settle_unrecorded()
+        except Exception:  # noqa: BLE001  (exit is best effort; dead writers' rows read back interrupted)
+            pass
