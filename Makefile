@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 EXTRAS ?= dev,miniwob,ubuntu,sb3,ray,docker
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test bench install system clean
+.PHONY: demo test bench install system clean wheel-smoke
 
 demo: install
 	$(PY) -m hud_gym.demo
@@ -19,6 +19,10 @@ install: $(STAMP)
 bench: install
 	bash scripts/install-system.sh chromium-driver
 	$(PY) -m benchmarks.run
+
+# The built wheel, installed into a clean venv, run from outside the checkout (CI runs it after `make test`).
+wheel-smoke: install
+	bash scripts/wheel-smoke.sh $(PYTHON)
 
 system:
 	bash scripts/install-system.sh
