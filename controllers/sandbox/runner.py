@@ -237,10 +237,10 @@ class Sandbox:
         elif op == "failed":
             future = self._pending.pop(int(message["id"]), None)
             if future is not None and not future.done():
-                error = str(message.get("error", "failed"))
-                code = int(message.get("errno") or 0)
-                future.set_exception(FileNotFoundError(code, error) if code == 2 else PermissionError(code, error)
-                                     if code in (1, 13) else OSError(code, error))
+                code, error = int(message.get("errno") or 0), str(message.get("error", "failed"))
+                filename = message.get("filename")
+                args = (code, error) if filename is None else (code, error, str(filename))
+                future.set_exception(OSError(*args))  # OSError(ENOENT, ...) is a FileNotFoundError
         elif op == "exit":
             done = self._running.pop(int(message["pid"]), None)
             if done is not None and not done.done():

@@ -8,7 +8,8 @@ message is one JSON object, file descriptors travel with it (``SCM_RIGHTS``):
 - host -> here: ``{"op": "spawn", "id": n, "argv": [...], "env": {...}, "cwd": "..."}`` with three
   descriptors, the program's stdin, stdout and stderr;
 - here -> host: ``{"op": "spawned", "id": n, "pid": p}`` with a pidfd of the program (the host
-  reads its host pid from it), or ``{"op": "failed", "id": n, "errno": e, "error": "..."}``;
+  reads its host pid from it), or ``{"op": "failed", "id": n, "errno": e, "error": "...",
+  "filename": ...}``;
 - here -> host: ``{"op": "exit", "pid": p, "returncode": rc}`` when a program started here ends
   (``-signal`` when killed by one).
 
@@ -43,7 +44,7 @@ def spawn(sock, children, request, fds):
         )
     except OSError as exc:
         send(sock, {"op": "failed", "id": request.get("id"), "errno": exc.errno or 0,
-                    "error": f"{type(exc).__name__}: {exc}"})
+                    "error": exc.strerror or str(exc), "filename": exc.filename})
         return
     except Exception as exc:  # a malformed request
         send(sock, {"op": "failed", "id": request.get("id"), "errno": 22, "error": f"{type(exc).__name__}: {exc}"})
