@@ -113,6 +113,8 @@ class SandboxPolicy:
         network: share the host's network namespace (else an empty one: loopback only).
         hostname: the sandbox's host name.
         chdir: the working directory of the command.
+        as_pid_1: the command is the sandbox's pid 1 (it must reap orphans; bwrap's own init
+            otherwise, which loses the CPU time of what it reaps).
     """
 
     identity: Identity
@@ -122,6 +124,7 @@ class SandboxPolicy:
     network: bool = False
     hostname: str = "hud-gym"
     chdir: str | None = None
+    as_pid_1: bool = False
 
 
 def bwrap_argv(policy: SandboxPolicy, command: Sequence[str], *, bwrap: str = "bwrap",
@@ -137,6 +140,8 @@ def bwrap_argv(policy: SandboxPolicy, command: Sequence[str], *, bwrap: str = "b
         argv.append("--unshare-net")
     argv += ["--uid", str(INNER_UID), "--gid", str(INNER_GID), "--hostname", policy.hostname, "--disable-userns",
              "--die-with-parent", "--new-session"]
+    if policy.as_pid_1:
+        argv.append("--as-pid-1")
     argv += ["--ro-bind", "/usr", "/usr"]
     for path, kind in sorted(policy.layout.items()):
         if kind.startswith("link:"):

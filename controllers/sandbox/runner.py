@@ -25,6 +25,7 @@ import os
 import signal
 import socket
 import subprocess
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -333,6 +334,18 @@ class Sandbox:
                 await loop.connect_read_pipe(lambda r=reader: asyncio.StreamReaderProtocol(r), os.fdopen(fd, "rb", 0))
                 setattr(process, name, reader)
 
+    def _init_pid(self) -> int | None:
+        """The host pid of the sandbox's pid 1: the supervisor (``--as-pid-1``) or its parent."""
+        candidate = self.supervisor_pid
+        with contextlib.suppress(OSError, ValueError, StopIteration, TypeError):
+            for _ in range(2):
+                with open(f"/proc/{candidate}/status", encoding="ascii") as handle:
+                    status = {line.split(":")[0]: line.split()[1:] for line in handle}
+                if status["NSpid"][-1] == "1" and pid_namespace(int(candidate)) == self.namespace:
+                    return int(candidate)
+                candidate = int(status["PPid"][0])
+        return None
+
     def pids(self) -> set[int]:
         """Host pids of the sandbox's programs (every process of its pid namespace but its init and
         the supervisor)."""
@@ -342,12 +355,7 @@ class Sandbox:
         for name in os.listdir("/proc"):
             if name.isdigit() and pid_namespace(int(name)) == self.namespace:
                 found.add(int(name))
-        inits = {self.supervisor_pid}
-        with contextlib.suppress(OSError, ValueError):
-            with open(f"/proc/{self.supervisor_pid}/status", encoding="ascii") as handle:
-                parent = next(int(line.split()[1]) for line in handle if line.startswith("PPid:"))
-            inits.add(parent)
-        return {pid for pid in found - inits if alive(pid)}
+        return {pid for pid in found - {self.supervisor_pid, self._init_pid()} if alive(pid)}
 
     def host_pids(self) -> dict[int, int]:
         """The sandbox's programs: pid inside the sandbox -> host pid (from ``NSpid`` in ``/proc``)."""
@@ -360,9 +368,31 @@ class Sandbox:
         return mapping
 
     async def stop(self) -> None:
-        """End the sandbox and every process in it; wait until they are gone (up to 5 s)."""
-        members = self.pids() | ({self.supervisor_pid} if self.supervisor_pid else set())
+        """End the sandbox and every process in it; wait until they are gone (up to 5 s).
+
+        SIGKILL goes to the sandbox's pid 1: the kernel ends every process of its pid namespace,
+        pid 1 reaps them, the launcher reaps pid 1 and exits, and this process reaps the launcher
+        (so their CPU time is accounted to this process's children; bwrap's own init would lose it).
+        """
+        init = self._init_pid() if self.namespace is not None else None
+        programs = self.pids()
+        members = programs | ({self.supervisor_pid} if self.supervisor_pid else set()) | ({init} if init else set())
+        if init is not None and programs:
+            # The programs first, reaped by pid 1 while it lives: a pid namespace's teardown
+            # reaps without accounting, and their CPU time would be lost to the measurements.
+            for pid in programs:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+            deadline = time.monotonic() + 1.0
+            while any(os.path.exists(f"/proc/{pid}") for pid in programs) and time.monotonic() < deadline:
+                await asyncio.sleep(0.002)
         self._lost()
+        if init is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(init, signal.SIGKILL)
         if self._launcher is not None:
-            await stop_process(self._launcher, timeout=0.0)  # SIGTERM ends bwrap at once
+            try:
+                await asyncio.wait_for(asyncio.shield(self._launcher.wait()), 2.0 if init is not None else 0.0)
+            except asyncio.TimeoutError:
+                await stop_process(self._launcher, timeout=0.0)
         await await_gone(members, 5.0)

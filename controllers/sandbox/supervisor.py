@@ -13,9 +13,11 @@ message is one JSON object, file descriptors travel with it (``SCM_RIGHTS``):
 - here -> host: ``{"op": "exit", "pid": p, "returncode": rc}`` when a program started here ends
   (``-signal`` when killed by one).
 
-Programs start in sessions of their own. The supervisor cannot be traced by them
-(``PR_SET_DUMPABLE`` 0). When the host closes the socket the supervisor exits, and the sandbox's
-init then ends every process of the sandbox (its pid namespace).
+Programs start in sessions of their own. The supervisor is the sandbox's pid 1 (``bwrap
+--as-pid-1``): it reaps orphans too, the sandbox's programs cannot signal it (the kernel keeps
+signals from inside a pid namespace away from its init) nor trace it (``PR_SET_DUMPABLE`` 0).
+When the host closes the socket the supervisor exits, and the kernel ends every process of the
+sandbox (its pid namespace) with it.
 """
 
 import ctypes
@@ -61,9 +63,17 @@ def spawn(sock, children, request, fds):
 
 
 def reap(sock, children):
-    for pid, process in list(children.items()):
-        if process.poll() is not None:
-            del children[pid]
+    """Reap every ended child (as the sandbox's pid 1 that includes orphans); report ours."""
+    while True:
+        try:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+        process = children.pop(pid, None)
+        if process is not None:
+            process.returncode = os.waitstatus_to_exitcode(status)
             send(sock, {"op": "exit", "pid": pid, "returncode": process.returncode})
 
 

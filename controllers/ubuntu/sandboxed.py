@@ -96,9 +96,10 @@ class DesktopSandbox:
     def _argv(self, policy: SandboxPolicy, command: list[str]) -> list[str]:
         return bwrap_argv(policy, command, bwrap=self.programs["bwrap"], setpriv=self.programs.get("setpriv", "setpriv"))
 
-    def _policy(self, binds: list[Bind], network: bool = False, etc: dict[str, str] | None = None) -> SandboxPolicy:
+    def _policy(self, binds: list[Bind], network: bool = False, etc: dict[str, str] | None = None,
+                as_pid_1: bool = False) -> SandboxPolicy:
         return SandboxPolicy(identity=self.identity, binds=tuple(binds), etc=self.etc if etc is None else etc,
-                             layout=_layout(), network=network)
+                             layout=_layout(), network=network, as_pid_1=as_pid_1)
 
     def xvfb(self, argv: list[str]) -> list[str]:
         """Xvfb's command line in its sandbox."""
@@ -115,7 +116,7 @@ class DesktopSandbox:
         binds = [Bind(self.socket), Bind(str(self.auth_dir)), Bind(str(self.share)),
                  Bind(str(self.home), writable=True), Bind(str(self.tmp), writable=True)]
         etc = {k: v for k, v in self.etc.items() if not (network and k == "hosts")}
-        policy = self._policy(binds, network=network, etc=etc)
+        policy = self._policy(binds, network=network, etc=etc, as_pid_1=True)  # the supervisor is pid 1
         return lambda argv: self._argv(policy, argv)
 
 

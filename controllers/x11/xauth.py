@@ -98,6 +98,8 @@ def _user_entries(path: str | None) -> list[Entry]:
     """The entries of the user's authority file (none when it is missing or unreadable)."""
     candidate = path or (os.path.join(os.path.expanduser("~"), ".Xauthority"))
     try:
+        if os.path.getsize(candidate) == 0:  # python-xlib prints a warning for an empty file
+            return []
         from Xlib import xauth  # noqa: PLC0415  (python-xlib: the desktop extra)
 
         return [tuple(entry) for entry in xauth.Xauthority(candidate).entries]  # type: ignore[misc]
