@@ -129,8 +129,17 @@ class DesktopSession:
             self._write_share()
         auth = self.auth_dir / "Xauthority"
         env = {"PATH": SANDBOX_PATH, "LANG": "C.UTF-8"}
-        self.xvfb = await start_xvfb(self.screen_size, self.session_dir / "xvfb.log", auth=auth,
-                                     command=self._xvfb_command, env=env)
+        try:
+            self.xvfb = await start_xvfb(self.screen_size, self.session_dir / "xvfb.log", auth=auth,
+                                         command=self._xvfb_command, env=env)
+        except ControllerError as exc:
+            if self.sandboxed and "bwrap" in str(exc):
+                raise ControllerError(
+                    f"{exc}\nThe desktop's bubblewrap sandbox could not start: this host may not allow unprivileged "
+                    "user namespaces (sysctl kernel.unprivileged_userns_clone=1; on Ubuntu 24.04 also "
+                    "kernel.apparmor_restrict_unprivileged_userns=0), or create the env with sandbox=False"
+                ) from exc
+            raise
         process_authority().add(self.xvfb.number, self.cookie)
         self.child_env = self._child_env()
         if self.in_container:

@@ -10,8 +10,12 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
+import gymnasium
 import pytest
 from Xlib import xauth as xlib_xauth
+
+import hud_gym  # noqa: F401  (registers the ids)
+from hud_gym.controllers.base import ControllerError
 
 from hud_gym.controllers.remote.protocol import ProtocolError
 from hud_gym.controllers.remote.server import validate_options
@@ -26,6 +30,7 @@ from hud_gym.controllers.sandbox.policy import (
     host_layout,
     identity_for,
 )
+from hud_gym.controllers.ubuntu.display import DesktopNotAvailableError
 from hud_gym.controllers.ubuntu.homefs import HomeFiles
 from hud_gym.controllers.x11.xauth import FAMILY_WILD, ProcessAuthority, new_cookie, write_display_authority
 
@@ -192,3 +197,41 @@ def test_an_untrusting_server_refuses_options_that_leave_the_sandbox() -> None:
         assert validate_options("ubuntu", option, trusted=True)[next(iter(option))] == next(iter(option.values()))
     for option in ({"sandbox": True}, {"sandbox": None}, {"allow_network": False}):
         validate_options("ubuntu", option, trusted=False)
+
+
+# ----------------------------------------------------------------------------- clear errors
+
+
+def _tools(folder: Path, *names: str) -> None:
+    for name in names:
+        found = shutil.which(name)
+        if found is None:
+            pytest.skip(f"needs {name}")
+        (folder / name).symlink_to(found)
+
+
+def test_a_missing_bwrap_names_the_package_and_the_way_out(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _tools(tmp_path, "Xvfb", "openbox", "setpriv")
+    monkeypatch.setenv("PATH", str(tmp_path))
+    env = gymnasium.make("hud/Ubuntu-v0", in_container=False)
+    try:
+        with pytest.raises(DesktopNotAvailableError, match=r"apt-get install bubblewrap.*sandbox=False"):
+            env.reset()
+    finally:
+        env.close()
+
+
+def test_a_host_without_user_namespaces_gets_a_clear_error(open_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path = open_dir  # the fake bwrap runs as the sandbox uid
+    _tools(tmp_path, "Xvfb", "openbox", "setpriv")
+    fake = tmp_path / "bwrap"  # what bwrap says where unprivileged user namespaces are disabled
+    fake.write_text("#!/bin/sh\necho 'bwrap: No permissions to creating new namespace' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}:/usr/bin:/bin")
+    env = gymnasium.make("hud/Ubuntu-v0", in_container=False)
+    try:
+        with pytest.raises(ControllerError, match=r"(?s)No permissions to creating new namespace.*user namespaces.*"
+                                                  r"sandbox=False"):
+            env.reset()
+    finally:
+        env.close()
