@@ -66,6 +66,9 @@ def test_another_user_cannot_read_or_drive_the_display(desktop: Any) -> None:
     # The env itself, and this user's tools given the display's cookie, still work.
     _, _, _, _, info = desktop.step(ClickAction(point=(10, 10)))
     assert info["status"] == "ok", info
+    desktop.step(ClickAction(point=(10, 10)))
+    # Screenshots still go through MIT-SHM (mss hands the sandboxed Xvfb its segment as a memfd).
+    assert "MIT-SHM is working" in desktop.unwrapped.controller._capture.backend
     xauthority = str(desktop.unwrapped.controller.xauthority)
     moved = x_client(display, "xdotool", "getmouselocation", env={"XAUTHORITY": xauthority})
     assert moved.returncode == 0 and "x:10 y:10" in moved.stdout, moved
