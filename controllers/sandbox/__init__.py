@@ -8,7 +8,13 @@ namespaces.
 - :mod:`.process`: such a program seen from the host.
 """
 
-from hud_gym.controllers.sandbox.policy import Bind, Identity, SandboxPolicy, bwrap_argv, identity_for
+from hud_gym.controllers.sandbox.policy import (
+    Bind,
+    Identity,
+    SandboxPolicy,
+    bwrap_argv,
+    identity_for,
+)
 from hud_gym.controllers.sandbox.process import SandboxProcess
 from hud_gym.controllers.sandbox.runner import Sandbox, SandboxError
 

@@ -31,7 +31,12 @@ from pathlib import Path
 from typing import Any
 
 from hud_gym.controllers.base import ControllerError
-from hud_gym.controllers.process_utils import alive, await_gone, die_with_parent, stop_process
+from hud_gym.controllers.process_utils import (
+    alive,
+    await_gone,
+    die_with_parent,
+    stop_process,
+)
 from hud_gym.controllers.sandbox.process import SandboxProcess, pidfd_pid
 
 __all__ = ["SUPERVISOR", "Sandbox", "SandboxError", "SandboxProcess", "pid_namespace"]

@@ -25,7 +25,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from hud_gym.controllers.sandbox.policy import Bind, Identity, SandboxPolicy, bwrap_argv, host_layout
+from hud_gym.controllers.sandbox.policy import (
+    Bind,
+    Identity,
+    SandboxPolicy,
+    bwrap_argv,
+    host_layout,
+)
 from hud_gym.controllers.sandbox.runner import Sandbox, SandboxProcess
 from hud_gym.controllers.ubuntu.processes import TaskProcesses
 

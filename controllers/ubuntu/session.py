@@ -28,10 +28,18 @@ from typing import Any
 
 from hud_gym.controllers.base import ControllerError
 from hud_gym.controllers.process_utils import stop_process
-from hud_gym.controllers.sandbox.policy import INNER_USER, Identity, etc_files, identity_for
+from hud_gym.controllers.sandbox.policy import (
+    INNER_USER,
+    Identity,
+    etc_files,
+    identity_for,
+)
 from hud_gym.controllers.sandbox.runner import SUPERVISOR
 from hud_gym.controllers.ubuntu.apps import APPS_DIR, KNOWN_APPS
-from hud_gym.controllers.ubuntu.display import start_window_manager, wait_for_window_manager
+from hud_gym.controllers.ubuntu.display import (
+    start_window_manager,
+    wait_for_window_manager,
+)
 from hud_gym.controllers.ubuntu.processes import ENV_TOKEN_VAR, TaskProcesses
 from hud_gym.controllers.ubuntu.sandboxed import (
     SANDBOX_PATH,
@@ -40,7 +48,11 @@ from hud_gym.controllers.ubuntu.sandboxed import (
     SandboxedProcesses,
     require_sandbox_programs,
 )
-from hud_gym.controllers.x11.xauth import new_cookie, process_authority, write_display_authority
+from hud_gym.controllers.x11.xauth import (
+    new_cookie,
+    process_authority,
+    write_display_authority,
+)
 from hud_gym.controllers.x11.xvfb import XvfbServer, start_xvfb
 
 __all__ = ["DesktopSession"]

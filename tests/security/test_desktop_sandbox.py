@@ -29,10 +29,10 @@ from typing import Any
 import gymnasium
 import psutil
 import pytest
+from hud_gym.controllers.process_utils import alive
 
 import hud_gym  # noqa: F401  (registers the ids)
 from hud_gym import CustomAction, SetupError, Task
-from hud_gym.controllers.process_utils import alive
 from hud_gym.task import expand_config
 
 pytestmark = pytest.mark.timeout(90)
@@ -280,6 +280,7 @@ def test_no_network_unless_the_task_asks_and_the_env_allows(shell_desktop: gymna
 
 def test_an_untrusted_ubuntu_server_gives_no_host_shell(host: Host) -> None:
     from hud_gym.controllers.remote.server import ControllerServer  # noqa: PLC0415
+
     from hud_gym.core.loop import get_loop_thread  # noqa: PLC0415
 
     server = ControllerServer("ubuntu", port=0, token="security-token")  # no --trust-client-options

@@ -36,7 +36,7 @@ CLEAN_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/nonexistent"}
 
 def x_client(display: str, *command: str, prefix: list[str] | None = None,
              env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run([*(prefix or []), *command], capture_output=True, timeout=20,
+    done = subprocess.run([*(prefix or []), *command], check=False, capture_output=True, timeout=20,
                           env={**CLEAN_ENV, "DISPLAY": display, **(env or {})})
     out = done.stdout.decode(errors="replace")[:200]  # xwd writes a binary image
     return subprocess.CompletedProcess(done.args, done.returncode, out, done.stderr.decode(errors="replace"))

@@ -12,11 +12,7 @@ from pathlib import Path
 
 import gymnasium
 import pytest
-from Xlib import xauth as xlib_xauth
-
-import hud_gym  # noqa: F401  (registers the ids)
 from hud_gym.controllers.base import ControllerError
-
 from hud_gym.controllers.remote.protocol import ProtocolError
 from hud_gym.controllers.remote.server import validate_options
 from hud_gym.controllers.sandbox.policy import (
@@ -32,7 +28,15 @@ from hud_gym.controllers.sandbox.policy import (
 )
 from hud_gym.controllers.ubuntu.display import DesktopNotAvailableError
 from hud_gym.controllers.ubuntu.homefs import HomeFiles
-from hud_gym.controllers.x11.xauth import FAMILY_WILD, ProcessAuthority, new_cookie, write_display_authority
+from hud_gym.controllers.x11.xauth import (
+    FAMILY_WILD,
+    ProcessAuthority,
+    new_cookie,
+    write_display_authority,
+)
+from Xlib import xauth as xlib_xauth
+
+import hud_gym  # noqa: F401  (registers the ids)
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -105,7 +109,7 @@ def test_the_policy_run_by_bwrap_sees_no_host(open_dir: Path) -> None:
                            chdir=str(home))
     script = (f"id -u; cat /etc/shadow {tmp_path}/secret 2>&1; ls /root 2>&1; echo x > out; echo x > {tmp_path}/out 2>&1;"
               "grep -E '^(CapEff|NoNewPrivs)' /proc/self/status; cat /proc/1/cmdline | tr '\\0' ' '")
-    done = subprocess.run(bwrap_argv(policy, ["bash", "-c", script]), capture_output=True, text=True, timeout=20,
+    done = subprocess.run(bwrap_argv(policy, ["bash", "-c", script]), check=False, capture_output=True, text=True, timeout=20,
                           env={"PATH": "/usr/bin:/bin"})
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
@@ -127,7 +131,7 @@ def test_display_authority_files_are_private_and_readable_by_xauth(tmp_path: Pat
     assert oct(os.stat(path.parent).st_mode & 0o777) == "0o700" and oct(os.stat(path).st_mode & 0o777) == "0o600"
     entries = xlib_xauth.Xauthority(str(path)).entries
     assert entries == [(FAMILY_WILD, b"", b"", b"MIT-MAGIC-COOKIE-1", cookie)]
-    listed = subprocess.run(["xauth", "-f", str(path), "list"], capture_output=True, text=True, timeout=10)
+    listed = subprocess.run(["xauth", "-f", str(path), "list"], check=False, capture_output=True, text=True, timeout=10)
     assert "MIT-MAGIC-COOKIE-1" in listed.stdout and cookie.hex() in listed.stdout
 
 
