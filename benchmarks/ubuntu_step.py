@@ -18,7 +18,6 @@ import argparse
 import json
 import os
 import statistics
-import sys
 import time
 from collections.abc import Callable
 from typing import Any
@@ -31,7 +30,6 @@ from Xlib.ext import xtest
 
 import hud_gym  # noqa: F401  (registers the ids)
 from hud_gym.actions import ClickAction
-from hud_gym.controllers.ubuntu.apps import app_path
 from hud_gym.envs.ubuntu import UbuntuEnv
 
 SIZE = (1280, 720)
@@ -44,9 +42,12 @@ def _timed(fn: Callable[[], Any]) -> float:
 
 
 def _open_eventlog(env: UbuntuEnv, log: str) -> tuple[int, int]:
+    """Start the event-log window (as ``launch`` does: in the sandbox when there is one), its log
+    ``log`` in the env's home; returns the centre of its toggle."""
     controller = env.controller
     assert controller is not None
-    argv = [sys.executable, str(app_path("eventlog")), "--log", log, "--geometry", "+200+150"]
+    argv = controller.launch_argv("eventlog", ["--log", log, "--geometry", "+200+150"])
+    log = str(controller.resolve_path(log))
     env._runner.run(controller.spawn(argv))
     env._runner.run(controller.wait_for_window("event log"))
     deadline = time.monotonic() + 10
@@ -67,13 +68,14 @@ def run(steps: int = 30) -> dict[str, float]:
         env.reset(seed=0)
         controller = env.controller
         assert controller is not None
-        log = str(controller.tmp.parent / "bench-events.jsonl")
+        log = "bench-events.jsonl"
         target = _open_eventlog(env, log)
         env.step(ClickAction(point=target))
 
         # pyautogui binds to $DISPLAY when imported; pyscreeze uses scrot when it sees an X11
         # session (as a desktop session sets XDG_SESSION_TYPE).
         os.environ["DISPLAY"] = controller.display
+        os.environ["XAUTHORITY"] = str(controller.xauthority)  # the display's cookie
         os.environ["XDG_SESSION_TYPE"] = "x11"
         import pyautogui  # noqa: PLC0415
 

@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ctypes
+import os
 import signal
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import psutil
 
-__all__ = ["alive", "await_gone", "kill_process_tree", "process_tree", "wait_gone"]
+__all__ = ["alive", "await_gone", "die_with_parent", "kill_process_tree", "process_tree", "stop_process", "wait_gone"]
 
 POLL_S = 0.01
 
@@ -71,3 +73,39 @@ def kill_process_tree(pids: Iterable[int], timeout: float = 5.0) -> None:
         with contextlib.suppress(psutil.Error):
             proc.send_signal(signal.SIGKILL)
     wait_gone(procs, timeout)
+
+
+_PR_SET_PDEATHSIG = 1
+try:
+    _prctl: Callable[..., int] | None = ctypes.CDLL(None, use_errno=True).prctl
+except (OSError, AttributeError):  # not Linux
+    _prctl = None
+
+
+def die_with_parent() -> None:
+    """``preexec_fn``: the child gets SIGKILL when the thread that started it ends (Linux)."""
+    if _prctl is not None:
+        _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+async def stop_process(process: asyncio.subprocess.Process | None, timeout: float = 3.0) -> None:
+    """SIGTERM ``process`` (its whole session), wait up to ``timeout``, then SIGKILL; reap it, and
+    wait (up to 5 s) until its descendants of the moment are gone too (a sandbox's processes end
+    after the sandbox's launcher)."""
+    if process is None or process.returncode is not None:
+        return
+    descendants = process_tree(process.pid) - {process.pid}
+    for sig, wait in ((signal.SIGTERM, timeout), (signal.SIGKILL, 5.0)):
+        try:
+            os.killpg(process.pid, sig)  # leader of its own session: its children go too
+        except (ProcessLookupError, PermissionError):
+            # Not a group leader. (Popen.send_signal polls first: after a killpg that could reap
+            # the process under asyncio's child watcher, which then reports it as unknown.)
+            with contextlib.suppress(ProcessLookupError):
+                process.send_signal(sig)
+        try:
+            await asyncio.wait_for(process.wait(), wait)
+            break
+        except asyncio.TimeoutError:
+            continue
+    await await_gone(descendants, 5.0)

@@ -12,8 +12,9 @@ The message schema is :mod:`hud_gym.controllers.remote.protocol` (``docs/control
   requests run concurrently, one at a time per env; a closed connection closes its envs.
 - A malformed, unknown or oversized message gets an error frame and the connection keeps
   serving; only messages over four times ``max_message_size`` close it (code 1009).
-- Options that run programs or reach the host's files (``allow_shell``, ``executable_path``,
-  ``launch_args``, ...) are refused unless the server trusts its clients
+- Options that run programs or reach the host's files or network (``allow_shell``,
+  ``sandbox=False``, ``allow_network``, ``executable_path``, ``launch_args``, ...) are refused
+  unless the server trusts its clients
   (``--trust-client-options``; the ``"subprocess"`` launcher sets it, the client being the same
   user on the same machine). A token holder can otherwise drive the gym, not the host.
 - Controllers run on the hud-gym loop thread, as in an env's own process, so their shared
@@ -125,6 +126,8 @@ _HOST_OPTIONS: dict[str, typing.Callable[[Any], bool]] = {
     "allow_shell": lambda v: bool(v),
     "allow_absolute_paths": lambda v: bool(v),
     "in_container": lambda v: v is not None,
+    "sandbox": lambda v: v is False,
+    "allow_network": lambda v: bool(v),
     "executable_path": lambda v: v is not None,
     "launch_args": lambda v: bool(v),
 }

@@ -1,15 +1,17 @@
 """The desktop controller of ``hud/Ubuntu-v0``: one Xvfb display, a window manager and real X input.
 
-Session (started lazily, on the env's first reset): a private Xvfb display (a free number from
-:data:`~hud_gym.controllers.ubuntu.display.FIRST_DISPLAY` up), openbox with a minimal
-configuration (or no WM), a private home and temp directory, one persistent X connection, one
-MIT-SHM screen grabber. Task processes (:meth:`UbuntuController.spawn`, :meth:`~UbuntuController.run`,
-the ``launch`` action, the clipboard owner) run in one process group per episode
-(:mod:`~hud_gym.controllers.ubuntu.processes`).
+Session (started lazily, on the env's first reset; :mod:`~hud_gym.controllers.ubuntu.session`): a
+private Xvfb display (a free number from :data:`~hud_gym.controllers.x11.xvfb.FIRST_DISPLAY` up)
+authorised by a fresh cookie, openbox with a minimal configuration (or no WM), a private home and
+temp directory, one persistent X connection, one MIT-SHM screen grabber. By default (``sandbox``)
+all of it runs in bubblewrap sandboxes as an unprivileged uid (:mod:`~hud_gym.controllers.ubuntu.sandboxed`),
+the task processes (:meth:`UbuntuController.spawn`, :meth:`~UbuntuController.run`, the ``launch``
+action, the clipboard owner) in one sandbox per episode; with ``sandbox=False`` they run in one
+process group per episode (:mod:`~hud_gym.controllers.ubuntu.processes`) as this process's user.
 
-Reset: kill the task's processes (SIGTERM, then SIGKILL, by process group; no survivor), close
-the windows left over, release held keys and buttons, give remapped keycodes back, move the
-pointer to (0, 0), empty the home and temp directories.
+Reset: kill the task's processes (the episode's sandbox, or SIGTERM then SIGKILL by process group;
+no survivor), close the windows left over, release held keys and buttons, give remapped keycodes
+back, move the pointer to (0, 0), empty the home and temp directories.
 
 Actions: XTEST input (:mod:`~hud_gym.controllers.ubuntu.xinput`), synced with the server after each
 action. Scroll amounts are pixels, positive = down/right, one wheel click per
@@ -18,9 +20,12 @@ action. Scroll amounts are pixels, positive = down/right, one wheel click per
 Observation: :meth:`~hud_gym.controllers.ubuntu.connection.XConnection.settle` (XSync, then XDamage
 events until the repaints stop) and one MIT-SHM grab; the text is ``"Focused window: <title>"``.
 
-Safety: ``launch`` starts only the apps of :data:`LAUNCHABLE` with checked arguments unless shell
-commands are allowed (``allow_shell=True``, or inside the gym's container); paths of tasks stay
-inside the env's home unless ``allow_absolute_paths=True``.
+Safety: a task's or an agent's programs reach only the sandbox (see the README's "Security model").
+``launch`` starts only the apps of :data:`LAUNCHABLE` with checked arguments unless shell commands
+are allowed (``allow_shell=True``, or inside the gym's container: then they run in the sandbox);
+paths of tasks stay inside the env's home unless ``allow_absolute_paths=True``; the network is
+there only for a task that asks for it (``config={"network": true}``) on an env made with
+``allow_network=True``.
 """
 
 from __future__ import annotations
@@ -31,9 +36,9 @@ import math
 import os
 import re
 import shutil
-import tempfile
 import time
 import uuid
+import warnings
 import weakref
 from collections.abc import Sequence
 from pathlib import Path
@@ -61,19 +66,11 @@ from hud_gym.controllers.ubuntu import windows as xwindows
 from hud_gym.controllers.ubuntu.apps import KNOWN_APPS
 from hud_gym.controllers.ubuntu.capture import ScreenCapture
 from hud_gym.controllers.ubuntu.connection import X_ERRORS, XConnection
-from hud_gym.controllers.ubuntu.display import (
-    WINDOW_MANAGERS,
-    DesktopNotAvailableError,
-    XvfbServer,
-    require_programs,
-    start_window_manager,
-    start_xvfb,
-    stop_process,
-    wait_for_window_manager,
-)
+from hud_gym.controllers.ubuntu.display import WINDOW_MANAGERS, DesktopNotAvailableError, require_programs
 from hud_gym.controllers.ubuntu.keysyms import char_keysym, key_keysym
-from hud_gym.controllers.ubuntu.processes import ENV_TOKEN_VAR, TaskProcesses
+from hud_gym.controllers.ubuntu.session import DesktopSession
 from hud_gym.controllers.ubuntu.xinput import BUTTONS, KEYMAP_SETTLE, XInput
+from hud_gym.controllers.x11.xauth import process_authority
 from hud_gym.core.loop import add_shutdown_hook
 from hud_gym.keys import UnknownKeyError, normalize_keys
 from hud_gym.task import Task
@@ -126,17 +123,6 @@ def _detect_container() -> bool:
     return os.environ.get("HUD_GYM_IN_CONTAINER") == "1"
 
 
-def _empty_dir(path: Path) -> None:
-    if path.exists():
-        for child in path.iterdir():
-            if child.is_dir() and not child.is_symlink():
-                shutil.rmtree(child, ignore_errors=True)
-            else:
-                with contextlib.suppress(FileNotFoundError):
-                    child.unlink()
-    path.mkdir(parents=True, exist_ok=True)
-
-
 class UbuntuController(Controller):
     """Drives one private X desktop; see the module docstring.
 
@@ -150,6 +136,11 @@ class UbuntuController(Controller):
         in_container: running inside the gym's container, where shell commands are allowed;
             ``None`` detects it: ``HUD_GYM_IN_CONTAINER=1``, set by the ``docker/ubuntu`` image
             (``/.dockerenv`` is not enough: many hosts and CI runners are themselves containers).
+        sandbox: run the desktop (Xvfb, WM, apps, task processes) in bubblewrap sandboxes as an
+            unprivileged uid; ``None``: yes, except inside the gym's container (itself the
+            sandbox). ``False`` runs them as this process's user, with a warning.
+        allow_network: let a task that asks for it (``config={"network": true}``) have the host's
+            network in its sandbox; without, the sandbox has only its own loopback.
         first_paint: seconds to wait for the first repaint after input before observing.
         quiet: seconds without repaint after which the screen is settled.
         settle_limit: most seconds an observation waits for the screen to settle.
@@ -161,7 +152,8 @@ class UbuntuController(Controller):
         home: the env's home directory (emptied at every reset).
         tmp: the env's temp directory (emptied at every reset).
         child_env: the environment of task processes (``DISPLAY``, ``HOME``, ``TMPDIR``, ...).
-        allow_shell, allow_absolute_paths, in_container: as given (``in_container`` resolved).
+        allow_shell, allow_absolute_paths, in_container, sandbox, allow_network: as given
+            (``in_container`` and ``sandbox`` resolved).
         last_settle: ``{"settle": s, "damage": n, "first_damage": s}`` of the last observation
             (see :meth:`~hud_gym.controllers.ubuntu.connection.XConnection.settle`).
     """
@@ -176,6 +168,8 @@ class UbuntuController(Controller):
         allow_absolute_paths: bool = False,
         window_manager: str | None = "openbox",
         in_container: bool | None = None,
+        sandbox: bool | None = None,
+        allow_network: bool = False,
         first_paint: float = 0.05,
         quiet: float = 0.005,
         settle_limit: float = 1.0,
@@ -191,6 +185,9 @@ class UbuntuController(Controller):
         self.allow_absolute_paths = bool(allow_absolute_paths)
         self.window_manager = window_manager
         self.in_container = _detect_container() if in_container is None else bool(in_container)
+        self.sandbox = (not self.in_container) if sandbox is None else bool(sandbox)
+        self._sandbox_refused = sandbox is False and not self.in_container
+        self.allow_network = bool(allow_network)
         self.first_paint = first_paint
         self.quiet = quiet
         self.settle_limit = settle_limit
@@ -200,43 +197,51 @@ class UbuntuController(Controller):
         self.last_settle: dict[str, float] = {}
         self.token = uuid.uuid4().hex
 
-        self._base: Path | None = None
-        self._xvfb: XvfbServer | None = None
-        self._wm: asyncio.subprocess.Process | None = None
+        self._session: DesktopSession | None = None
         self._conn: XConnection | None = None
         self._input: XInput | None = None
         self._capture: ScreenCapture | None = None
-        self._procs: TaskProcesses | None = None
-        self._child_env: dict[str, str] = {}
         self._pending_settle: tuple[float, float] | None = None  # (first_paint, quiet) for observe()
         self._closed = True
 
     # ================================================================= paths, permissions
 
-    def _dirs(self) -> Path:
-        if self._base is None:
+    def _dirs(self) -> DesktopSession:
+        if self._session is None:
             raise ControllerError("the desktop controller is not started (reset the env first)")
-        return self._base
+        return self._session
 
     @property
     def home(self) -> Path:
-        """The env's home directory (emptied and recreated at every reset)."""
-        return self._dirs() / "home"
+        """The env's home directory (emptied and recreated at every reset; the same path in the sandbox)."""
+        return self._dirs().home
 
     @property
     def tmp(self) -> Path:
         """The env's temp directory (``TMPDIR`` of task processes; emptied at every reset)."""
-        return self._dirs() / "tmp"
+        return self._dirs().tmp
 
     @property
     def session_dir(self) -> Path:
         """The controller's own files: the WM configuration, the logs of Xvfb, WM and task processes."""
-        return self._dirs() / "session"
+        return self._dirs().session_dir
 
     @property
     def child_env(self) -> dict[str, str]:
         """The environment of processes the task starts (a copy)."""
-        return dict(self._child_env)
+        return dict(self._session.child_env) if self._session is not None else {}
+
+    @property
+    def file_owner(self) -> tuple[int, int] | None:
+        """``(uid, gid)`` that files written into the home for the task must belong to (the
+        sandbox uid when running as root), or ``None``."""
+        return self._dirs().file_owner
+
+    @property
+    def xauthority(self) -> Path:
+        """An authority file (mode 0600) holding this display's cookie, for this user's own X tools
+        (``XAUTHORITY=... xdotool ...``)."""
+        return self._dirs().xauthority
 
     def shell_allowed(self) -> bool:
         """True when arbitrary commands may run (``allow_shell``, or inside the gym's container)."""
@@ -294,62 +299,29 @@ class UbuntuController(Controller):
         """Start Xvfb, the window manager, the X connection and the screen grabber.
 
         Raises:
-            DesktopNotAvailableError: Xvfb or the window manager is not installed.
+            DesktopNotAvailableError: Xvfb, the window manager or the sandbox is not installed.
             ControllerError: they did not start.
         """
         require_programs(self.window_manager)
+        if self._sandbox_refused:
+            warnings.warn("hud/Ubuntu-v0 with sandbox=False: the desktop's programs run as this process's user, "
+                          "with this host's files and network", stacklevel=2)
         self._closed = False
         _live.add(self)
         add_shutdown_hook(_close_all)
         try:
-            self._base = Path(tempfile.mkdtemp(prefix="hud-gym-ubuntu-"))
-            for folder in (self.home, self.tmp, self.session_dir):
-                folder.mkdir(parents=True, exist_ok=True)
-            self._xvfb = await start_xvfb(self.screen_size, self.session_dir / "xvfb.log")
-            self.display = self._xvfb.name
-            self._child_env = self._make_child_env()
-            self._conn = XConnection(self.display)
-            if self.window_manager is not None:
-                log = self.session_dir / "wm.log"
-                wm_env = {k: v for k, v in self._child_env.items() if k != ENV_TOKEN_VAR}
-                wm_env["HOME"] = str(self.session_dir)
-                self._wm = await start_window_manager(self.window_manager, self.display, self.session_dir / "wm", log, wm_env)
-                conn = self._conn
-                await wait_for_window_manager(lambda: xwindows.has_window_manager(conn), self._wm, log)
-            self._input = XInput(self._conn)
-            self._capture = ScreenCapture(self.display, self.screen_size)
-            self._procs = TaskProcesses(self._child_env, self.session_dir / "logs")
+            self._session = session = DesktopSession(self.screen_size, self.window_manager, sandbox=self.sandbox,
+                                                     token=self.token, in_container=self.in_container)
+            await session.start()
+            self.display = session.display
+            with process_authority().connecting():
+                self._conn = conn = XConnection(self.display)
+                self._capture = ScreenCapture(self.display, self.screen_size)
+            await session.start_window_manager(lambda: xwindows.has_window_manager(conn))
+            self._input = XInput(conn)
         except BaseException:
             await self.close()
             raise
-
-    def _make_child_env(self) -> dict[str, str]:
-        home, tmp = self.home, self.tmp
-        env = {
-            "DISPLAY": self.display,
-            "HOME": str(home),
-            "TMPDIR": str(tmp),
-            "XDG_RUNTIME_DIR": str(tmp / "runtime"),
-            "XDG_CONFIG_HOME": str(home / ".config"),
-            "XDG_CACHE_HOME": str(home / ".cache"),
-            "XDG_DATA_HOME": str(home / ".local" / "share"),
-            "PATH": os.environ.get("PATH") or "/usr/local/bin:/usr/bin:/bin",
-            "LANG": "C.UTF-8",
-            "LC_ALL": "C.UTF-8",
-            "SHELL": "/bin/bash",
-            "USER": os.environ.get("USER", "user"),
-            "LOGNAME": os.environ.get("LOGNAME", os.environ.get("USER", "user")),
-            "NO_AT_BRIDGE": "1",
-            ENV_TOKEN_VAR: self.token,
-        }
-        return env
-
-    def _prepare_dirs(self) -> None:
-        _empty_dir(self.home)
-        _empty_dir(self.tmp)
-        runtime = self.tmp / "runtime"
-        runtime.mkdir(mode=0o700, exist_ok=True)
-        _empty_dir(self.session_dir / "logs")
 
     async def health(self) -> bool:
         """True while Xvfb, the window manager and the X connection are alive."""
@@ -362,12 +334,18 @@ class UbuntuController(Controller):
         return True
 
     def _check_alive(self) -> None:
-        if self._closed or self._xvfb is None or self._conn is None:
+        if self._closed or self._session is None or self._conn is None:
             raise ControllerError("the desktop controller is not started")
-        if not self._xvfb.alive:
-            raise ControllerError(f"Xvfb ({self.display}) exited with code {self._xvfb.process.returncode}")
-        if self._wm is not None and self._wm.returncode is not None:
-            raise ControllerError(f"the window manager exited with code {self._wm.returncode}")
+        self._session.check_alive()
+
+    @property
+    def _procs(self) -> Any:
+        """The episode's task processes (:class:`~hud_gym.controllers.ubuntu.processes.TaskProcesses`)."""
+        return self._session.processes if self._session is not None else None
+
+    @property
+    def _wm(self) -> Any:
+        return self._session.wm if self._session is not None else None
 
     @property
     def _x(self) -> tuple[XConnection, XInput]:
@@ -376,9 +354,18 @@ class UbuntuController(Controller):
         return self._conn, self._input
 
     async def reset(self, task: Task | None, seed: int | None) -> None:
-        """A clean desktop for the next episode; see the module docstring."""
+        """A clean desktop for the next episode; see the module docstring.
+
+        Raises:
+            PermissionError: the task asks for the network (``config={"network": true}``) and the
+                env was not made with ``allow_network=True``.
+        """
         conn, xin = self._x
-        assert self._procs is not None
+        network = bool((task.config or {}).get("network")) if task is not None else False
+        if network and not self.allow_network:
+            raise PermissionError(f"task {task.id if task else ''!r} asks for the network (config.network): create the "
+                                  "env with allow_network=True to give it the host's network")
+        assert self._procs is not None and self._session is not None
         await self._procs.kill_all(self.kill_grace)
         try:
             await self._close_windows(conn)
@@ -389,7 +376,7 @@ class UbuntuController(Controller):
             conn.sync()
         except X_ERRORS as exc:
             raise ControllerError(f"the X server of {self.display} failed during reset: {exc}") from exc
-        self._prepare_dirs()
+        self._session.prepare_episode(network)
         conn.begin()
         # Whatever the setup draws is settled; with no drawing at all there is nothing to wait for.
         self._pending_settle = (0.0, max(self.quiet, 0.02))
@@ -412,14 +399,14 @@ class UbuntuController(Controller):
 
     async def close(self) -> None:
         """Stop the task processes, the window manager and Xvfb; remove the directories."""
-        if self._closed and self._base is None and self._xvfb is None:
+        if self._closed and self._session is None:
             return
         self._closed = True
         _live.discard(self)
-        if self._procs is not None:
+        session, self._session = self._session, None
+        if session is not None and session.processes is not None:
             with contextlib.suppress(Exception):
-                await self._procs.kill_all(self.kill_grace)
-            self._procs = None
+                await session.processes.kill_all(self.kill_grace)
         if self._capture is not None:
             self._capture.close()
             self._capture = None
@@ -427,26 +414,16 @@ class UbuntuController(Controller):
             self._conn.close()
             self._conn = None
         self._input = None
-        if self._wm is not None:
-            with contextlib.suppress(Exception):
-                await stop_process(self._wm)
-            self._wm = None
-        if self._xvfb is not None:
-            with contextlib.suppress(Exception):
-                await self._xvfb.stop()
-            self._xvfb = None
-        if self._base is not None:
-            shutil.rmtree(self._base, ignore_errors=True)
-            self._base = None
+        if session is not None:
+            await session.stop(self.kill_grace)
 
     def pids(self) -> dict[str, Any]:
-        """Process ids of the session (for tests): ``xvfb``, ``wm`` and the live ``tasks`` (group
-        members, their descendants, processes carrying the env's token)."""
-        return {
-            "xvfb": self._xvfb.process.pid if self._xvfb is not None else None,
-            "wm": self._wm.pid if self._wm is not None else None,
-            "tasks": self._procs.pids() if self._procs is not None else set(),
-        }
+        """Process ids of the session (for tests): ``xvfb``, ``wm`` (the processes started for them:
+        their sandboxes' launchers when sandboxed) and the live ``tasks`` (the episode's sandbox's
+        processes; unsandboxed: group members, their descendants, processes carrying the env's token)."""
+        if self._session is None:
+            return {"xvfb": None, "wm": None, "tasks": set()}
+        return self._session.pids()
 
     # ================================================================= processes
 
@@ -476,18 +453,28 @@ class UbuntuController(Controller):
     # ================================================================= windows, clipboard
 
     async def windows(self) -> list[dict[str, Any]]:
-        """The mapped top-level windows: ``{"id", "title", "pid", "class", "geometry": (x, y, w, h)}``."""
+        """The mapped top-level windows: ``{"id", "title", "pid", "class", "geometry": (x, y, w, h)}``
+        (``pid``: the host pid of the window's process, from its ``_NET_WM_PID``; ``None`` if unknown)."""
         conn, _ = self._x
         try:
-            return xwindows.list_windows(conn, self._wm is not None)
+            return self._host_pids(xwindows.list_windows(conn, self._wm is not None))
         except X_ERRORS as exc:
             raise ControllerError(f"cannot list the windows of {self.display}: {exc}") from exc
+
+    def _host_pids(self, windows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Sandboxed apps set ``_NET_WM_PID`` to their pid inside the sandbox: translate to the host's."""
+        translate = getattr(self._procs, "host_pids", None)
+        if translate is None or not windows:
+            return windows
+        mapping = translate()
+        return [{**w, "pid": mapping.get(w["pid"]) if w.get("pid") is not None else None} for w in windows]
 
     async def focused_window(self) -> dict[str, Any] | None:
         """The window with the keyboard focus (as in :meth:`windows`), or ``None``."""
         conn, _ = self._x
         try:
-            return xwindows.focused_window(conn, self._wm is not None)
+            window = xwindows.focused_window(conn, self._wm is not None)
+            return self._host_pids([window])[0] if window is not None else None
         except X_ERRORS as exc:
             raise ControllerError(f"cannot read the focus of {self.display}: {exc}") from exc
 
@@ -541,7 +528,7 @@ class UbuntuController(Controller):
 
     def _require_xclip(self) -> None:
         self._check_alive()
-        if shutil.which("xclip", path=self._child_env.get("PATH")) is None:
+        if shutil.which("xclip", path=self.child_env.get("PATH")) is None:
             raise DesktopNotAvailableError("the clipboard needs xclip: run `sudo apt-get install xclip`")
 
     # ================================================================= actions
@@ -725,7 +712,8 @@ class UbuntuController(Controller):
     @property
     def known_apps(self) -> dict[str, list[str]]:
         """The apps launchable by name without shell permission: name -> base command line."""
-        return {name: list(argv) for name, argv in KNOWN_APPS.items()}
+        apps = self._session.apps if self._session is not None else KNOWN_APPS
+        return {name: list(argv) for name, argv in apps.items()}
 
     def launch_argv(self, app: str, args: Sequence[str] = ()) -> list[str]:
         """The checked command line that launches ``app`` with ``args`` (see :data:`LAUNCHABLE`).
@@ -739,7 +727,7 @@ class UbuntuController(Controller):
         """
         args = list(args)
         if app in KNOWN_APPS:
-            base = list(KNOWN_APPS[app])
+            base = list(self._session.apps[app] if self._session is not None else KNOWN_APPS[app])
             if app == "xterm":
                 if not self.shell_allowed():
                     self._check_options(app, args, _XTERM_OPTIONS)
@@ -764,7 +752,7 @@ class UbuntuController(Controller):
                 f"launch {app!r}: only {', '.join(KNOWN_APPS)} can be launched by name; launching other programs "
                 "runs arbitrary commands: create the env with allow_shell=True or run it inside its container (docker/ubuntu)"
             )
-        if shutil.which(app, path=self._child_env.get("PATH")) is None:
+        if shutil.which(app, path=self.child_env.get("PATH")) is None:
             raise ValueError(f"launch: no program {app!r} on the PATH")
         return [app, *args]
 

@@ -1,11 +1,8 @@
 """The X server and window manager of one desktop env: an Xvfb display and openbox.
 
-:func:`start_xvfb` picks a free display number (from :data:`FIRST_DISPLAY` up: one whose
-``/tmp/.X{n}-lock`` and ``/tmp/.X11-unix/X{n}`` do not exist and that no env of this process
-holds) and starts ``Xvfb :n -displayfd FD -screen 0 WxHx24 -nolisten tcp -shmem -noreset``. Xvfb
-writes the display number to ``FD`` once it accepts connections, so readiness is an event, not a
-sleep; if another process took the number in the meantime Xvfb exits, the pipe closes without a
-number, and the next number is tried.
+The Xvfb part (:func:`start_xvfb`, :class:`XvfbServer`: a free display number, its cookie,
+readiness through ``-displayfd``) is gym-neutral and lives in :mod:`hud_gym.controllers.x11.xvfb`;
+it is re-exported here.
 
 :func:`start_window_manager` starts openbox with a minimal configuration (new windows get the
 focus, click-to-focus, title bars, Alt+Tab and Alt+F4, no menus or panels) written to the env's
@@ -20,18 +17,15 @@ leaves no display behind.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import ctypes
-import os
 import shutil
-import signal
 import subprocess
-import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 from hud_gym.controllers.base import ControllerError
+from hud_gym.controllers.process_utils import die_with_parent, stop_process
+from hud_gym.controllers.x11.xvfb import FIRST_DISPLAY, XvfbServer, start_xvfb
 
 __all__ = [
     "DesktopNotAvailableError",
@@ -46,15 +40,8 @@ __all__ = [
     "wait_for_window_manager",
 ]
 
-FIRST_DISPLAY = 50
-"""Display numbers are searched from here (below it: the numbers people use for real displays)."""
-LAST_DISPLAY = 999
-
 WINDOW_MANAGERS: dict[str, tuple[str, str]] = {"openbox": ("openbox", "openbox")}
 """Supported window managers: name -> (executable, Debian package)."""
-
-_claimed: set[int] = set()
-_claimed_lock = threading.Lock()
 
 
 class DesktopNotAvailableError(FileNotFoundError):
@@ -83,177 +70,6 @@ def require_programs(window_manager: str | None) -> dict[str, str]:
             f"installed: run `sudo apt-get install {packages}` (or `bash scripts/install-system.sh`)"
         )
     return {name: str(path) for name, path in found.items()}
-
-
-# ----------------------------------------------------------------------------- processes
-
-_PR_SET_PDEATHSIG = 1
-try:
-    _prctl: Callable[..., int] | None = ctypes.CDLL(None, use_errno=True).prctl
-except (OSError, AttributeError):  # not Linux
-    _prctl = None
-
-
-def die_with_parent() -> None:
-    """``preexec_fn``: the child gets SIGKILL when the thread that started it ends (Linux)."""
-    if _prctl is not None:
-        _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-
-
-async def stop_process(process: asyncio.subprocess.Process | None, timeout: float = 3.0) -> None:
-    """SIGTERM ``process`` (its whole session), wait up to ``timeout``, then SIGKILL; reap it."""
-    if process is None or process.returncode is not None:
-        return
-    for sig, wait in ((signal.SIGTERM, timeout), (signal.SIGKILL, 5.0)):
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(process.pid, sig)  # leader of its own session: its children go too
-        with contextlib.suppress(ProcessLookupError):
-            process.send_signal(sig)
-        try:
-            await asyncio.wait_for(process.wait(), wait)
-            return
-        except asyncio.TimeoutError:
-            continue
-
-
-# ----------------------------------------------------------------------------- Xvfb
-
-
-class XvfbServer:
-    """A running Xvfb.
-
-    Attributes:
-        number: the display number.
-        name: the display name (``":<number>"``).
-        process: the Xvfb process.
-    """
-
-    def __init__(self, number: int, process: asyncio.subprocess.Process) -> None:
-        self.number = number
-        self.name = f":{number}"
-        self.process = process
-        self._lock_file: Path | None = None
-        self._write_lock_file()
-
-    def _write_lock_file(self) -> None:
-        """Xvfb makes no ``/tmp/.X{n}-lock`` with ``-displayfd``; write one as an X server does, so
-        tools that look for free displays there (``xvfb-run``) skip ours."""
-        path = Path(f"/tmp/.X{self.number}-lock")
-        try:
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o444)
-        except OSError:
-            return
-        with os.fdopen(fd, "w") as handle:
-            handle.write(f"{self.process.pid:10d}\n")
-        self._lock_file = path
-
-    @property
-    def alive(self) -> bool:
-        """True while Xvfb runs."""
-        return self.process.returncode is None
-
-    async def stop(self) -> None:
-        """Stop Xvfb and free its number."""
-        try:
-            await stop_process(self.process)
-        finally:
-            if self._lock_file is not None:
-                with contextlib.suppress(OSError):
-                    if self._lock_file.read_text().strip() == str(self.process.pid):
-                        self._lock_file.unlink()
-                self._lock_file = None
-            with _claimed_lock:
-                _claimed.discard(self.number)
-
-
-def _display_free(number: int) -> bool:
-    return not (Path(f"/tmp/.X{number}-lock").exists() or Path(f"/tmp/.X11-unix/X{number}").exists())
-
-
-def _candidates() -> Iterator[int]:
-    for number in range(FIRST_DISPLAY, LAST_DISPLAY + 1):
-        with _claimed_lock:
-            if number in _claimed or not _display_free(number):
-                continue
-            _claimed.add(number)
-        yield number
-
-
-async def _read_display_number(fd: int, timeout: float) -> str:
-    """Read what Xvfb writes to its ``-displayfd`` (the number and a newline; '' on EOF)."""
-    loop = asyncio.get_running_loop()
-    buffer = b""
-    deadline = time.monotonic() + timeout
-    while not buffer.endswith(b"\n"):
-        ready = loop.create_future()
-        loop.add_reader(fd, lambda: ready.done() or ready.set_result(None))
-        try:
-            await asyncio.wait_for(ready, max(0.0, deadline - time.monotonic()))
-        finally:
-            loop.remove_reader(fd)
-        chunk = os.read(fd, 64)
-        if not chunk:
-            break
-        buffer += chunk
-    return buffer.decode().strip()
-
-
-async def _launch_xvfb(xvfb: str, number: int, width: int, height: int, log_path: Path,
-                       timeout: float) -> tuple[asyncio.subprocess.Process, str]:
-    """Start ``Xvfb :number``; returns it and what it wrote to ``-displayfd`` ('' if it failed)."""
-    read_fd, write_fd = os.pipe()
-    try:
-        with open(log_path, "ab") as log:
-            process = await asyncio.create_subprocess_exec(
-                xvfb, f":{number}", "-displayfd", str(write_fd),
-                "-screen", "0", f"{width}x{height}x24",
-                "-nolisten", "tcp", "-shmem", "-noreset", "-dpi", "96",
-                stdin=subprocess.DEVNULL, stdout=log, stderr=log,
-                pass_fds=(write_fd,), start_new_session=True, preexec_fn=die_with_parent,
-            )
-        os.close(write_fd)
-        write_fd = -1
-        try:
-            reported = await _read_display_number(read_fd, timeout)
-        except asyncio.TimeoutError:
-            reported = ""
-    finally:
-        os.close(read_fd)
-        if write_fd >= 0:
-            os.close(write_fd)
-    return process, reported
-
-
-async def start_xvfb(size: tuple[int, int], log_path: Path, xvfb: str = "Xvfb", attempts: int = 8,
-                     timeout: float = 20.0) -> XvfbServer:
-    """Start Xvfb on a free display of ``size`` (width, height), 24-bit; see the module docstring.
-
-    Raises:
-        ControllerError: Xvfb failed to start (the message quotes its log).
-    """
-    width, height = size
-    last_log = ""
-    candidates = _candidates()
-    for _ in range(attempts):
-        number = next(candidates, None)
-        if number is None:
-            break
-        try:
-            process, reported = await _launch_xvfb(xvfb, number, width, height, log_path, timeout)
-        except BaseException:
-            with _claimed_lock:
-                _claimed.discard(number)
-            raise
-        if reported == str(number) and process.returncode is None:
-            return XvfbServer(number, process)
-        await stop_process(process, timeout=1.0)
-        with _claimed_lock:
-            _claimed.discard(number)
-        last_log = log_path.read_text(errors="replace")[-600:] if log_path.exists() else ""
-        # Another server took the number meanwhile: try the next one; any other failure is final.
-        if not any(sign in last_log for sign in ("already active", "Cannot establish any listening sockets")):
-            break
-    raise ControllerError(f"Xvfb did not start (log {log_path}):\n{last_log.strip()}")
 
 
 # ----------------------------------------------------------------------------- window manager
@@ -319,20 +135,25 @@ def write_openbox_config(folder: Path) -> Path:
     menu.write_text(_OPENBOX_MENU)
     rc = folder / "rc.xml"
     rc.write_text(_OPENBOX_RC.replace("{menu}", str(menu)))
+    for path in (folder, menu, rc):  # readable by a sandboxed window manager
+        path.chmod(0o755 if path.is_dir() else 0o644)
     return rc
 
 
 async def start_window_manager(name: str, display: str, config_dir: Path, log_path: Path,
-                               env: dict[str, str]) -> asyncio.subprocess.Process:
+                               env: dict[str, str],
+                               command: Callable[[list[str]], list[str]] | None = None) -> asyncio.subprocess.Process:
     """Start window manager ``name`` on ``display`` with its config in ``config_dir``.
 
-    ``env`` is the environment to run it with (the env's ``HOME``/``XDG_*`` are fine).
+    ``env`` is the environment to run it with (the env's ``HOME``/``XDG_*`` are fine); ``command``
+    turns its argument list into the command line run (a sandbox launcher; default: as is).
     """
     executable, _package = WINDOW_MANAGERS[name]
     rc = write_openbox_config(config_dir)
+    argv = [executable, "--config-file", str(rc), "--sm-disable"]
     with open(log_path, "ab") as log:
         return await asyncio.create_subprocess_exec(
-            executable, "--config-file", str(rc), "--sm-disable",
+            *(command(argv) if command else argv),
             stdin=subprocess.DEVNULL, stdout=log, stderr=log,
             env={**env, "DISPLAY": display}, start_new_session=True, preexec_fn=die_with_parent,
         )

@@ -6,12 +6,15 @@ event loop against ``ctx.controller`` (an
 :class:`~hud_gym.controllers.ubuntu.controller.UbuntuController`).
 
 Safety: every path resolves through ``controller.resolve_path`` (inside the env's home; absolute
-paths only with ``allow_absolute_paths=True``; ``..`` may not escape). Running a command is
-arbitrary code, so :func:`run`, :func:`command_output_contains` and :func:`launch` of a program
-that is not one of the controller's known desktop apps need ``allow_shell=True`` (the default
-inside the container image, off on the host). Task text is never evaluated as code: commands are
-given to the controller as argument lists, or as one string that runs through ``bash -lc`` when
-the shell is allowed.
+paths only with ``allow_absolute_paths=True``; ``..`` may not escape), and is then opened through
+:class:`~hud_gym.controllers.ubuntu.homefs.HomeFiles`, which refuses, atomically, a link the
+task's or the agent's programs planted to lead out of the home (these functions run on the host,
+often as root). Running a command is arbitrary code, so :func:`run`, :func:`command_output_contains`
+and :func:`launch` of a program that is not one of the controller's known desktop apps need
+``allow_shell=True`` (the default inside the container image, off on the host); on the host they
+run inside the env's sandbox. Task text is never evaluated as code: commands are given to the
+controller as argument lists, or as one string that runs through ``bash -lc`` when the shell is
+allowed.
 
 Setup functions raise on failure (the env's ``reset`` then raises a ``SetupError`` naming the
 call); evaluate functions return a :class:`~hud_gym.evaluation.Grade` whose ``content`` says what
@@ -24,13 +27,13 @@ import asyncio
 import contextlib
 import os
 import re
-import shutil
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
 import psutil
 
+from hud_gym.controllers.ubuntu.homefs import HomeFiles
 from hud_gym.evaluation import FunctionContext, Grade, evaluate_function, setup_function
 
 __all__: list[str] = []
@@ -64,17 +67,28 @@ def _describe(command: str | Sequence[str]) -> str:
     return command if isinstance(command, str) else " ".join(command)
 
 
-def _read_text(path: Path) -> str:
-    with path.open("rb") as handle:
-        return handle.read(MAX_READ_BYTES).decode("utf-8", errors="replace")
+def _files(ctx: FunctionContext) -> HomeFiles:
+    """The env's home, opened safely (see the module docstring)."""
+    controller = _controller(ctx)
+    return HomeFiles(Path(controller.home), getattr(controller, "file_owner", None))
 
 
-def _missing_file(path: str, resolved: Path) -> Grade | None:
+def _resolve(ctx: FunctionContext, path: str) -> tuple[Path, HomeFiles]:
+    return _controller(ctx).resolve_path(path), _files(ctx)
+
+
+def _read_text(files: HomeFiles, path: Path) -> str:
+    return files.read_bytes(path, MAX_READ_BYTES).decode("utf-8", errors="replace")
+
+
+def _missing_file(path: str, resolved: Path, files: HomeFiles) -> Grade | None:
     """A reward-0 grade when ``resolved`` is not a readable file, else None."""
-    if not resolved.exists():
+    kind = files.kind(resolved)
+    if kind is None:
         return Grade(reward=0.0, content=f"{path!r} does not exist", info={"path": str(resolved), "exists": False})
-    if resolved.is_dir():
-        return Grade(reward=0.0, content=f"{path!r} is a directory, not a file", info={"path": str(resolved)})
+    if kind != "file":
+        what = "a directory" if kind == "dir" else "not a regular file"
+        return Grade(reward=0.0, content=f"{path!r} is {what}, not a file", info={"path": str(resolved)})
     return None
 
 
@@ -159,17 +173,16 @@ async def open_file(ctx: FunctionContext, path: str, app: str = "editor", wait: 
 @setup_function("ubuntu", aliases=("create_file",))
 def write_file(ctx: FunctionContext, path: str, content: str = "") -> str:
     """Write ``content`` (UTF-8) to ``path``, creating its parent directories; returns the path."""
-    resolved = _controller(ctx).resolve_path(path)
-    resolved.parent.mkdir(parents=True, exist_ok=True)
-    resolved.write_text(content, encoding="utf-8")
+    resolved, files = _resolve(ctx, path)
+    files.write_bytes(resolved, content.encode("utf-8"))
     return str(resolved)
 
 
 @setup_function("ubuntu", aliases=("mkdir",))
 def make_dir(ctx: FunctionContext, path: str) -> str:
     """Create the directory ``path`` and its parents (no error when it exists); returns the path."""
-    resolved = _controller(ctx).resolve_path(path)
-    resolved.mkdir(parents=True, exist_ok=True)
+    resolved, files = _resolve(ctx, path)
+    files.mkdir(resolved)
     return str(resolved)
 
 
@@ -179,15 +192,12 @@ def copy_file(ctx: FunctionContext, src: str, dst: str) -> str:
     its own name. Returns the destination path."""
     controller = _controller(ctx)
     source, target = controller.resolve_path(src), controller.resolve_path(dst)
-    if not source.exists():
+    files = _files(ctx)
+    if files.kind(source) is None:
         raise FileNotFoundError(f"copy_file: {src!r} does not exist")
-    if target.is_dir():
+    if files.kind(target) == "dir":
         target = target / source.name
-    target.parent.mkdir(parents=True, exist_ok=True)
-    if source.is_dir():
-        shutil.copytree(source, target, symlinks=True, dirs_exist_ok=True)
-    else:
-        shutil.copy2(source, target)
+    files.copy(source, target)
     return str(target)
 
 
@@ -230,8 +240,9 @@ def file_exists(ctx: FunctionContext, path: str, exists: bool = True,
                 kind: Literal["any", "file", "dir"] = "any") -> Grade:
     """Reward 1 when ``path`` exists (as a ``kind``: ``"file"``, ``"dir"`` or ``"any"``); with
     ``exists=False``, when it does not."""
-    resolved = _controller(ctx).resolve_path(path)
-    found = resolved.is_file() if kind == "file" else resolved.is_dir() if kind == "dir" else resolved.exists()
+    resolved, files = _resolve(ctx, path)
+    actual = files.kind(resolved)
+    found = actual == kind if kind in ("file", "dir") else actual is not None
     what = "" if kind == "any" else f" as a {kind}"
     ok = found == exists
     return Grade(reward=float(ok), content=f"{path!r} {'exists' if found else 'does not exist'}{what}",
@@ -241,11 +252,11 @@ def file_exists(ctx: FunctionContext, path: str, exists: bool = True,
 @evaluate_function("ubuntu")
 def file_contains(ctx: FunctionContext, path: str, texts: str | list[str], case_sensitive: bool = True) -> Grade:
     """Reward 1 when the file ``path`` contains every one of ``texts``."""
-    resolved = _controller(ctx).resolve_path(path)
-    missing_file = _missing_file(path, resolved)
+    resolved, files = _resolve(ctx, path)
+    missing_file = _missing_file(path, resolved, files)
     if missing_file is not None:
         return missing_file
-    content = _read_text(resolved)
+    content = _read_text(files, resolved)
     fold = (lambda s: s) if case_sensitive else str.casefold
     missing = [t for t in _as_list(texts) if fold(t) not in fold(content)]
     summary = "all found" if not missing else f"missing {missing!r}; the file holds {_short(content)!r}"
@@ -259,11 +270,11 @@ def file_matches(ctx: FunctionContext, path: str, pattern: str, ignore_case: boo
     regex = _compile(pattern, re.MULTILINE | (re.IGNORECASE if ignore_case else 0))
     if isinstance(regex, Grade):
         return regex
-    resolved = _controller(ctx).resolve_path(path)
-    missing_file = _missing_file(path, resolved)
+    resolved, files = _resolve(ctx, path)
+    missing_file = _missing_file(path, resolved, files)
     if missing_file is not None:
         return missing_file
-    content = _read_text(resolved)
+    content = _read_text(files, resolved)
     found = regex.search(content)
     verdict = f"matched {found.group(0)!r}" if found else f"did not match {_short(content)!r}"
     return Grade(reward=float(found is not None), content=f"{path!r}: pattern {pattern!r} {verdict}",
@@ -274,11 +285,12 @@ def file_matches(ctx: FunctionContext, path: str, pattern: str, ignore_case: boo
 def dir_contains(ctx: FunctionContext, path: str, names: str | list[str], exact: bool = False) -> Grade:
     """Reward 1 when the directory ``path`` has an entry for every one of ``names`` (with
     ``exact``: those entries and no other, hidden ones excepted)."""
-    resolved = _controller(ctx).resolve_path(path)
-    if not resolved.is_dir():
-        state = "is not a directory" if resolved.exists() else "does not exist"
+    resolved, files = _resolve(ctx, path)
+    kind = files.kind(resolved)
+    if kind != "dir":
+        state = "is not a directory" if kind is not None else "does not exist"
         return Grade(reward=0.0, content=f"{path!r} {state}", info={"path": str(resolved)})
-    entries = sorted(os.listdir(resolved))
+    entries = sorted(files.listdir(resolved))
     wanted = _as_list(names)
     missing = [n for n in wanted if n not in entries]
     extra = [e for e in entries if e not in wanted and not e.startswith(".")] if exact else []

@@ -2,7 +2,7 @@
 
 :func:`run_checks` looks at the real machine (no network): Python and hud-gym versions, the
 Chromium the browser gym would use (found as the controller finds it, its version, and a quick
-headless launch), Xvfb/openbox for the desktop gym, the python-xlib version, the optional extras,
+headless launch), Xvfb/openbox/bubblewrap for the desktop gym, the python-xlib version, the optional extras,
 ``HUD_GYM_HOME`` and ffmpeg. Each :class:`Check` says whether it passed, what was found, and the
 exact command that fixes it.
 
@@ -254,6 +254,7 @@ def run_checks(*, launch_browser: bool = True, launch_timeout: float = 30.0) -> 
     checks += [
         _program("xvfb", "Xvfb", "xvfb", "the desktop gym's X server"),
         _program("openbox", "openbox", "openbox", "the desktop gym's window manager"),
+        _program("bwrap", "bwrap", "bubblewrap", "the desktop gym's sandbox (else only sandbox=False runs)"),
         _program("xdotool", "xdotool", "xdotool", "handy to inspect a desktop by hand; the gym itself uses XTEST",
                  required=False),
         _program("xclip", "xclip", "xclip", "the desktop gym's clipboard functions", required=False),

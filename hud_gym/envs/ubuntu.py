@@ -22,7 +22,7 @@ class UbuntuEnv(HudEnv):
     ``info`` adds ``focused_window`` (its title) and ``windows`` (the titles of the mapped windows).
     Custom actions: ``launch`` (``{"app": name, "args": [...]}``: ``xterm``, ``editor``,
     ``eventlog``, ``xcalc``, ``xclock``, ``xeyes``, ``xlogo``, ``xedit`` with checked arguments; any
-    program with ``allow_shell``), ``key_sequence`` (``{"keys": ["ctrl+a", "delete"]}``, pressed one
+    program with ``allow_shell``, inside the sandbox), ``key_sequence`` (``{"keys": ["ctrl+a", "delete"]}``, pressed one
     after another) and ``clipboard_set`` (``{"text"}``).
 
     Scroll amounts are pixels (positive = down/right), 100 px per wheel click. Nondeterministic
@@ -35,6 +35,13 @@ class UbuntuEnv(HudEnv):
         allow_absolute_paths: let task paths point outside the env's home directory.
         window_manager: ``"openbox"`` (title bars, focus on click, Alt+Tab) or ``None``.
         in_container: whether this runs inside the gym's container (``None``: detect).
+        sandbox: run the desktop (Xvfb, window manager, apps, task processes, setup/evaluate
+            commands) in bubblewrap sandboxes as an unprivileged uid, with a private home and tmp,
+            the host's ``/usr`` read-only and no network (``None``, the default: yes, except inside
+            the gym's container, itself the sandbox). ``False`` runs them as this process's user
+            with the host's files and network, and warns.
+        allow_network: a task whose ``config`` says ``{"network": true}`` gets the host's network in
+            its sandbox (without this option such a task's reset raises ``PermissionError``).
         first_paint: seconds an observation waits for the first repaint after input.
         quiet: seconds without repaint after which the screen counts as settled.
         settle_limit: most seconds an observation waits for the screen to settle.
@@ -60,6 +67,8 @@ class UbuntuEnv(HudEnv):
         allow_absolute_paths: bool = False,
         window_manager: str | None = "openbox",
         in_container: bool | None = None,
+        sandbox: bool | None = None,
+        allow_network: bool = False,
         first_paint: float = 0.05,
         quiet: float = 0.005,
         settle_limit: float = 1.0,
@@ -71,6 +80,8 @@ class UbuntuEnv(HudEnv):
             "allow_absolute_paths": allow_absolute_paths,
             "window_manager": window_manager,
             "in_container": in_container,
+            "sandbox": sandbox,
+            "allow_network": allow_network,
             "first_paint": first_paint,
             "quiet": quiet,
             "settle_limit": settle_limit,

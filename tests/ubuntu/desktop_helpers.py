@@ -8,6 +8,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from hud_gym.controllers.x11.xauth import process_authority
+from Xlib import display as xdisplay
+
 from hud_gym import Task
 
 HOME_TASK = Task(id="home", prompt="", gym="hud-ubuntu", evaluate=("file_exists", "."))
@@ -26,3 +29,9 @@ def desktop_home(env: Any) -> Path:
         assert not grade.is_error, grade
         return Path(grade.info["path"])
     return Path(env.unwrapped.controller.home)
+
+
+def open_display(name: str) -> xdisplay.Display:
+    """A python-xlib connection of this process to an env's display (with the display's cookie)."""
+    with process_authority().connecting():
+        return xdisplay.Display(name)

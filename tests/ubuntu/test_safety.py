@@ -1,9 +1,11 @@
-"""Shell and path safety of the desktop gym (its container image: tests/test_docker_images.py).
+"""Shell and path permissions of the desktop gym (its container image: tests/test_docker_images.py;
+what a task or an agent can reach of the host at all: tests/security/test_desktop_sandbox.py).
 
 On the host (``in_container=False``; this test machine may itself be a container, so it is set
-explicitly) running a command is refused unless the env is made with ``allow_shell=True``: a setup
-refusal raises from ``reset``, an evaluate refusal is an error grade, and both name the option.
-Task paths stay inside the env's home unless ``allow_absolute_paths=True``.
+explicitly) the desktop runs in its sandbox, and a setup or evaluate function that runs a command
+is refused unless the env is made with ``allow_shell=True``, which lets such commands run inside
+the sandbox: a setup refusal raises from ``reset``, an evaluate refusal is an error grade, and both
+name the option. Task paths stay inside the env's home unless ``allow_absolute_paths=True``.
 """
 
 from __future__ import annotations
@@ -102,7 +104,8 @@ def test_the_shell_works_with_allow_shell(shell: gymnasium.Env) -> None:
     setup = [("run", "echo from-run > out.txt"), ("launch", "xmessage", ["-name", "msg", "hello"]),
              ("launch", "xterm", ["-e", "sleep 60"])]
     checks = [("file_contains", "out.txt", "from-run"), ("command_output_contains", "cat out.txt", "from-run"),
-              ("process_running", "xmessage"), ("process_running", "sleep")]
+              ("process_running", "xmessage"), ("process_running", "sleep"),
+              ("command_output_contains", "id -un", "user")]  # in the sandbox, as its user
     result = evaluate(shell, checks, setup)
     assert result.reward == 1.0, result
 
@@ -111,6 +114,9 @@ def test_the_container_allows_the_shell_by_default() -> None:
     assert UbuntuController(in_container=True).shell_allowed()
     assert not UbuntuController(in_container=False).shell_allowed()
     assert UbuntuController(in_container=False, allow_shell=True).shell_allowed()
+    # The host sandboxes by default; the gym's own container is the sandbox (asking is allowed).
+    assert UbuntuController(in_container=False).sandbox and not UbuntuController(in_container=True).sandbox
+    assert UbuntuController(in_container=True, sandbox=True).sandbox
     with pytest.raises(PermissionError, match=re.escape(SHELL_OPTION)):
         UbuntuController(in_container=False).require_shell("run")
 

@@ -8,11 +8,10 @@ import time
 from typing import Any
 
 import pytest
-from desktop_helpers import HOME_TASK, desktop_home
+from desktop_helpers import HOME_TASK, desktop_home, open_display
 from hud_gym.controllers.ubuntu import PIXELS_PER_WHEEL_CLICK, wheel_clicks
 from hud_gym.controllers.ubuntu.keysyms import KEYSYM_NAMES
 from Xlib import X
-from Xlib import display as xdisplay
 
 from hud_gym.actions import (
     ClickAction,
@@ -236,7 +235,7 @@ def test_scroll_axes_and_signs(desktop: Any, eventlog: Any, scroll: tuple[int, i
 def test_scroll_and_side_buttons_are_x_buttons(desktop: Any, run: Any) -> None:
     """The exact X buttons, seen by a bare X client: 4/5 up/down, 6/7 left/right, 8/9 back/forward."""
     desktop.reset()
-    display = xdisplay.Display(desktop.unwrapped.controller.display)
+    display = open_display(desktop.unwrapped.controller.display)
     try:
         screen = display.screen()
         window = screen.root.create_window(0, 0, 300, 200, 0, screen.root_depth,
@@ -275,7 +274,7 @@ def test_scroll_with_held_key(desktop: Any, eventlog: Any) -> None:
 
 def _query_pointer(display_name: str) -> tuple[int, int]:
     """XQueryPointer on a connection of our own."""
-    d = xdisplay.Display(display_name)
+    d = open_display(display_name)
     try:
         reply = d.screen().root.query_pointer()
         return reply.root_x, reply.root_y

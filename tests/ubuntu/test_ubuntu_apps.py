@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from hud_gym import Task
 from hud_gym.actions import CustomAction, PressAction, TypeAction
 from hud_gym.controllers.ubuntu.apps import KNOWN_APPS, app_path
 
@@ -21,9 +22,8 @@ def test_app_paths() -> None:
 
 
 def test_editor_types_and_saves(desktop: Any, run: Any) -> None:
-    desktop.reset()
+    desktop.reset(options={"task": Task(prompt="", gym="hud-ubuntu", setup=("write_file", "notes.txt", "first line\n"))})
     home = desktop.unwrapped.controller.home
-    (home / "notes.txt").write_text("first line\n", encoding="utf-8")
     _, _, _, _, info = desktop.step(CustomAction(action="launch", args={"app": "editor", "args": ["notes.txt"]}))
     assert info["status"] == "ok" and info["window"] == "notes.txt - Editor", info
     desktop.step(PressAction(keys=["ctrl", "end"]))

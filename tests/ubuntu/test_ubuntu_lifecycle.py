@@ -1,5 +1,8 @@
 """Desktop lifecycle: lazy start, clean resets (processes, windows, input, files), no process left
-after close, two envs at once, task processes and paths, missing packages, a dead display."""
+after close, two envs at once, task processes and paths, missing packages, a dead display.
+
+The process tests run in both modes: the default sandbox (one per episode, ended whole) and
+``sandbox=False`` (one process group per episode, plus the processes carrying the env's token)."""
 
 from __future__ import annotations
 
@@ -16,13 +19,15 @@ from typing import Any
 import gymnasium
 import psutil
 import pytest
-from Xlib import display as xdisplay
+from desktop_helpers import open_display
 
 from hud_gym.actions import CustomAction, KeyDownAction, MoveAction, TypeAction
 from hud_gym.controllers.base import ControllerError
 from hud_gym.controllers.ubuntu import UbuntuController
 from hud_gym.controllers.ubuntu import display as display_module
 from hud_gym.controllers.ubuntu.display import DesktopNotAvailableError, require_programs
+from hud_gym.controllers.ubuntu.sandboxed import SANDBOX_PYTHON
+from hud_gym.controllers.x11 import xvfb as xvfb_module
 from hud_gym.controllers.process_utils import alive
 
 pytestmark = pytest.mark.timeout(90)
@@ -50,8 +55,29 @@ def pids_of(path: Path, count: int = 3, timeout: float = 10) -> list[int]:
     raise AssertionError(f"{path} was not written")
 
 
+def python(env: Any) -> str:
+    """The Python a task process of ``env`` runs (the sandbox sees only the host's /usr)."""
+    return SANDBOX_PYTHON if env.unwrapped.controller.sandbox else sys.executable
+
+
+@pytest.fixture(scope="module")
+def unsandboxed() -> Any:
+    """A desktop with ``sandbox=False`` (its warning expected)."""
+    with pytest.warns(UserWarning, match="sandbox=False"):
+        env = gymnasium.make("hud/Ubuntu-v0", screen_size=(640, 480), in_container=False, sandbox=False)
+        env.reset()
+    yield env
+    env.close()
+
+
+@pytest.fixture(params=["desktop", "unsandboxed"])
+def either(request: pytest.FixtureRequest) -> Any:
+    """The module's sandboxed desktop, then the unsandboxed one."""
+    return request.getfixturevalue(request.param)
+
+
 def keys_down(display_name: str) -> list[int]:
-    d = xdisplay.Display(display_name)
+    d = open_display(display_name)
     try:
         keymap = d.query_keymap()
         pointer = d.screen().root.query_pointer()
@@ -96,13 +122,13 @@ def test_a_display_number_taken_meanwhile_is_retried(desktop: Any, monkeypatch: 
                                                      tmp_path: Path) -> None:
     taken = int(desktop.unwrapped.controller.display[1:])
     # As if another process started a server on `taken` after our check for a free number.
-    monkeypatch.setattr(display_module, "_display_free", lambda number: True)
-    monkeypatch.setattr(display_module, "_claimed", set())
-    monkeypatch.setattr(display_module, "FIRST_DISPLAY", taken)
+    monkeypatch.setattr(xvfb_module, "_display_free", lambda number: True)
+    monkeypatch.setattr(xvfb_module, "_claimed", set())
+    monkeypatch.setattr(xvfb_module, "FIRST_DISPLAY", taken)
     log = tmp_path / "xvfb.log"
 
     async def start_and_stop() -> int:
-        server = await display_module.start_xvfb((320, 240), log)
+        server = await xvfb_module.start_xvfb((320, 240), log)
         try:
             assert server.alive
             return server.number
@@ -116,16 +142,19 @@ def test_a_display_number_taken_meanwhile_is_retried(desktop: Any, monkeypatch: 
 # ----------------------------------------------------------------------------- reset
 
 
-def test_reset_kills_every_task_process(desktop: Any, run: Any, tmp_path: Path) -> None:
-    desktop.reset()
-    controller = desktop.unwrapped.controller
-    out = tmp_path / "pids"
-    marker = tmp_path / "grandchild"
-    run(desktop, lambda c: c.spawn([sys.executable, "-c", STUBBORN, str(out), f"open({str(marker)!r}, 'w').close()"]))
+def test_reset_kills_every_task_process(either: Any, run: Any) -> None:
+    either.reset()
+    controller = either.unwrapped.controller
+    out = controller.home / "pids"
+    marker = controller.home / "grandchild"
+    run(either, lambda c: c.spawn([python(either), "-c", STUBBORN, str(out), f"open({str(marker)!r}, 'w').close()"]))
     pids = pids_of(out)
+    if controller.sandbox:  # pids inside the sandbox: the host's are those of its processes
+        pids = sorted(controller.pids()["tasks"])
+        assert len(pids) == 3
     assert all(alive(p) for p in pids)
     assert set(pids) <= controller.pids()["tasks"]
-    desktop.reset()  # SIGTERM, a 0.5 s grace, then SIGKILL for the process that ignores it
+    either.reset()  # the sandbox ends whole; unsandboxed: SIGTERM, a 0.5 s grace, then SIGKILL
     assert [p for p in pids if alive(p)] == []
     assert controller.pids()["tasks"] == set()
 
@@ -142,8 +171,8 @@ def test_reset_cleans_files_windows_input(desktop: Any, run: Any, open_eventlog:
     desktop.step(MoveAction(point=(500, 300)))
     assert keys_down(controller.display)
     # A window of a client outside the task's process group: reset closes it (XKillClient).
-    foreign = subprocess.Popen(["xlogo", "-title", "foreign"], env={**os.environ, "DISPLAY": controller.display},
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    foreign = subprocess.Popen(["xlogo", "-title", "foreign"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                               env={**os.environ, "DISPLAY": controller.display, "XAUTHORITY": str(controller.xauthority)})
     try:
         run(desktop, lambda c: c.wait_for_window("^foreign$"))
         obs, info = desktop.reset()
@@ -165,7 +194,8 @@ def test_reset_cleans_files_windows_input(desktop: Any, run: Any, open_eventlog:
 # ----------------------------------------------------------------------------- processes, paths
 
 
-def test_run_and_spawn(desktop: Any, run: Any) -> None:
+def test_run_and_spawn(either: Any, run: Any) -> None:
+    desktop = either
     desktop.reset()
     controller = desktop.unwrapped.controller
     assert run(desktop, lambda c: c.run(["echo", "hi"])) == (0, "hi\n", "")
@@ -179,7 +209,11 @@ def test_run_and_spawn(desktop: Any, run: Any) -> None:
         run(desktop, lambda c: c.run("sleep 30 & wait", timeout=0.3))
     assert not [p for p in psutil.process_iter(["cmdline"]) if p.info["cmdline"] == ["sleep", "30"]]
     process = run(desktop, lambda c: c.spawn(["sleep", "60"]))
-    assert os.getpgid(process.pid) == controller._procs.pgid
+    assert process.pid in controller.pids()["tasks"]
+    if not controller.sandbox:
+        assert os.getpgid(process.pid) == controller._procs.pgid
+    with pytest.raises(FileNotFoundError, match="no-such-program"):
+        run(desktop, lambda c: c.spawn(["no-such-program"]))
     desktop.reset()
     assert not alive(process.pid)
 
@@ -250,15 +284,18 @@ def test_clipboard_owner_is_a_task_process(desktop: Any, run: Any) -> None:
 # ----------------------------------------------------------------------------- close, isolation, faults
 
 
-def test_close_leaves_no_process_nor_file(run: Any, tmp_path: Path) -> None:
+def test_close_leaves_no_process_nor_file(run: Any) -> None:
     env = gymnasium.make("hud/Ubuntu-v0", screen_size=(640, 480))
     env.reset()
     controller = env.unwrapped.controller
-    out = tmp_path / "pids"
-    run(env, lambda c: c.spawn([sys.executable, "-c", STUBBORN, str(out), "pass"]))
+    out = controller.home / "pids"
+    run(env, lambda c: c.spawn([python(env), "-c", STUBBORN, str(out), "pass"]))
     env.step(CustomAction(action="launch", args={"app": "xterm"}))
-    tasks = pids_of(out) + list(controller.pids()["tasks"])
+    pids_of(out)
+    tasks = list(controller.pids()["tasks"])
+    assert len(tasks) >= 4  # the three of STUBBORN, xterm (and its shell)
     session = [controller.pids()["xvfb"], controller.pids()["wm"]]
+    session += [p.pid for pid in session for p in psutil.Process(pid).children(recursive=True)]
     base, number = controller.home.parent, controller.display[1:]
     assert Path(f"/tmp/.X{number}-lock").read_text().strip() == str(session[0])
     assert Path(f"/tmp/.X11-unix/X{number}").exists()

@@ -4,8 +4,10 @@
   state, coordinates) and its text field's content to a JSON-lines file.
 - :mod:`editor`: a minimal text editor with File > Save / Save As / Quit.
 
-Run them by path with the interpreter (``[sys.executable, str(app_path("editor")), ...]``) so a
-start does not import hud_gym; :data:`APPS_DIR` is their folder.
+Run them by path with the interpreter in isolated mode (``[sys.executable, "-I",
+str(app_path("editor")), ...]``) so a start does not import hud_gym, and Tk does not run the
+``~/.<app>.py`` profile it would otherwise read from the home; :data:`APPS_DIR` is their folder.
+(In the desktop sandbox they run with the sandbox's Python, from a copy the sandbox can read.)
 """
 
 from __future__ import annotations
@@ -20,8 +22,8 @@ APPS_DIR: Path = Path(__file__).resolve().parent
 
 KNOWN_APPS: dict[str, list[str]] = {
     "xterm": ["xterm"],
-    "editor": [sys.executable, str(APPS_DIR / "editor.py")],
-    "eventlog": [sys.executable, str(APPS_DIR / "eventlog.py")],
+    "editor": [sys.executable, "-I", str(APPS_DIR / "editor.py")],
+    "eventlog": [sys.executable, "-I", str(APPS_DIR / "eventlog.py")],
     # The classic X11 apps of Debian's x11-apps package.
     "xcalc": ["xcalc"],
     "xclock": ["xclock"],

@@ -1,0 +1,201 @@
+"""Private Xvfb displays: a free display number, cookie authorisation, readiness as an event.
+
+:func:`start_xvfb` picks a free display number (from :data:`FIRST_DISPLAY` up: one whose
+``/tmp/.X{n}-lock`` and ``/tmp/.X11-unix/X{n}`` do not exist and that no display of this process
+holds) and starts ``Xvfb :n -auth FILE -displayfd FD -screen 0 WxHx24 -nolisten tcp -noreset``.
+Xvfb writes the display number to ``FD`` once it accepts connections, so readiness is an event, not
+a sleep; if another process took the number in the meantime Xvfb exits, the pipe closes without a
+number, and the next number is tried.
+
+With ``-auth`` only clients presenting the display's cookie (:mod:`~hud_gym.controllers.x11.xauth`)
+connect: another local user can neither read the screen nor type into it. No ``-shmem``: Xvfb's
+framebuffer is not put in a SysV shared-memory segment other users could attach.
+
+A ``command`` hook turns Xvfb's argument list into the command actually run (a sandbox launcher,
+see :mod:`hud_gym.controllers.sandbox`). The server runs in a session of its own and dies with the
+hud-gym loop thread that started it (``PR_SET_PDEATHSIG``), so a crashed Python process leaves no
+display behind.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from hud_gym.controllers.base import ControllerError
+from hud_gym.controllers.process_utils import die_with_parent, stop_process
+
+__all__ = ["FIRST_DISPLAY", "LAST_DISPLAY", "XvfbServer", "start_xvfb"]
+
+FIRST_DISPLAY = 50
+"""Display numbers are searched from here (below it: the numbers people use for real displays)."""
+LAST_DISPLAY = 999
+
+_claimed: set[int] = set()
+_claimed_lock = threading.Lock()
+
+
+class XvfbServer:
+    """A running Xvfb.
+
+    Attributes:
+        number: the display number.
+        name: the display name (``":<number>"``).
+        process: the process started (Xvfb, or the sandbox launcher that runs it).
+    """
+
+    def __init__(self, number: int, process: asyncio.subprocess.Process) -> None:
+        self.number = number
+        self.name = f":{number}"
+        self.process = process
+        self._lock_file: Path | None = None
+        self._write_lock_file()
+
+    def _write_lock_file(self) -> None:
+        """Xvfb makes no ``/tmp/.X{n}-lock`` with ``-displayfd``; write one as an X server does, so
+        tools that look for free displays there (``xvfb-run``) skip ours."""
+        path = Path(f"/tmp/.X{self.number}-lock")
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o444)
+        except OSError:
+            return
+        with os.fdopen(fd, "w") as handle:
+            handle.write(f"{self.process.pid:10d}\n")
+        self._lock_file = path
+
+    @property
+    def alive(self) -> bool:
+        """True while Xvfb runs."""
+        return self.process.returncode is None
+
+    async def stop(self) -> None:
+        """Stop Xvfb and free its number (its lock file, and its socket if a SIGKILL left it)."""
+        try:
+            await stop_process(self.process)
+        finally:
+            if self._lock_file is not None:
+                with contextlib.suppress(OSError):
+                    if self._lock_file.read_text().strip() == str(self.process.pid):
+                        self._lock_file.unlink()
+                self._lock_file = None
+            with contextlib.suppress(OSError):
+                Path(f"/tmp/.X11-unix/X{self.number}").unlink()
+            with _claimed_lock:
+                _claimed.discard(self.number)
+
+
+def _display_free(number: int) -> bool:
+    return not (Path(f"/tmp/.X{number}-lock").exists() or Path(f"/tmp/.X11-unix/X{number}").exists())
+
+
+def _candidates() -> Iterator[int]:
+    for number in range(FIRST_DISPLAY, LAST_DISPLAY + 1):
+        with _claimed_lock:
+            if number in _claimed or not _display_free(number):
+                continue
+            _claimed.add(number)
+        yield number
+
+
+def ensure_socket_dir() -> None:
+    """Create ``/tmp/.X11-unix`` (mode 1777, as X servers do) when it does not exist."""
+    folder = Path("/tmp/.X11-unix")
+    if not folder.is_dir():
+        with contextlib.suppress(FileExistsError):
+            folder.mkdir(mode=0o1777)
+            os.chmod(folder, 0o1777)
+
+
+async def _read_display_number(fd: int, timeout: float) -> str:
+    """Read what Xvfb writes to its ``-displayfd`` (the number and a newline; '' on EOF)."""
+    loop = asyncio.get_running_loop()
+    buffer = b""
+    deadline = time.monotonic() + timeout
+    while not buffer.endswith(b"\n"):
+        ready = loop.create_future()
+        loop.add_reader(fd, lambda: ready.done() or ready.set_result(None))
+        try:
+            await asyncio.wait_for(ready, max(0.0, deadline - time.monotonic()))
+        finally:
+            loop.remove_reader(fd)
+        chunk = os.read(fd, 64)
+        if not chunk:
+            break
+        buffer += chunk
+    return buffer.decode().strip()
+
+
+Command = Callable[[int, list[str]], list[str]]
+"""``command(number, xvfb_argv) -> argv``: the command line that runs Xvfb for display ``number``."""
+
+
+async def _launch_xvfb(argv: list[str], log_path: Path, timeout: float,
+                       env: dict[str, str] | None) -> tuple[asyncio.subprocess.Process, str]:
+    """Start ``argv`` (``{fd}`` in it: the ``-displayfd`` pipe); returns the process and what Xvfb
+    wrote to ``-displayfd`` ('' if it failed)."""
+    read_fd, write_fd = os.pipe()
+    try:
+        argv = [a.replace("{fd}", str(write_fd)) for a in argv]
+        with open(log_path, "ab") as log:
+            process = await asyncio.create_subprocess_exec(
+                *argv, stdin=subprocess.DEVNULL, stdout=log, stderr=log, env=env,
+                pass_fds=(write_fd,), start_new_session=True, preexec_fn=die_with_parent,
+            )
+        os.close(write_fd)
+        write_fd = -1
+        try:
+            reported = await _read_display_number(read_fd, timeout)
+        except asyncio.TimeoutError:
+            reported = ""
+    finally:
+        os.close(read_fd)
+        if write_fd >= 0:
+            os.close(write_fd)
+    return process, reported
+
+
+async def start_xvfb(size: tuple[int, int], log_path: Path, xvfb: str = "Xvfb", attempts: int = 8,
+                     timeout: float = 20.0, *, auth: Path | str | None = None, command: Command | None = None,
+                     env: dict[str, str] | None = None) -> XvfbServer:
+    """Start Xvfb on a free display of ``size`` (width, height), 24-bit; see the module docstring.
+
+    Args:
+        auth: the authority file Xvfb reads its cookie from (``-auth``; the path as Xvfb sees it).
+        command: turns Xvfb's argument list into the command line run (default: as is).
+        env: the environment to start it with (default: this process's).
+
+    Raises:
+        ControllerError: Xvfb failed to start (the message quotes its log).
+    """
+    width, height = size
+    ensure_socket_dir()
+    last_log = ""
+    candidates = _candidates()
+    for _ in range(attempts):
+        number = next(candidates, None)
+        if number is None:
+            break
+        argv = [xvfb, f":{number}", *(["-auth", str(auth)] if auth is not None else []), "-displayfd", "{fd}",
+                "-screen", "0", f"{width}x{height}x24", "-nolisten", "tcp", "-noreset", "-dpi", "96"]
+        try:
+            process, reported = await _launch_xvfb(command(number, argv) if command else argv, log_path, timeout, env)
+        except BaseException:
+            with _claimed_lock:
+                _claimed.discard(number)
+            raise
+        if reported == str(number) and process.returncode is None:
+            return XvfbServer(number, process)
+        await stop_process(process, timeout=1.0)
+        with _claimed_lock:
+            _claimed.discard(number)
+        last_log = log_path.read_text(errors="replace")[-600:] if log_path.exists() else ""
+        # Another server took the number meanwhile: try the next one; any other failure is final.
+        if not any(sign in last_log for sign in ("already active", "Cannot establish any listening sockets")):
+            break
+    raise ControllerError(f"Xvfb did not start (log {log_path}):\n{last_log.strip()}")
