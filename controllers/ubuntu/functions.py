@@ -23,7 +23,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import re
 import shutil
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -32,6 +31,7 @@ from typing import Any, Literal
 import psutil
 
 from hud_gym.evaluation import FunctionContext, Grade, evaluate_function, setup_function
+from hud_gym.evaluation.patterns import PatternError, TaskPattern, compile_task_pattern
 
 __all__: list[str] = []
 
@@ -78,11 +78,11 @@ def _missing_file(path: str, resolved: Path) -> Grade | None:
     return None
 
 
-def _compile(pattern: str, flags: int = 0) -> re.Pattern[str] | Grade:
+def _compile(pattern: str, *, ignore_case: bool = False, multiline: bool = False) -> TaskPattern | Grade:
     try:
-        return re.compile(pattern, flags)
-    except re.error as exc:
-        return Grade.error(f"invalid regex pattern {pattern!r}: {exc}")
+        return compile_task_pattern(pattern, ignore_case=ignore_case, multiline=multiline)
+    except PatternError as exc:
+        return Grade.error(str(exc))
 
 
 # ------------------------------------------------------------------------------- setup
@@ -255,8 +255,9 @@ def file_contains(ctx: FunctionContext, path: str, texts: str | list[str], case_
 @evaluate_function("ubuntu")
 def file_matches(ctx: FunctionContext, path: str, pattern: str, ignore_case: bool = False) -> Grade:
     """Reward 1 when the regex ``pattern`` matches somewhere in the file ``path`` (``re.search``,
-    multi-line: ``^``/``$`` match at each line). An invalid pattern is a grading error."""
-    regex = _compile(pattern, re.MULTILINE | (re.IGNORECASE if ignore_case else 0))
+    multi-line: ``^``/``$`` match at each line). An invalid pattern, or one that runs out of
+    time (:mod:`hud_gym.evaluation.patterns`), is a grading error."""
+    regex = _compile(pattern, ignore_case=ignore_case, multiline=True)
     if isinstance(regex, Grade):
         return regex
     resolved = _controller(ctx).resolve_path(path)
@@ -264,7 +265,10 @@ def file_matches(ctx: FunctionContext, path: str, pattern: str, ignore_case: boo
     if missing_file is not None:
         return missing_file
     content = _read_text(resolved)
-    found = regex.search(content)
+    try:
+        found = regex.search(content)
+    except PatternError as exc:
+        return Grade.error(f"{path!r}: {exc}")
     verdict = f"matched {found.group(0)!r}" if found else f"did not match {_short(content)!r}"
     return Grade(reward=float(found is not None), content=f"{path!r}: pattern {pattern!r} {verdict}",
                  info={"match": found.group(0) if found else None})
@@ -316,7 +320,10 @@ async def window_exists(ctx: FunctionContext, title: str) -> Grade:
         return regex
     windows = await _controller(ctx).windows()
     titles = [str(w.get("title") or "") for w in windows]
-    matching = [t for t in titles if regex.search(t)]
+    try:
+        matching = await asyncio.to_thread(lambda: [t for t in titles if regex.search(t)])
+    except PatternError as exc:
+        return Grade.error(str(exc))
     content = (f"window(s) {matching!r} match {title!r}" if matching
                else f"no window title matches {title!r} (titles: {titles!r})")
     return Grade(reward=float(bool(matching)), content=content, info={"titles": titles, "matching": matching})
