@@ -139,7 +139,8 @@ def test_a_sub_env_that_outlives_the_step_timeout_is_replaced(mode: AutoresetMod
         _, rewards, terminated, truncated, infos = envs.step(
             [TypeAction(text="P"), ResponseAction(text="hang"), ResponseAction(text="Paris")])
         assert truncated.tolist() == [False, True, False] and terminated.tolist() == [False, False, True]
-        assert rewards.tolist() == [0.0, 0.0, 1.0] and envs.envs[1] is not hung
+        assert rewards[0] == 0.0 and np.isnan(rewards[1]) and rewards[2] == 1.0  # a timed-out row has no reward
+        assert envs.envs[1] is not hung
         if mode is AutoresetMode.SAME_STEP:
             # The ended episodes' infos ride in final_info; the top level is the new episode's.
             assert infos["final_info"]["status"][1:].tolist() == ["timeout", "ok"]
@@ -167,7 +168,7 @@ def test_a_hung_evaluator_is_a_timeout_not_a_hang() -> None:
     try:
         env.reset(seed=0)
         _, reward, terminated, truncated, info = env.step(ResponseAction(text="x"))
-        assert (reward, terminated, truncated, info["status"]) == (0.0, True, True, "timeout")
+        assert (reward, terminated, truncated, info["status"]) == (None, True, True, "timeout")
         assert info["grade"].is_error and "0.3 s" in info["error"]
         env.reset(seed=1)  # the controller was restarted
     finally:
@@ -256,7 +257,7 @@ def test_a_crashed_sub_env_is_replaced_and_reported_failed() -> None:
         envs.reset(seed=0)
         first = envs.envs[0]
         _, rewards, terminated, _, infos = envs.step([ResponseAction(text="crash"), TypeAction(text="x")])
-        assert terminated.tolist() == [True, False] and rewards.tolist() == [0.0, 0.0]
+        assert terminated.tolist() == [True, False] and np.isnan(rewards[0]) and rewards[1] == 0.0
         assert infos["status"].tolist() == ["env_error", "ok"]
         assert "injected crash" in infos["error"][0]
         assert envs.envs[0] is not first
