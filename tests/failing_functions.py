@@ -68,3 +68,11 @@ def failing_sleeps(ctx: FunctionContext, seconds: float) -> float:
     """An isolated evaluator stuck in a loop for ``seconds`` (its worker process must be killed)."""
     time.sleep(seconds)
     return 1.0
+
+
+@evaluate_function(name="failing_exits", isolated=True)
+def failing_exits(ctx: FunctionContext) -> float:
+    """Kills its own worker process (a crash in native code, an out-of-memory kill)."""
+    import os
+
+    os._exit(3)

@@ -191,6 +191,39 @@ def test_a_hanging_isolated_evaluator_has_its_worker_process_killed() -> None:
     assert (reward, info["status"]) == (1.0, "ok") and pool.pids and worker not in pool.pids
 
 
+def test_an_isolated_evaluator_that_kills_its_worker_is_an_eval_error() -> None:
+    reward, info, job = answer_in_a_job(qa_task("failing_exits"))
+    assert reward is None and info["status"] == "eval_error"
+    assert "WorkerDied" in info["error"] and "exit code 3" in info["error"]
+    assert_stored_as_failed(job, "eval_error")
+    reward, info, _ = answer_in_a_job(qa_task(("failing_returns", 1.0)))  # the pool goes on
+    assert (reward, info["status"]) == (1.0, "ok")
+
+
+# ---------------------------------------------------------------------- failures outside the env
+
+
+def test_end_episode_stores_a_failure_from_outside_the_env_at_once() -> None:
+    job = hud_gym.create_job("outside")
+    env = QAEnv(task=qa_task(("response_includes", "Paris")), job=job)
+    try:
+        env.end_episode("policy_error", "nothing open yet")  # before any reset: a no-op
+        env.reset(seed=0)
+        env.step(TypeAction(text="Par"))
+        with pytest.raises(ValueError, match="failure status"):
+            env.end_episode("ok")
+        env.end_episode("policy_error", "the model server is down")
+        [stored] = job.load_trajectories()  # stored now, before any other reset or close
+        assert (stored.status, stored.reward, stored.error) == ("policy_error", None, "the model server is down")
+        with pytest.warns(UserWarning, match="episode ended"):
+            _, reward, _, _, info = env.step(TypeAction(text="is"))
+        assert info["status"] == "episode_over"
+        env.reset(seed=1)  # the failed episode stays failed (not re-ended as truncated by this reset)
+    finally:
+        env.close()
+    assert [t.status for t in job.load_trajectories()] == ["policy_error"]  # the empty episode is dropped
+
+
 # ---------------------------------------------------------------------- vector rows, rollouts
 
 

@@ -78,7 +78,10 @@ class _Worker:
         while len(data) < size:
             chunk = await loop.sock_recv(self.sock, min(size - len(data), 1 << 20))
             if not chunk:
-                code = self.process.poll()
+                try:  # its socket ended: it is exiting; give its exit code a moment to arrive
+                    code: int | None = await asyncio.to_thread(self.process.wait, 2.0)
+                except subprocess.TimeoutExpired:
+                    code = None
                 raise WorkerDied(f"the evaluation worker process (pid {self.pid}) died"
                                  + (f" with exit code {code}" if code is not None else ""))
             data += chunk
