@@ -1,8 +1,9 @@
 """Setup and evaluate functions of the browser gym (``hud/Browser-v0``).
 
-They run on the env's event loop against the live page of ``ctx.controller`` (a
-:class:`~hud_gym.controllers.browser.controller.BrowserController`); evaluate functions check the
-page as it is at evaluate time and return a :class:`~hud_gym.evaluation.Grade`.
+They work against the live page of ``ctx.controller`` (a
+:class:`~hud_gym.controllers.browser.controller.BrowserController`): the ``async`` ones on the
+env's event loop, the sync ones on a thread (:mod:`hud_gym.evaluation.calls`); evaluate functions
+check the page as it is at evaluate time and return a :class:`~hud_gym.evaluation.Grade`.
 """
 
 from __future__ import annotations

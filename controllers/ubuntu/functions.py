@@ -1,9 +1,11 @@
 """Setup and evaluate functions of the desktop gym (``hud/Ubuntu-v0``).
 
 HUD's ``hud-ubuntu`` had none; these give desktop tasks a state to start from and a way to be
-graded from the desktop's state rather than from the final response alone. They run on the env's
-event loop against ``ctx.controller`` (an
-:class:`~hud_gym.controllers.ubuntu.controller.UbuntuController`).
+graded from the desktop's state rather than from the final response alone. They work against
+``ctx.controller`` (an :class:`~hud_gym.controllers.ubuntu.controller.UbuntuController`): the
+``async`` ones on the env's event loop, the sync ones (file checks) on a thread, never blocking
+the loop (:mod:`hud_gym.evaluation.calls`). Task regexes go through
+:mod:`hud_gym.evaluation.patterns`.
 
 Safety: every path resolves through ``controller.resolve_path`` (inside the env's home; absolute
 paths only with ``allow_absolute_paths=True``; ``..`` may not escape). Running a command is
