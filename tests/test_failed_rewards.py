@@ -179,7 +179,7 @@ def test_a_hanging_evaluator_in_one_sub_env_does_not_block_the_others() -> None:
 def test_a_hanging_isolated_evaluator_has_its_worker_process_killed() -> None:
     pool = get_worker_pool()
     pool.shutdown()
-    reward, _, _ = answer_in_a_job(qa_task(("failing_returns", 1.0)))  # starts one worker
+    assert pool.wait_ready(60)  # one worker, started and ready
     [worker] = pool.pids
     killed = pool.killed
     reward, info, job = answer_in_a_job(qa_task(("failing_sleeps", 3600.0)), step_timeout=1.0)
@@ -192,6 +192,7 @@ def test_a_hanging_isolated_evaluator_has_its_worker_process_killed() -> None:
 
 
 def test_an_isolated_evaluator_that_kills_its_worker_is_an_eval_error() -> None:
+    assert get_worker_pool().wait_ready(60)  # (on a thread, before a worker is ready, it would exit pytest)
     reward, info, job = answer_in_a_job(qa_task("failing_exits"))
     assert reward is None and info["status"] == "eval_error"
     assert "WorkerDied" in info["error"] and "exit code 3" in info["error"]

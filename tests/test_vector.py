@@ -130,8 +130,20 @@ class _HangingQAEnv(QAEnv):
         return await super().astep(action)
 
 
+def _warm_evaluation_worker() -> None:
+    """Grade one answer, so that the evaluation worker process has started (its start-up, ~0.5 s
+    of CPU, would otherwise count against a tight step timeout on a loaded machine)."""
+    env = QAEnv(task=TASK)
+    try:
+        env.reset(seed=0)
+        assert env.step(ResponseAction(text="Paris"))[1] == 1.0
+    finally:
+        env.close()
+
+
 @pytest.mark.parametrize("mode", [AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP])
 def test_a_sub_env_that_outlives_the_step_timeout_is_replaced(mode: AutoresetMode) -> None:
+    _warm_evaluation_worker()
     envs = HudVectorEnv([lambda: _HangingQAEnv(task=TASK)] * 3, autoreset_mode=mode, step_timeout=0.5)
     try:
         envs.reset(seed=0)

@@ -59,6 +59,7 @@ from hud_gym.core.scaling import ScreenMapping
 from hud_gym.core.timings import Timings
 from hud_gym.evaluation import BoundCall, FunctionContext, Grade
 from hud_gym.evaluation.grade import check_reward
+from hud_gym.evaluation.worker_pool import get_worker_pool
 from hud_gym.spaces import (
     ActionSpaceConfig,
     decode,
@@ -379,6 +380,8 @@ class HudEnv(gymnasium.Env[Observation, dict[str, Any]]):
         controller = await self._ensure_controller()
         setup_calls = controller.resolve("setup", task.setup if task else None)
         self._evaluate_calls = controller.resolve("evaluate", task.evaluate if task else None)
+        if self.controller_spec == "local" and all(call.function.isolated for call in self._evaluate_calls):
+            get_worker_pool().prestart()  # the grading runs in a worker process: start it now
         await controller.reset(task, seed)
         self._current_task = task
         self._context = FunctionContext(gym=controller.gym, controller=controller, task=task, seed=seed)

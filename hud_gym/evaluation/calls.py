@@ -8,7 +8,8 @@ blocks there blocks them all, and no timeout can fire. So:
 - **isolated** sync functions (registered with ``isolated=True``: they use only their arguments
   and the context's ``final_response``, ``task``, ``seed``, ``gym`` and ``instruction``, such as
   the response evaluators) run in a worker process (:mod:`hud_gym.evaluation.worker_pool`), which
-  is killed when the call times out;
+  is killed when the call times out (while the process's first worker is still starting, on a
+  thread, so that no call waits for a start-up);
 - other sync functions (they use ``ctx.controller`` or ``ctx.state``) run on a thread of a
   dedicated pool. A timeout then stops the wait, not the thread: the step reports ``timeout`` and
   the thread finishes (or hangs) on its own. :data:`THREADS` threads serve the process.
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import contextvars
 import dataclasses
 import functools
@@ -29,12 +31,14 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from hud_gym.evaluation.worker_pool import MAX_WORKERS, get_worker_pool
+from hud_gym.evaluation.worker_pool import MAX_WORKERS, NoWorkerReady, get_worker_pool
 
 __all__ = ["THREADS", "call_function", "isolated_context"]
 
 THREADS = 32
 """Threads that run non-isolated sync setup/evaluate functions (per process)."""
+
+_NOT_RUN = object()
 
 _executor: concurrent.futures.ThreadPoolExecutor | None = None
 _executor_pid: int | None = None
@@ -63,11 +67,15 @@ async def call_function(func: Callable[..., Any], ctx: Any, args: tuple[Any, ...
     kwargs = kwargs or {}
     if inspect.iscoroutinefunction(func):
         result = func(ctx, *args, **kwargs)
-    elif isolated and MAX_WORKERS > 0:
-        result = await get_worker_pool().call(func.__module__, func.__qualname__, args, kwargs, isolated_context(ctx))
     else:
-        call = functools.partial(contextvars.copy_context().run, func, ctx, *args, **kwargs)
-        result = await asyncio.get_running_loop().run_in_executor(_threads(), call)
+        result = _NOT_RUN
+        if isolated and MAX_WORKERS > 0:
+            with contextlib.suppress(NoWorkerReady):
+                result = await get_worker_pool().call(func.__module__, func.__qualname__, args, kwargs,
+                                                      isolated_context(ctx))
+        if result is _NOT_RUN:
+            call = functools.partial(contextvars.copy_context().run, func, ctx, *args, **kwargs)
+            result = await asyncio.get_running_loop().run_in_executor(_threads(), call)
     if inspect.isawaitable(result):
         result = await result
     return result

@@ -7,9 +7,11 @@ import socket
 import struct
 from typing import Any
 
-__all__ = ["HEADER", "frame", "read_frame"]
+__all__ = ["HEADER", "READY", "frame", "read_frame"]
 
 HEADER = struct.Struct("!Q")
+READY = b"R"
+"""The one byte a worker sends, before any frame, once its imports are done."""
 
 
 def frame(value: Any) -> bytes:

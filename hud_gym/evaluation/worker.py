@@ -5,7 +5,8 @@ Started as ``python -m hud_gym.evaluation.worker FD`` where ``FD`` is its end of
 Every message either way is a frame (:mod:`hud_gym.evaluation.frames`).
 
 - The first frame from the parent is ``{"sys_path": [...]}``: the worker can then import the
-  modules the parent imports functions from.
+  modules the parent imports functions from. Once it has imported :mod:`hud_gym.evaluation`, the
+  worker sends one byte, ``READY``.
 - Each request is ``(module, qualname, args, kwargs, context)``; the answer is ``("ok", result)``
   or ``("error", exception)`` (an exception that cannot be pickled comes back as a
   ``RuntimeError`` naming its type and message).
@@ -27,7 +28,7 @@ import socket
 import sys
 from typing import Any
 
-from hud_gym.evaluation.frames import frame, read_frame
+from hud_gym.evaluation.frames import READY, frame, read_frame
 
 __all__ = ["main", "serve"]
 
@@ -75,6 +76,8 @@ def serve(sock: socket.socket) -> None:
     for entry in reversed(init.get("sys_path", [])):
         if entry not in sys.path:
             sys.path.insert(0, entry)
+    importlib.import_module("hud_gym.evaluation")  # the response evaluators: warm before saying ready
+    sock.sendall(READY)
     while True:
         try:
             request = read_frame(sock)
@@ -98,6 +101,8 @@ def main(argv: list[str] | None = None) -> None:
     sock.setblocking(True)
     try:
         serve(sock)
+    except (OSError, EOFError):  # the parent closed the socket (it shut the worker down, or died)
+        pass
     finally:
         sock.close()
 
