@@ -87,6 +87,21 @@ def test_an_evaluator_that_raises_is_an_eval_error_without_a_reward() -> None:
     assert_stored_as_failed(job, "eval_error")
 
 
+def test_a_failed_evaluation_mid_episode_goes_on_and_an_abandoned_episode_keeps_its_failure() -> None:
+    job = hud_gym.create_job("every step")
+    env = QAEnv(task=qa_task("failing_raises"), evaluate_every_step=True, job=job)
+    try:
+        env.reset(seed=0)
+        _, reward, terminated, truncated, info = env.step(TypeAction(text="Par"))
+        assert (reward, terminated, truncated, info["status"]) == (None, False, False, "eval_error")
+        env.reset(seed=1)  # abandons the episode right after its failed step
+    finally:
+        env.close()
+    [stored] = job.load_trajectories()
+    assert (stored.status, stored.reward, stored.metadata["ended_by"]) == ("eval_error", None, "reset")
+    assert "evaluator bug" in (stored.error or "") and job.get_analytics().errors == 1
+
+
 @pytest.mark.parametrize("value", [math.nan, math.inf, -math.inf, 1e300, -0.25, 1.5])
 def test_a_reward_that_is_not_finite_or_outside_its_range_is_an_eval_error(value: float) -> None:
     reward, info, job = answer_in_a_job(qa_task(("failing_returns", value)))

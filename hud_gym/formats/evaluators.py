@@ -110,9 +110,10 @@ def gaia_match(ctx: FunctionContext, answer: str | None = None) -> Grade:
 
 @evaluate_function(isolated=True)
 def ungraded(ctx: FunctionContext, reason: str, reference: str | None = None) -> Grade:
-    """Record the response without grading it: an error grade (reward 0, ``is_error``) whose
-    content starts with ``ungraded:`` and gives ``reason``; ``info`` holds the response, the
-    optional ``reference`` and ``status="ungraded"``. For tasks judged by a person or a model."""
+    """Record the response without grading it: an error grade (``is_error``; the step reports
+    ``status="eval_error"`` and ``reward=None``, so the run never counts as scored) whose content
+    starts with ``ungraded:`` and gives ``reason``; ``info`` holds the response, the optional
+    ``reference`` and ``status="ungraded"``. For tasks judged by a person or a model."""
     return Grade.error(f"ungraded: {reason}", status="ungraded", response=ctx.final_response, reference=reference)
 
 
