@@ -318,8 +318,9 @@ def parse_action(action: Any) -> CLAAction:
         return _CLA_ADAPTER.validate_python(action)
     except ValidationError as exc:
         raise ActionError(f"invalid {action['type']!r} action: {_describe(exc)}") from None
-    except ValueError as exc:  # UnknownKeyError raised inside a validator is wrapped above; this is a fallback
-        raise ActionError(f"invalid {action['type']!r} action: {exc}") from None
+    except (ValueError, TypeError, ArithmeticError, RecursionError) as exc:
+        # A validator meeting a value it cannot even inspect: still the action's fault, never a crash.
+        raise ActionError(f"invalid {action['type']!r} action: {type(exc).__name__}: {exc}") from None
 
 
 def parse_actions(actions: CLAAction | dict[str, Any] | Sequence[CLAAction | dict[str, Any]]) -> list[CLAAction]:

@@ -148,7 +148,14 @@ def normalize_key(key: str) -> str:
 
 
 def normalize_keys(keys: Iterable[str] | str) -> list[str]:
-    """Normalise a list of key names; a single string such as ``"ctrl+c"`` is split on ``+``."""
+    """Normalise a list (or tuple) of key names; a single string such as ``"ctrl+c"`` is split on ``+``.
+
+    Raises:
+        UnknownKeyError: a key is not known.
+        ValueError: ``keys`` is neither a string nor a list or tuple (a number, a bool, a dict...).
+    """
     if isinstance(keys, str):
         keys = [keys] if keys == "+" or "+" not in keys else [k for k in keys.split("+") if k] or ["+"]
+    elif not isinstance(keys, (list, tuple)):
+        raise ValueError(f"keys must be a key name or a list of key names, got {type(keys).__name__} {keys!r}")
     return [normalize_key(k) for k in keys]

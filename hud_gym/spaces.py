@@ -419,10 +419,10 @@ def decode(encoded: Mapping[str, Any], config: ActionSpaceConfig) -> CLAAction:
         return _decode(encoded, config)
     except KeyError as exc:
         raise ActionError(f"encoded action has no {exc.args[0]!r} field") from None
-    except (IndexError, ValueError, TypeError) as exc:
+    except (IndexError, ValueError, TypeError, ArithmeticError) as exc:
         if isinstance(exc, ActionError):
             raise
-        raise ActionError(f"encoded action is malformed: {exc}") from None
+        raise ActionError(f"encoded action is malformed: {type(exc).__name__}: {exc}") from None
 
 
 def _decode(encoded: Mapping[str, Any], config: ActionSpaceConfig) -> CLAAction:

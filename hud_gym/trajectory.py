@@ -1,8 +1,8 @@
 """Trajectories: one run of a task (the unit of training data), and groups of runs (GRPO).
 
 A :class:`Trajectory` keeps everything a trainer needs and nothing it must guess: the actions
-(CLA JSON), per-step rewards, the final ``reward`` (``None`` when the run failed for an
-infrastructure reason, so it is never mistaken for a task failure), a ``status``, the
+(CLA JSON), per-step rewards, the final ``reward`` (``None`` when the run failed: a status in
+:data:`FAILED`, so a failure is never mistaken for a task scored 0), a ``status``, the
 ``group_id`` shared by the G runs of one task, and an opaque ``policy_trace`` slot per step for
 token ids and logprobs. Screenshots stay in memory (``observation``, not serialised) or are
 referenced by path (``observation_ref``).
@@ -24,12 +24,17 @@ from hud_gym.task import Task
 
 __all__ = ["Status", "Trajectory", "TrajectoryGroup", "TrajectoryStep", "new_id", "utc_now"]
 
-Status = Literal["ok", "truncated", "env_error", "timeout", "policy_error", "interrupted", "record_error"]
+Status = Literal["ok", "truncated", "env_error", "timeout", "eval_error", "policy_error", "interrupted", "record_error"]
 """How a run ended: ``ok`` (terminated normally), ``truncated`` (step limit), or a failure that
-is not the task's: ``env_error``, ``timeout``, ``policy_error``, ``interrupted`` (process died),
-``record_error`` (the job store could not record it whole, e.g. a full disk)."""
+leaves the run without a reward (``reward=None``): ``env_error`` (the browser, desktop or
+controller failed), ``timeout`` (a step, an evaluation or the run's budget ran out),
+``eval_error`` (the evaluator raised, or gave an error grade, a NaN, an infinity or a reward
+outside its declared range), ``policy_error`` (the policy raised), ``interrupted`` (the process
+died or exited mid-run), ``record_error`` (the job store could not record it whole, e.g. a full
+disk)."""
 
-FAILED: frozenset[str] = frozenset({"env_error", "timeout", "policy_error", "interrupted", "record_error"})
+FAILED: frozenset[str] = frozenset({"env_error", "timeout", "eval_error", "policy_error", "interrupted", "record_error"})
+"""The statuses of a failed step or run: its reward is absent (``None``; NaN in a float array)."""
 
 
 def new_id() -> str:
@@ -43,13 +48,14 @@ def utc_now() -> datetime:
 
 
 class TrajectoryStep(BaseModel):
-    """One ``env.step``: the actions sent, what came back, and when."""
+    """One ``env.step``: the actions sent, what came back, and when. ``reward`` is ``None`` when
+    the step failed (``status`` in :data:`FAILED`)."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
     index: int
     actions: list[dict[str, Any]] = Field(default_factory=list)
-    reward: float = 0.0
+    reward: float | None = 0.0
     terminated: bool = False
     truncated: bool = False
     text: str = ""
@@ -89,13 +95,13 @@ class Trajectory(BaseModel):
     initial_observation: Any = Field(default=None, exclude=True, repr=False)
 
     @property
-    def step_rewards(self) -> list[float]:
-        """The reward of every step."""
+    def step_rewards(self) -> list[float | None]:
+        """The reward of every step (``None`` for a failed step)."""
         return [s.reward for s in self.steps]
 
     @property
     def failed(self) -> bool:
-        """True when the run failed for a reason that is not the task's (``reward`` is ``None``)."""
+        """True when the run failed (a status in :data:`FAILED`): it has no reward (``None``)."""
         return self.status in FAILED
 
     @property

@@ -3,6 +3,9 @@
 ``python jobs_child_process.py kill``: a job finishes three QA episodes, then two envs start an
 episode each and take one step; the process prints the job id (JSON line) and blocks reading
 stdin until the parent kills it. ``... exit`` does the same but exits normally instead of blocking.
+``... policy-error``: ``run_job`` runs one task twice (a group of 2) in one pooled env; the
+policy raises in the first run, and in the second (after the env's reset) prints a JSON line and
+blocks reading stdin until the parent kills the process, before the group ends.
 ``HUD_GYM_HOME`` comes from the environment.
 """
 
@@ -65,5 +68,23 @@ def write_trajectories(job_id: str, home: str, episodes: int, steps: int) -> int
     return taken
 
 
+def run_policy_error() -> None:
+    """See the module docstring (``policy-error``)."""
+    import itertools
+
+    import hud_gym
+
+    calls = itertools.count()
+
+    def policy(observation: object, history: object, task: object) -> object:
+        if next(calls) == 0:
+            raise RuntimeError("model server down")
+        print(json.dumps({"blocked": True}), flush=True)
+        sys.stdin.read()  # blocks until the parent's SIGKILL
+        raise RuntimeError("unreachable: the parent kills this process")
+
+    hud_gym.run_job(policy, ["qa-basic/capital-france"], "killed mid-group", group_size=2, max_concurrent=1)
+
+
 if __name__ == "__main__":
-    run(sys.argv[1])
+    run_policy_error() if sys.argv[1] == "policy-error" else run(sys.argv[1])

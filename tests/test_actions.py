@@ -242,3 +242,49 @@ def test_parse_actions_rejects_other_containers():
         with pytest.raises(ActionError) as info:
             parse_actions(value)
         assert "expected a CLA action" in str(info.value)
+
+
+# ---------------------------------------------------------------------- fuzz: malformed fields
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from hud_gym.spaces import ActionSpaceConfig, decode  # noqa: E402
+
+_SCALARS = st.one_of(
+    st.none(), st.booleans(), st.integers(-(2**70), 2**70), st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=12), st.binary(max_size=6),
+)
+_VALUES = st.recursive(_SCALARS, lambda inner: st.one_of(
+    st.lists(inner, max_size=4), st.tuples(inner, inner), st.dictionaries(st.one_of(st.text(max_size=6), st.integers()),
+                                                                          inner, max_size=3)), max_leaves=8)
+@st.composite
+def _malformed_actions(draw: st.DrawFn) -> dict[object, object]:
+    """A dict of a CLA type whose fields (its own, mostly, and sometimes an unknown one) hold anything."""
+    action_type = draw(st.sampled_from(list(ActionType)))
+    fields = [f for f in ACTION_CLASSES[action_type].model_fields if f != "type"] + ["x", "unknown"]
+    action: dict[object, object] = {"type": action_type.value}
+    for field in draw(st.lists(st.sampled_from(fields), min_size=1, max_size=4, unique=True)):
+        action[field] = draw(_VALUES)
+    return action
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(action=_malformed_actions())
+def test_any_malformed_action_dict_is_an_action_error(action: dict[object, object]) -> None:
+    try:
+        parsed = parse_action(action)
+    except ActionError:
+        return
+    assert isinstance(parsed, ACTION_CLASSES[ActionType(action["type"])])
+
+
+@settings(max_examples=200, deadline=None)
+@given(encoded=st.dictionaries(st.sampled_from(["action_type", "point", "has_point", "button", "keys", "keys_len",
+                                                "hold_keys", "hold_keys_len", "text", "scroll", "time", "pattern",
+                                                "pattern_len"]), _VALUES, max_size=6))
+def test_any_malformed_encoded_action_is_an_action_error(encoded: dict[str, object]) -> None:
+    try:
+        decode(encoded, ActionSpaceConfig())
+    except ActionError:
+        pass

@@ -105,7 +105,7 @@ def test_functions_unknown_to_the_server_are_reported(make_env: Callable[..., An
     env = make_env("hud/QA-v0", task=Task(prompt="Q", evaluate="only_in_this_process", gym="qa"), controller="subprocess")
     env.reset(seed=0)
     _, reward, terminated, _, info = env.step(ResponseAction(text="A"))
-    assert terminated and reward == 0.0 and info["grade"].is_error
+    assert terminated and reward is None and info["status"] == "eval_error" and info["grade"].is_error
     assert "only_in_this_process" in info["grade"].content and "--import" in info["grade"].content
 
 
@@ -193,7 +193,7 @@ def test_a_server_killed_mid_episode_is_an_env_error_then_reset_starts_a_new_one
     os.kill(first.pid, signal.SIGKILL)
     psutil.Process(first.pid).wait(timeout=30)
     obs, reward, terminated, truncated, info = env.step(TypeAction(text="x"))
-    assert info["status"] == "env_error" and terminated and reward == 0.0
+    assert info["status"] == "env_error" and terminated and reward is None
     assert "controller server" in info["error"]
     obs, info = env.reset(seed=0, options={"task": task})
     assert info["status"] == "ok" and info["url"].endswith("/input.html")

@@ -6,9 +6,11 @@ from __future__ import annotations
 import subprocess
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import numpy as np
 import pytest
+from gymnasium.vector import AutoresetMode
 from hud_gym.wrappers.sb3_actions import ActionMapper, SB3ActionWrapper
 from hud_gym.wrappers.sb3_observations import SB3ObservationWrapper
 from hud_gym.wrappers.vector import HudVectorEnv, qa_vector_env
@@ -200,6 +202,33 @@ def test_existing_vector_env_is_switched_to_same_step_or_refused() -> None:
         vector_env.close()
     with pytest.raises(TypeError, match="not a hud-gym env id"):
         to_sb3_vec_env("CartPole-v1")
+
+
+def test_an_absent_reward_reaches_sb3_as_failed_reward_marked_counted_and_logged(
+        caplog: pytest.LogCaptureFixture) -> None:
+    sys.path.insert(0, str(Path(__file__).parent))
+    import failing_functions  # noqa: F401  (registers failing_raises)
+
+    good = Task(id="good", prompt="2+2?", gym="qa", target="4")
+    broken = Task(id="broken", prompt="2+2?", gym="qa", evaluate="failing_raises")
+    vector_env = HudVectorEnv([lambda: QAEnv(task=good, observation_size=SIZE),
+                               lambda: QAEnv(task=broken, observation_size=SIZE)], autoreset_mode=AutoresetMode.SAME_STEP)
+    with pytest.raises(ValueError, match="failed_reward"):
+        HudSB3VecEnv(vector_env, failed_reward=float("nan"), **VOCABULARY)
+    venv = HudSB3VecEnv(vector_env, failed_reward=-1.0, observation_size=SIZE, **VOCABULARY)
+    try:
+        venv.reset()
+        venv.step(np.array([FOUR, FOUR]))
+        with caplog.at_level("WARNING", logger="hud_gym.wrappers.sb3_vec_env"):
+            _, rewards, dones, infos = venv.step(np.array([ENTER, ENTER]))
+        assert dones.tolist() == [True, True] and rewards.tolist() == [1.0, -1.0] and rewards.dtype == np.float32
+        assert "reward_absent" not in infos[0] and infos[1]["reward_absent"] is True
+        assert infos[1]["status"] == "eval_error" and "evaluator bug" in infos[1]["error"]
+        assert venv.absent_rewards == 1
+        [record] = caplog.records
+        assert "env 1" in record.getMessage() and "eval_error" in record.getMessage()
+    finally:
+        venv.close()
 
 
 def test_clicks_only_vocabulary_passes_sb3_check_env() -> None:

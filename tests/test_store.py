@@ -79,6 +79,9 @@ def _v1_database(path: Path) -> None:
                  "('t-open', 'oldjob', 'running', '2024-01-01T00:00:04+00:00')")
     conn.execute("INSERT INTO steps (trajectory_id, idx, actions, reward, terminated, started_at) VALUES "
                  "('t-done', 0, '[{\"type\": \"response\", \"text\": \"x\"}]', 1.0, 1, '2024-01-01T00:00:02+00:00')")
+    # Before version 3 a failed step's absent reward was stored as 0.
+    conn.execute("INSERT INTO steps (trajectory_id, idx, reward, status, error, started_at) VALUES "
+                 "('t-open', 0, 0, 'env_error', 'browser died', '2024-01-01T00:00:05+00:00')")
     conn.commit()
     conn.close()
 
@@ -87,9 +90,11 @@ def test_a_version_1_database_migrates_and_keeps_its_rows(home: Path) -> None:
     _v1_database(home / "hud_gym.db")
     store = Store()
     conn = sqlite3.connect(store.db_path)
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 2
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
     columns = {row[1] for row in conn.execute("PRAGMA table_info(trajectories)")}
     assert {"writer_host", "writer_pid", "writer_started"} <= columns
+    step_reward = next(row for row in conn.execute("PRAGMA table_info(steps)") if row[1] == "reward")
+    assert step_reward[3] == 0  # NOT NULL dropped: a failed step has no reward
     conn.close()
     job = load_job("old")
     assert (job.id, job.name, job.metadata) == ("oldjob", "from v1", {"k": 1})
@@ -97,6 +102,7 @@ def test_a_version_1_database_migrates_and_keeps_its_rows(home: Path) -> None:
     assert done.trajectory_id == "t-done" and done.reward == 1.0 and done.steps[0].actions[0]["text"] == "x"
     # A v1 row has no writer to check: it cannot still be running in this version.
     assert open_.trajectory_id == "t-open" and open_.status == "interrupted" and open_.reward is None
+    assert [(st.status, st.reward) for st in open_.steps] == [("env_error", None)]  # the old 0 was no reward
     # New rows work in the migrated database.
     new = create_job("after migration")
     assert load_job(new.id).status == "running"

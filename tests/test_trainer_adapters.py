@@ -118,6 +118,15 @@ def test_instances_are_independent(envs) -> None:
     assert (a.get_reward(), b.get_reward()) == (1.0, 0.0)
 
 
+def test_an_absent_reward_is_nan_for_trl(envs) -> None:
+    # An invalid task regex: grading fails, so the reward is absent (NaN, which TRL ignores), not 0.
+    task = {"prompt": "Say hi", "gym": "qa", "evaluate": [["match_regex", "(unclosed"]]}
+    env = envs()
+    env.reset(task=task)
+    out = env.answer("hi")
+    assert "Status: eval_error" in out and "invalid regex" in out and math.isnan(env.get_reward())
+
+
 def test_task_for_another_gym_is_refused(envs) -> None:
     env = envs()
     with pytest.raises(ValueError, match="gym"):

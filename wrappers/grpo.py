@@ -33,7 +33,7 @@ from hud_gym.actions import CLAAction
 from hud_gym.core.env import HudEnv
 from hud_gym.task import Task
 from hud_gym.tasksets import resolve_task
-from hud_gym.trajectory import Trajectory, TrajectoryGroup, TrajectoryStep, new_id, utc_now
+from hud_gym.trajectory import FAILED, Trajectory, TrajectoryGroup, TrajectoryStep, new_id, utc_now
 from hud_gym.wrappers.pool import EnvPool
 
 __all__ = ["Policy", "PolicyOutput", "group_advantages", "rollout", "rollout_group", "rollout_groups"]
@@ -102,8 +102,11 @@ async def rollout(task: Task | dict[str, Any] | str, policy: Callable[..., Any],
         keep_observations: keep each step's observation in memory (for :meth:`Trajectory.to_messages`).
         env_kwargs: keyword arguments for ``hud_gym.make`` when ``env`` is None.
 
-    Never raises for env, policy or timeout failures: they end the run with ``reward=None`` and
-    a ``status`` saying which.
+    Never raises for env, policy, evaluation or timeout failures: they end the run with
+    ``reward=None`` and a ``status`` saying which (``env_error``, ``policy_error``, ``eval_error``,
+    ``timeout``). A failure the env did not see itself (the policy raised, ``timeout_s`` passed) is
+    passed to :meth:`~hud_gym.core.env.HudEnv.end_episode` at once, so a job recording the env
+    stores it before anything else can happen to the process.
     """
     task = resolve_task(task)
     own_env = env is None
@@ -126,6 +129,11 @@ async def rollout(task: Task | dict[str, Any] | str, policy: Callable[..., Any],
         trajectory.error = f"{type(exc).__name__}: {exc}"
     finally:
         trajectory.ended_at = utc_now()
+        if env is not None and trajectory.failed:
+            try:
+                await env.aend_episode(trajectory.status, trajectory.error)
+            except Exception:  # noqa: BLE001  (the run's own record below still says what failed)
+                pass
         if own_env and env is not None:
             await env.aclose()
     return trajectory
@@ -157,7 +165,8 @@ async def _run(env: HudEnv, task: Task, policy: Callable[..., Any], trajectory: 
         step = TrajectoryStep(index=index, actions=_dump(decision.actions), policy_trace=decision.trace)
         observation, reward, terminated, truncated, info = await env.astep(decision.actions)
         step.ended_at = utc_now()
-        step.reward, step.terminated, step.truncated = float(reward), bool(terminated), bool(truncated)
+        step.reward = None if reward is None else float(reward)
+        step.terminated, step.truncated = bool(terminated), bool(truncated)
         step.text, step.status, step.error = observation["text"], info.get("status", "ok"), info.get("error") or info.get("action_error")
         step.info = _json_info(info)
         step.timings = dict(info.get("timings") or {})
@@ -168,8 +177,8 @@ async def _run(env: HudEnv, task: Task, policy: Callable[..., Any], trajectory: 
             grade = info.get("grade")
             trajectory.final_response = env.final_response
             trajectory.grade = grade.model_dump(exclude={"raw"}) if grade is not None else None
-            if step.status in ("env_error", "timeout"):
-                trajectory.status, trajectory.reward = step.status, None
+            if step.status in FAILED or reward is None:
+                trajectory.status, trajectory.reward = step.status, None  # type: ignore[assignment]
                 trajectory.error = step.error
             else:
                 trajectory.status = "truncated" if truncated and not terminated else "ok"

@@ -14,7 +14,9 @@ Failures never stall the batch:
   ``truncated`` row with ``info["status"] == "timeout"``;
 
 either way ``info["replaced"]`` is True: a fresh actor takes the env's place and is reset the way
-the autoreset mode resets an ended episode, so the vector env keeps working.
+the autoreset mode resets an ended episode, so the vector env keeps working. As in
+:class:`~hud_gym.wrappers.vector.HudVectorEnv`, a failed row's reward (these, and a sub-env's own
+``env_error``/``timeout``/``eval_error`` steps) is ``NaN`` in the reward array.
 
 Ray is an optional extra (``pip install 'hud-gym[ray]'``); ``import hud_gym`` never imports it.
 
@@ -507,7 +509,7 @@ class RayVectorEnv(VectorEnv):
             rows[i] = (observation, reward, terminated, truncated, {**info, "error": f"{info['error']}; then {error}"})
             return
         # As HudEnv: a crash terminates the episode, a timeout truncates it.
-        row: StepResult = (self._last_obs[i], 0.0, status == "env_error", status == "timeout",
+        row: StepResult = (self._last_obs[i], None, status == "env_error", status == "timeout",
                            {"status": status, "error": error, "replaced": True})
         if self.autoreset_mode is AutoresetMode.SAME_STEP:
             self._replace(i, needs_reset=False)

@@ -11,6 +11,12 @@ follows SB3's conventions, which are Gymnasium's ``SAME_STEP`` autoreset:
   episode's reset info goes to :attr:`reset_infos`;
 - ``seed()`` and ``set_options()`` apply at the next ``reset()`` only.
 
+SB3 cannot take an absent reward: a NaN would poison PPO's advantages. A failed step (status
+``env_error``, ``timeout`` or ``eval_error``: NaN in :class:`HudVectorEnv`'s reward array) is
+given to SB3 as ``failed_reward`` (0.0 by default: choose it knowingly), never silently: its info
+says ``reward_absent=True`` next to its ``status`` and ``error``, :attr:`HudSB3VecEnv.absent_rewards`
+counts them, and each is logged as a warning (logger ``hud_gym.wrappers.sb3_vec_env``).
+
 Importing this module imports SB3 (and so torch); ``import hud_gym.wrappers`` does not.
 
 Example:
@@ -24,6 +30,8 @@ Example:
 
 from __future__ import annotations
 
+import logging
+import math
 import warnings
 from collections.abc import Sequence
 from typing import Any
@@ -48,6 +56,8 @@ except ModuleNotFoundError as exc:  # pragma: no cover  (the message says what t
     ) from None
 
 __all__ = ["HudSB3VecEnv", "to_sb3_vec_env", "unbatch_infos"]
+
+logger = logging.getLogger(__name__)
 
 
 def unbatch_infos(infos: dict[str, Any], num_envs: int) -> list[dict[str, Any]]:
@@ -90,11 +100,22 @@ class HudSB3VecEnv(VecEnv):
         observation_size: ``(width, height)`` of the SB3 image.
         text: ``"drop"`` (observations are images) or ``"codes"`` (a Dict with the text as codes).
         text_length: characters kept with ``text="codes"``.
+        failed_reward: the reward SB3 gets for a failed step, whose own reward is absent (see
+            the module docstring); a finite number.
+
+    Raises:
+        ValueError: ``failed_reward`` is not finite, or the vector env is not in ``SAME_STEP`` mode.
     """
 
     def __init__(self, vector_env: HudVectorEnv, *, action_mode: Mode = "multidiscrete",
                  grid: tuple[int, int] = (16, 16), keys: Sequence[str] = DEFAULT_KEYS, texts: Sequence[str] = ("",),
-                 observation_size: tuple[int, int] = (84, 84), text: TextMode = "drop", text_length: int = 256) -> None:
+                 observation_size: tuple[int, int] = (84, 84), text: TextMode = "drop", text_length: int = 256,
+                 failed_reward: float = 0.0) -> None:
+        if not isinstance(failed_reward, (int, float)) or not math.isfinite(failed_reward):
+            raise ValueError(f"failed_reward must be a finite number (SB3 cannot learn from NaN), got {failed_reward!r}")
+        self.failed_reward = float(failed_reward)
+        self.absent_rewards = 0
+        """Failed steps so far whose absent reward SB3 got as ``failed_reward``."""
         if vector_env.autoreset_mode is not AutoresetMode.SAME_STEP:
             raise ValueError(f"HudSB3VecEnv needs a HudVectorEnv in SAME_STEP autoreset mode, got "
                              f"{vector_env.autoreset_mode}; use to_sb3_vec_env(), which switches it")
@@ -183,7 +204,21 @@ class HudSB3VecEnv(VecEnv):
                 infos[i]["terminal_observation"] = self.observation_mapper.map(final_observation)
                 self.reset_infos[i] = reset_info
             infos[i]["TimeLimit.truncated"] = bool(truncations[i] and not terminations[i])
-        return self._map_batch(observations), rewards.astype(np.float32), dones, infos
+        return self._map_batch(observations), self._fill_absent(rewards, infos), dones, infos
+
+    def _fill_absent(self, rewards: np.ndarray, infos: list[dict[str, Any]]) -> np.ndarray:
+        """The rewards as float32 with each absent one (NaN) replaced by ``failed_reward``; its
+        info marked ``reward_absent``, counted and logged."""
+        rewards = rewards.astype(np.float32)
+        for i in np.flatnonzero(np.isnan(rewards)):
+            info = infos[i]
+            info["reward_absent"] = True
+            self.absent_rewards += 1
+            logger.warning("env %d: the step failed (%s: %s), so it has no reward; SB3 gets failed_reward=%g "
+                           "(%d absent rewards so far)", i, info.get("status"), info.get("error"), self.failed_reward,
+                           self.absent_rewards)
+            rewards[i] = self.failed_reward
+        return rewards
 
     # ------------------------------------------------------------------ sub-env access
 
@@ -226,7 +261,7 @@ def to_sb3_vec_env(env_or_id: str | HudVectorEnv, num_envs: int | None = None, *
                    action_mode: Mode = "multidiscrete", grid: tuple[int, int] = (16, 16),
                    keys: Sequence[str] = DEFAULT_KEYS, texts: Sequence[str] = ("",),
                    observation_size: tuple[int, int] = (84, 84), text: TextMode = "drop", text_length: int = 256,
-                   **env_kwargs: Any) -> HudSB3VecEnv:
+                   failed_reward: float = 0.0, **env_kwargs: Any) -> HudSB3VecEnv:
     """A stable-baselines3 ``VecEnv`` of hud-gym envs.
 
     Args:
@@ -237,6 +272,7 @@ def to_sb3_vec_env(env_or_id: str | HudVectorEnv, num_envs: int | None = None, *
         action_mode, grid, keys, texts: the action vocabulary (:class:`ActionMapper`).
         observation_size: ``(width, height)`` of the image observations.
         text, text_length: ``"drop"`` the observation's text, or give it as ``"codes"``.
+        failed_reward: what SB3 gets for a failed step's absent reward (see :class:`HudSB3VecEnv`).
         **env_kwargs: arguments of each env (``task``, ``taskset``, ``observation_crop``, ``max_steps``, ...).
 
     Raises:
@@ -270,4 +306,5 @@ def to_sb3_vec_env(env_or_id: str | HudVectorEnv, num_envs: int | None = None, *
     else:
         raise TypeError(f"env_or_id is a hud-gym id or a HudVectorEnv, got {type(env_or_id).__name__}")
     return HudSB3VecEnv(vector_env, action_mode=action_mode, grid=grid, keys=keys, texts=texts,
-                        observation_size=observation_size, text=text, text_length=text_length)
+                        observation_size=observation_size, text=text, text_length=text_length,
+                        failed_reward=failed_reward)

@@ -26,11 +26,11 @@ from typing import Any
 
 from hud_gym.task import Task
 from hud_gym.tasksets import resolve_task
+from hud_gym.trajectory import FAILED
 
 __all__ = ["trl_environment_factory"]
 
 _TASK_FIELDS = ("id", "setup", "evaluate", "gym", "target", "choices", "files", "metadata", "config")
-_FAILED = ("env_error", "timeout")
 
 
 def _prompt_text(prompt: Any) -> str:
@@ -103,13 +103,15 @@ def trl_environment_factory(gym: str = "qa", **env_kwargs: Any) -> type:
 
         def get_reward(self) -> float:
             """The evaluator's reward of the episode (graded now if it has not ended); NaN when the
-            env failed (infrastructure failure, not a task failure), which TRL ignores."""
+            reward is absent (the episode failed: ``env_error``, ``timeout``, ``eval_error``, or
+            grading now failed), which TRL ignores."""
             if self.env is None or self._task is None:
                 raise RuntimeError("get_reward() before reset()")
-            if self._status in _FAILED:
+            if self._status in FAILED:
                 return math.nan
             if self._reward is None:
-                return float(self.env.evaluate().reward)
+                grade = self.env.evaluate()
+                return math.nan if grade.is_error else float(grade.reward)
             return self._reward
 
         def close(self) -> None:
@@ -202,7 +204,7 @@ def trl_environment_factory(gym: str = "qa", **env_kwargs: Any) -> type:
                 lines.append(f"Error: {error}")
             if terminated or truncated:
                 self._over, self._status = True, status
-                self._reward = None if status in _FAILED else float(reward)
+                self._reward = None if status in FAILED or reward is None else float(reward)
                 lines.append("The episode is over.")
             return "\n".join(line for line in lines if line)
 

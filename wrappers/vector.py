@@ -12,6 +12,12 @@ a new one and its episode is reported as ``terminated`` with ``info["status"] ==
 whose step (autoreset included) outlives ``step_timeout`` is replaced too, its episode reported as
 ``truncated`` with ``info["status"] == "timeout"``.
 
+**Absent rewards are NaN.** A row whose step failed (``infos["status"]`` is ``env_error``,
+``timeout`` or ``eval_error``: the sub-env's step returned ``reward=None``) has ``NaN`` in the
+float reward array, never a made-up 0; ``infos["error"]`` says why. Mask them out
+(``np.isnan(rewards)``) before using the rewards, or use an adapter that does it for you
+(:mod:`hud_gym.wrappers.sb3_vec_env`'s ``failed_reward``).
+
 Example:
     >>> import gymnasium, hud_gym
     >>> envs = gymnasium.make_vec("hud/QA-v0", num_envs=4, taskset="qa-basic")
@@ -167,6 +173,7 @@ class HudVectorEnv(VectorEnv):
         by default), or ``timeout`` seconds; return the finished ones as a batch.
 
         ``infos["env_id"]`` names the env of each row. With ``ordered`` rows follow env id order.
+        A failed row's reward is ``NaN`` (see the module docstring).
 
         Raises:
             RuntimeError: nothing is in flight.
@@ -210,7 +217,7 @@ class HudVectorEnv(VectorEnv):
         info: dict[str, Any] = {"status": "timeout", "error": f"sub-env {i} did not finish its step within {timeout} s",
                                 "replaced": True}
         await self._replace(i)
-        return await self._autoreset_after(i, (self._last_obs[i], 0.0, False, True, info))
+        return await self._autoreset_after(i, (self._last_obs[i], None, False, True, info))
 
     async def _step_one(self, i: int, action: Any) -> StepResult:
         """One env's step with the autoreset rules of ``SyncVectorEnv``."""
@@ -222,7 +229,7 @@ class HudVectorEnv(VectorEnv):
         try:
             observation, reward, terminated, truncated, info = await env.astep(action)
         except Exception as exc:  # noqa: BLE001  (a crashed sub-env is replaced, its episode reported failed)
-            observation, reward, terminated, truncated = self._last_obs[i], 0.0, True, False
+            observation, reward, terminated, truncated = self._last_obs[i], None, True, False
             info = {"status": "env_error", "error": f"sub-env {i} crashed: {type(exc).__name__}: {exc}", "replaced": True}
             await self._replace(i)
         return await self._autoreset_after(i, (observation, reward, terminated, truncated, info))

@@ -17,7 +17,8 @@ from gymnasium.vector.utils import concatenate, create_empty_array, iterate
 
 __all__ = ["StepResult", "batch_rows", "reset_indices", "reset_seeds", "send_ids", "unbatch_actions"]
 
-StepResult = tuple[Any, float, bool, bool, dict[str, Any]]
+StepResult = tuple[Any, float | None, bool, bool, dict[str, Any]]
+"""One env's step: ``reward`` is ``None`` when the step failed (batched as NaN)."""
 
 
 def reset_seeds(seed: int | Sequence[int | None] | None, num_envs: int) -> list[int | None]:
@@ -103,7 +104,8 @@ def unbatch_actions(action_space: gymnasium.Space, actions: Any, num_envs: int) 
 def batch_rows(env: VectorEnv, rows: Sequence[tuple[int, StepResult]], *,
                with_env_ids: bool) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
     """The ``(env id, step result)`` rows of a ``recv`` as one batch, infos in Gymnasium's layout
-    (arrays plus ``_key`` masks); ``infos["env_id"]`` names each row's env when ``with_env_ids``."""
+    (arrays plus ``_key`` masks); ``infos["env_id"]`` names each row's env when ``with_env_ids``.
+    An absent reward (``None``: the step failed) is ``NaN`` in the reward array."""
     n = len(rows)
     rewards = np.zeros(n, dtype=np.float64)
     terminations = np.zeros(n, dtype=np.bool_)
@@ -115,7 +117,8 @@ def batch_rows(env: VectorEnv, rows: Sequence[tuple[int, StepResult]], *,
     try:
         for row, (_, (observation, reward, terminated, truncated, info)) in enumerate(rows):
             observations.append(observation)
-            rewards[row], terminations[row], truncations[row] = reward, terminated, truncated
+            rewards[row] = np.nan if reward is None else reward
+            terminations[row], truncations[row] = terminated, truncated
             infos = env._add_info(infos, info, row)
     finally:
         env.num_envs = num_envs

@@ -1,18 +1,20 @@
 """Setup and evaluate functions of the browser gym (``hud/Browser-v0``).
 
-They run on the env's event loop against the live page of ``ctx.controller`` (a
-:class:`~hud_gym.controllers.browser.controller.BrowserController`); evaluate functions check the
-page as it is at evaluate time and return a :class:`~hud_gym.evaluation.Grade`.
+They work against the live page of ``ctx.controller`` (a
+:class:`~hud_gym.controllers.browser.controller.BrowserController`): the ``async`` ones on the
+env's event loop, the sync ones on a thread (:mod:`hud_gym.evaluation.calls`); evaluate functions
+check the page as it is at evaluate time and return a :class:`~hud_gym.evaluation.Grade`.
 """
 
 from __future__ import annotations
 
-import re
+import asyncio
 from typing import Any
 from urllib.parse import urlsplit
 
 from hud_gym.controllers.browser.controller import with_scheme
 from hud_gym.evaluation import FunctionContext, Grade, evaluate_function, setup_function
+from hud_gym.evaluation.patterns import PatternError, compile_task_pattern
 
 __all__: list[str] = []
 
@@ -171,18 +173,22 @@ async def element_exists(ctx: FunctionContext, selector: str) -> Grade:
 @evaluate_function("browser")
 async def text_matches(ctx: FunctionContext, selector: str, pattern: str) -> Grade:
     """Reward 1 when the text (or value, for inputs) of the first element matching ``selector``
-    matches the regex ``pattern`` (``re.search``)."""
+    matches the regex ``pattern`` (``re.search``; matched off the event loop with a timeout, see
+    :mod:`hud_gym.evaluation.patterns`)."""
     try:
-        regex = re.compile(pattern, re.DOTALL)
-    except re.error as exc:
-        return Grade.error(f"invalid regex pattern {pattern!r}: {exc}")
+        regex = compile_task_pattern(pattern, dotall=True)
+    except PatternError as exc:
+        return Grade.error(str(exc))
     locator = _page(ctx).locator(selector).first
     if await locator.count() == 0:
         return Grade(reward=0.0, content=f"no element matches {selector!r}")
     text = await locator.evaluate(
         "el => (el.tagName === 'INPUT' || el.tagName === 'TEXTAREA' || el.tagName === 'SELECT') ? el.value : el.innerText"
     )
-    ok = regex.search(text or "") is not None
+    try:
+        ok = await asyncio.to_thread(regex.search, text or "") is not None
+    except PatternError as exc:
+        return Grade.error(str(exc))
     return Grade(reward=float(ok), content=f"text {text!r} {'matches' if ok else 'does not match'} {pattern!r}",
                  info={"text": text})
 

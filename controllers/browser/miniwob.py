@@ -168,7 +168,7 @@ async def miniwob_start(ctx: FunctionContext, name: str, mode: str = "train") ->
     return result
 
 
-@evaluate_function("browser")
+@evaluate_function("browser", reward_range=(-1.0, 1.0))
 async def miniwob_reward(ctx: FunctionContext) -> Grade:
     """MiniWoB++'s raw reward (-1 to 1) and ``done``, read from the page.
 

@@ -34,7 +34,6 @@ import asyncio
 import contextlib
 import math
 import os
-import re
 import shutil
 import time
 import uuid
@@ -72,6 +71,7 @@ from hud_gym.controllers.ubuntu.session import DesktopSession
 from hud_gym.controllers.ubuntu.xinput import BUTTONS, KEYMAP_SETTLE, XInput
 from hud_gym.controllers.x11.xauth import process_authority
 from hud_gym.core.loop import add_shutdown_hook
+from hud_gym.evaluation.patterns import compile_task_pattern
 from hud_gym.keys import UnknownKeyError, normalize_keys
 from hud_gym.task import Task
 
@@ -479,12 +479,14 @@ class UbuntuController(Controller):
             raise ControllerError(f"cannot read the focus of {self.display}: {exc}") from exc
 
     async def wait_for_window(self, title_pattern: str, timeout: float = 10.0) -> dict[str, Any]:
-        """The first window whose title matches ``title_pattern`` (``re.search``), polling every 20 ms.
+        """The first window whose title matches ``title_pattern`` (``re.search``; a task pattern,
+        so matched by :mod:`hud_gym.evaluation.patterns`), polling every 20 ms.
 
         Raises:
             TimeoutError: none within ``timeout`` seconds; the message names the pattern and the titles seen.
+            PatternError: an invalid pattern, or one that backtracks past its (short) match timeout.
         """
-        pattern = re.compile(title_pattern)
+        pattern = compile_task_pattern(title_pattern, timeout_s=0.05)
         deadline = time.monotonic() + timeout
         while True:
             windows = await self.windows()

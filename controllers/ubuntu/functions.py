@@ -1,9 +1,11 @@
 """Setup and evaluate functions of the desktop gym (``hud/Ubuntu-v0``).
 
 HUD's ``hud-ubuntu`` had none; these give desktop tasks a state to start from and a way to be
-graded from the desktop's state rather than from the final response alone. They run on the env's
-event loop against ``ctx.controller`` (an
-:class:`~hud_gym.controllers.ubuntu.controller.UbuntuController`).
+graded from the desktop's state rather than from the final response alone. They work against
+``ctx.controller`` (an :class:`~hud_gym.controllers.ubuntu.controller.UbuntuController`): the
+``async`` ones on the env's event loop, the sync ones (file checks) on a thread, never blocking
+the loop (:mod:`hud_gym.evaluation.calls`). Task regexes go through
+:mod:`hud_gym.evaluation.patterns`.
 
 Safety: every path resolves through ``controller.resolve_path`` (inside the env's home; absolute
 paths only with ``allow_absolute_paths=True``; ``..`` may not escape), and is then opened through
@@ -26,7 +28,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
@@ -35,6 +36,7 @@ import psutil
 
 from hud_gym.controllers.ubuntu.homefs import HomeFiles
 from hud_gym.evaluation import FunctionContext, Grade, evaluate_function, setup_function
+from hud_gym.evaluation.patterns import PatternError, TaskPattern, compile_task_pattern
 
 __all__: list[str] = []
 
@@ -92,11 +94,11 @@ def _missing_file(path: str, resolved: Path, files: HomeFiles) -> Grade | None:
     return None
 
 
-def _compile(pattern: str, flags: int = 0) -> re.Pattern[str] | Grade:
+def _compile(pattern: str, *, ignore_case: bool = False, multiline: bool = False) -> TaskPattern | Grade:
     try:
-        return re.compile(pattern, flags)
-    except re.error as exc:
-        return Grade.error(f"invalid regex pattern {pattern!r}: {exc}")
+        return compile_task_pattern(pattern, ignore_case=ignore_case, multiline=multiline)
+    except PatternError as exc:
+        return Grade.error(str(exc))
 
 
 # ------------------------------------------------------------------------------- setup
@@ -266,8 +268,9 @@ def file_contains(ctx: FunctionContext, path: str, texts: str | list[str], case_
 @evaluate_function("ubuntu")
 def file_matches(ctx: FunctionContext, path: str, pattern: str, ignore_case: bool = False) -> Grade:
     """Reward 1 when the regex ``pattern`` matches somewhere in the file ``path`` (``re.search``,
-    multi-line: ``^``/``$`` match at each line). An invalid pattern is a grading error."""
-    regex = _compile(pattern, re.MULTILINE | (re.IGNORECASE if ignore_case else 0))
+    multi-line: ``^``/``$`` match at each line). An invalid pattern, or one that runs out of
+    time (:mod:`hud_gym.evaluation.patterns`), is a grading error."""
+    regex = _compile(pattern, ignore_case=ignore_case, multiline=True)
     if isinstance(regex, Grade):
         return regex
     resolved, files = _resolve(ctx, path)
@@ -275,7 +278,10 @@ def file_matches(ctx: FunctionContext, path: str, pattern: str, ignore_case: boo
     if missing_file is not None:
         return missing_file
     content = _read_text(files, resolved)
-    found = regex.search(content)
+    try:
+        found = regex.search(content)
+    except PatternError as exc:
+        return Grade.error(f"{path!r}: {exc}")
     verdict = f"matched {found.group(0)!r}" if found else f"did not match {_short(content)!r}"
     return Grade(reward=float(found is not None), content=f"{path!r}: pattern {pattern!r} {verdict}",
                  info={"match": found.group(0) if found else None})
@@ -328,7 +334,10 @@ async def window_exists(ctx: FunctionContext, title: str) -> Grade:
         return regex
     windows = await _controller(ctx).windows()
     titles = [str(w.get("title") or "") for w in windows]
-    matching = [t for t in titles if regex.search(t)]
+    try:
+        matching = await asyncio.to_thread(lambda: [t for t in titles if regex.search(t)])
+    except PatternError as exc:
+        return Grade.error(str(exc))
     content = (f"window(s) {matching!r} match {title!r}" if matching
                else f"no window title matches {title!r} (titles: {titles!r})")
     return Grade(reward=float(bool(matching)), content=content, info={"titles": titles, "matching": matching})

@@ -12,17 +12,36 @@ Episode rules:
   ``truncated`` comes after ``max_steps`` steps or when a step times out.
 - The reward is the evaluator's reward on the final step (on every step with
   ``evaluate_every_step=True``), else 0.
-- ``info`` carries ``status`` (``ok`` | ``action_error`` | ``timeout`` | ``env_error`` |
-  ``episode_over``), ``action_error``/``error`` messages, the ``grade``, ``timings`` in seconds, the
-  ``step`` count and the ``task_id``, plus whatever the controller reports (``position``, ...).
-- A bad action never raises: the step reports ``status="action_error"`` and the episode goes on.
-  A controller failure reports ``status="env_error"``, ends the episode, and the next ``reset``
-  restarts the controller.
+- **A reward is graded or absent, never a silent 0**: a step that fails returns ``reward=None``,
+  with ``info["status"]`` naming the failure and ``info["error"]`` the message:
+
+  - ``env_error``: the controller failed (dead browser or display); the episode ends and the next
+    ``reset`` restarts the controller;
+  - ``timeout``: the action, observation or evaluation outlived ``step_timeout``; the episode is
+    truncated and the next ``reset`` restarts the controller;
+  - ``eval_error``: the evaluator raised, or gave an error grade (``Grade.is_error``: an invalid
+    task regex, a task the evaluator cannot grade), a NaN, an infinity, or a reward outside its
+    declared range (``[0, 1]`` unless the evaluate function or the task's
+    ``config["reward_range"]`` says otherwise); the episode ends only if the step ended it anyway.
+
+  ``action_error`` is not a failure: the agent's action was malformed or impossible, the step
+  reports it and the episode goes on. Other statuses: ``ok``, ``episode_over`` (a step after the
+  episode ended; reward 0).
+- ``info`` carries ``status``, ``action_error``/``error`` messages, the ``grade``, ``timings`` in
+  seconds, the ``step`` count and the ``task_id``, plus whatever the controller reports
+  (``position``, ...). ``env.evaluate()`` returns the :class:`Grade` itself (``is_error`` set when
+  grading failed).
+- Setup and evaluate functions never run on the event loop when they are sync
+  (:mod:`hud_gym.evaluation.calls`), so a hanging one cannot freeze the other envs and its step
+  reports ``timeout``.
+- :meth:`HudEnv.end_episode` ends an episode with a failure from outside the env (the policy
+  raised, a run's budget ran out), so a job records it at once.
 """
 
 from __future__ import annotations
 
 import asyncio
+import math
 import time
 import warnings
 from collections.abc import Coroutine, Sequence
@@ -39,6 +58,8 @@ from hud_gym.core.loop import EventLoopThread, get_loop_thread
 from hud_gym.core.scaling import ScreenMapping
 from hud_gym.core.timings import Timings
 from hud_gym.evaluation import BoundCall, FunctionContext, Grade
+from hud_gym.evaluation.grade import check_reward
+from hud_gym.evaluation.worker_pool import get_worker_pool
 from hud_gym.spaces import (
     ActionSpaceConfig,
     decode,
@@ -49,6 +70,7 @@ from hud_gym.spaces import (
 )
 from hud_gym.task import Task, TaskSet
 from hud_gym.tasksets import resolve_task, resolve_taskset
+from hud_gym.trajectory import FAILED
 
 __all__ = ["HudEnv"]
 
@@ -242,13 +264,27 @@ class HudEnv(gymnasium.Env[Observation, dict[str, Any]]):
         reference) or ``task_index`` (into the task set)."""
         return self._call(self._reset(seed, options))
 
-    def step(self, action: Any) -> tuple[Observation, float, bool, bool, dict[str, Any]]:
-        """Execute ``action`` (a CLA, a CLA dict, a list of them, or an action-space sample)."""
+    def step(self, action: Any) -> tuple[Observation, float | None, bool, bool, dict[str, Any]]:
+        """Execute ``action`` (a CLA, a CLA dict, a list of them, or an action-space sample).
+        The reward is ``None`` when the step failed (see the module docstring)."""
         return self._call(self._step(action))
 
     def evaluate(self) -> Grade:
-        """Grade the current state and final response now (as HUD's ``env.evaluate()``)."""
-        return self._call(self._evaluate())
+        """Grade the current state and final response now (as HUD's ``env.evaluate()``), within
+        ``step_timeout``. A failed grading (the evaluator raised, timed out, or gave a bad reward)
+        is a grade with ``is_error`` set."""
+        return self._call(self._evaluate_now())
+
+    def end_episode(self, status: str, error: str | None = None) -> None:
+        """End the current episode with a failure that is not the env's own, such as
+        ``policy_error`` (the policy raised) or ``timeout`` (the caller's budget for the run ran
+        out): the next ``step`` needs a ``reset``, and a job linked to the env stores the episode
+        now with this ``status``, ``error`` and ``reward=None``. No-op when no episode is open.
+
+        Raises:
+            ValueError: ``status`` is not a failure status (:data:`hud_gym.trajectory.FAILED`).
+        """
+        self._call(self._end_episode(status, error))
 
     def render(self) -> np.ndarray | None:  # type: ignore[override]
         """A copy of the last screenshot observation (``rgb_array``), or ``None``."""
@@ -270,13 +306,17 @@ class HudEnv(gymnasium.Env[Observation, dict[str, Any]]):
         """Async :meth:`reset`, callable from any event loop."""
         return await self._runner.run_async(self._reset(seed, options))
 
-    async def astep(self, action: Any) -> tuple[Observation, float, bool, bool, dict[str, Any]]:
+    async def astep(self, action: Any) -> tuple[Observation, float | None, bool, bool, dict[str, Any]]:
         """Async :meth:`step`, callable from any event loop."""
         return await self._runner.run_async(self._step(action))
 
     async def aevaluate(self) -> Grade:
         """Async :meth:`evaluate`, callable from any event loop."""
-        return await self._runner.run_async(self._evaluate())
+        return await self._runner.run_async(self._evaluate_now())
+
+    async def aend_episode(self, status: str, error: str | None = None) -> None:
+        """Async :meth:`end_episode`, callable from any event loop."""
+        await self._runner.run_async(self._end_episode(status, error))
 
     async def aclose(self) -> None:
         """Async :meth:`close`, callable from any event loop."""
@@ -340,6 +380,8 @@ class HudEnv(gymnasium.Env[Observation, dict[str, Any]]):
         controller = await self._ensure_controller()
         setup_calls = controller.resolve("setup", task.setup if task else None)
         self._evaluate_calls = controller.resolve("evaluate", task.evaluate if task else None)
+        if self.controller_spec == "local" and all(call.function.isolated for call in self._evaluate_calls):
+            get_worker_pool().prestart()  # the grading runs in a worker process: start it now
         await controller.reset(task, seed)
         self._current_task = task
         self._context = FunctionContext(gym=controller.gym, controller=controller, task=task, seed=seed)
@@ -375,7 +417,7 @@ class HudEnv(gymnasium.Env[Observation, dict[str, Any]]):
             return bool(task.config["evaluate_every_step"])
         return self.evaluate_every_step
 
-    async def _step(self, action: Any) -> tuple[Observation, float, bool, bool, dict[str, Any]]:
+    async def _step(self, action: Any) -> tuple[Observation, float | None, bool, bool, dict[str, Any]]:
         if self._needs_reset:
             raise ResetNeeded("call reset() before step()")
         started = time.perf_counter()
@@ -438,21 +480,27 @@ class HudEnv(gymnasium.Env[Observation, dict[str, Any]]):
         if not terminated and limit is not None and self._steps >= limit:
             truncated = True
 
-        reward = 0.0
-        if not env_error and info["status"] != "timeout" and (terminated or truncated or self._evaluates_every_step):
+        reward: float | None = None if env_error or info["status"] == "timeout" else 0.0
+        if reward is not None and (terminated or truncated or self._evaluates_every_step):
             evaluate_started = time.perf_counter()
             try:
-                grade = await asyncio.wait_for(self._evaluate(), timeout=self.step_timeout)
+                grade = await self._evaluate()
             except asyncio.TimeoutError:
-                grade = Grade.error(f"the evaluation did not finish within {self.step_timeout} s")
+                grade = self._timeout_grade()
                 info.update(status="timeout", error=grade.content)
                 truncated = True
                 self._restart_controller = True
             timings["evaluate"] = time.perf_counter() - evaluate_started
             info["grade"] = grade
-            reward = float(grade.reward)
-            if self._evaluates_every_step and grade.done and not grade.is_error:
-                terminated = True
+            if info["status"] == "timeout":
+                reward = None
+            elif grade.is_error:
+                info.update(status="eval_error", error=grade.content or "the evaluation failed")
+                reward = None
+            else:
+                reward = float(grade.reward)
+                if self._evaluates_every_step and grade.done:
+                    terminated = True
         if terminated or truncated:
             self._episode_over = True
         info = self._finish_info(info, timings, started)
@@ -486,16 +534,47 @@ class HudEnv(gymnasium.Env[Observation, dict[str, Any]]):
         return info
 
     async def _evaluate(self) -> Grade:
+        """The grade of the episode now, within ``step_timeout``; a NaN or infinite reward (from
+        any controller, a remote one included) becomes an error grade.
+
+        Raises:
+            asyncio.TimeoutError: the evaluation did not finish in time (it is cancelled).
+        """
         if self._context is None or self._controller is None:
             return Grade.error("nothing to evaluate: call reset() first")
         task = self._current_task
         combine = (task.config or {}).get("evaluate_combine", self.evaluate_combine) if task else self.evaluate_combine
         try:
-            grade = await self._controller.evaluate(self._evaluate_calls, self._context, combine)
+            grade = await asyncio.wait_for(self._controller.evaluate(self._evaluate_calls, self._context, combine),
+                                           timeout=self.step_timeout)
+        except asyncio.TimeoutError:
+            self._last_grade = self._timeout_grade()
+            raise
         except Exception as exc:  # noqa: BLE001  (evaluation failures are grades, not crashes)
             grade = Grade.error(f"evaluation failed: {type(exc).__name__}: {exc}")
+        grade = check_reward(grade, (-math.inf, math.inf), "the evaluation")
         self._last_grade = grade
         return grade
+
+    async def _evaluate_now(self) -> Grade:
+        try:
+            return await self._evaluate()
+        except asyncio.TimeoutError:
+            return self._timeout_grade()
+
+    def _timeout_grade(self) -> Grade:
+        return Grade.error(f"the evaluation did not finish within {self.step_timeout} s", timeout=True)
+
+    async def _end_episode(self, status: str, error: str | None) -> None:
+        if status not in FAILED:
+            raise ValueError(f"end_episode takes a failure status ({', '.join(sorted(FAILED))}), got {status!r}")
+        if self._needs_reset:
+            return
+        self._episode_over = True
+        for listener in self.listeners:
+            end = getattr(listener, "on_end_episode", None)
+            if end is not None:
+                await end(self, status, error)
 
     async def _close(self) -> None:
         for listener in self.listeners:

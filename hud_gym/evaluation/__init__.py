@@ -1,7 +1,9 @@
-"""Grading: the :class:`Grade` result, the setup/evaluate function registry, and the response
-evaluators every gym type shares."""
+"""Grading: the :class:`Grade` result and its reward checks, the setup/evaluate function registry,
+where those functions run (:mod:`~hud_gym.evaluation.calls`: never blocking the event loop), task
+regexes that cannot hang (:mod:`~hud_gym.evaluation.patterns`), and the response evaluators every
+gym type shares."""
 
-from hud_gym.evaluation.grade import Grade, combine_grades, to_grade
+from hud_gym.evaluation.grade import DEFAULT_REWARD_RANGE, Grade, RewardRange, check_reward, combine_grades, to_grade
 from hud_gym.evaluation.registry import (
     REGISTRY,
     SHARED,
@@ -20,6 +22,7 @@ from hud_gym.evaluation.response import default_evaluate
 from hud_gym.evaluation.runner import SetupError, resolve_calls, run_evaluate, run_setup
 
 __all__ = [
+    "DEFAULT_REWARD_RANGE",
     "REGISTRY",
     "SHARED",
     "BoundCall",
@@ -29,8 +32,10 @@ __all__ = [
     "Grade",
     "Phase",
     "RegisteredFunction",
+    "RewardRange",
     "SetupError",
     "UnknownFunctionError",
+    "check_reward",
     "combine_grades",
     "default_evaluate",
     "evaluate_function",

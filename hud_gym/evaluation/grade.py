@@ -1,25 +1,44 @@
-"""The result of grading an episode (or of one setup/evaluate call)."""
+"""The result of grading an episode (or of one setup/evaluate call), and the checks that keep a
+wrong number from passing as a reward.
+
+A reward must be a finite number inside its declared range: ``[0, 1]`` by default; an evaluate
+function may declare another (``@evaluate_function(reward_range=(-1, 1))``, as MiniWoB++'s raw
+reward does) and a task's ``config["reward_range"]`` overrides both for its calls.
+:func:`check_reward` turns anything else (NaN, an infinity, ``1e300``) into an error grade, which
+the env reports as ``status="eval_error"`` with no reward.
+"""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-__all__ = ["Grade", "combine_grades", "to_grade"]
+__all__ = ["DEFAULT_REWARD_RANGE", "Grade", "RewardRange", "check_reward", "combine_grades", "reward_range_of",
+           "to_grade"]
+
+RewardRange = tuple[float, float]
+"""``(low, high)``: the rewards an evaluator may give, bounds included."""
+
+DEFAULT_REWARD_RANGE: RewardRange = (0.0, 1.0)
+"""The range of an evaluate function that declares none."""
 
 
 class Grade(BaseModel):
     """A graded result, as HUD's ``Grade``.
 
     Attributes:
-        reward: the score, usually in [0, 1].
+        reward: the score, in the evaluator's declared range (``[0, 1]`` by default). An error
+            grade keeps ``0.0`` here, but the env reports no reward for it (``None``).
         done: whether the task counts as complete (with ``evaluate_every_step`` it ends the
             episode). When not given, a grade is done when its reward reaches 1.
         content: a human-readable explanation.
         info: extra data (sub-grades, measured values).
-        is_error: grading itself failed (the evaluator raised or its input was unusable).
+        is_error: grading itself failed (the evaluator raised, its input was unusable, or its
+            reward was not a finite number in range): the env's step then says
+            ``status="eval_error"`` and ``reward=None``.
         raw: what the evaluator returned, before normalisation.
     """
 
@@ -101,3 +120,34 @@ def combine_grades(grades: Sequence[Grade], mode: Literal["mean", "min", "max", 
         is_error=any(g.is_error for g in grades),
         raw=[g.raw for g in grades],
     )
+
+
+def reward_range_of(value: Any, what: str = "reward_range") -> RewardRange:
+    """``value`` (a ``[low, high]`` pair of finite numbers, ``low <= high``) as a :data:`RewardRange`.
+
+    Raises:
+        ValueError: anything else; the message names ``what``.
+    """
+    if (isinstance(value, (list, tuple)) and len(value) == 2
+            and all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in value)
+            and value[0] <= value[1]):
+        return float(value[0]), float(value[1])
+    raise ValueError(f"{what} must be [low, high] with finite numbers and low <= high, got {value!r}")
+
+
+def check_reward(grade: Grade, reward_range: RewardRange = DEFAULT_REWARD_RANGE, what: str = "the evaluator") -> Grade:
+    """``grade`` when its reward is a finite number inside ``reward_range`` (or it already is an
+    error), else an error grade that says what was wrong and keeps the bad value in
+    ``info["bad_reward"]``."""
+    if grade.is_error:
+        return grade
+    reward = grade.reward
+    low, high = reward_range
+    if not math.isfinite(reward):
+        problem = f"{what} returned a reward of {reward!r}, which is not a finite number"
+    elif not low <= reward <= high:
+        problem = f"{what} returned a reward of {reward!r}, outside its range [{low:g}, {high:g}]"
+    else:
+        return grade
+    return Grade(reward=0.0, done=False, content=problem, info={**grade.info, "bad_reward": repr(reward),
+                 "reward_range": [low, high]}, is_error=True, raw=grade.raw)

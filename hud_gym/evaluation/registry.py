@@ -5,6 +5,11 @@ takes a :class:`FunctionContext` first, then the task's arguments; the arguments
 against the signature (arity and type annotations, through pydantic) before anything runs, and
 names are never evaluated as code.
 
+Where a function runs (:mod:`hud_gym.evaluation.calls`): ``async def`` ones on the env's event
+loop, sync ones never there: on a thread, or with ``isolated=True`` (a function that needs only
+its arguments and the agent's response) in a worker process that a timeout can kill. An evaluate
+function's rewards must lie in its ``reward_range`` (``[0, 1]`` unless it declares another).
+
 Example:
     >>> from hud_gym.evaluation import evaluate_function, FunctionContext
     >>> @evaluate_function("qa")
@@ -24,6 +29,7 @@ from typing import Any, Literal
 
 from pydantic import TypeAdapter, ValidationError
 
+from hud_gym.evaluation.grade import RewardRange, reward_range_of
 from hud_gym.task import FunctionConfig, Task
 
 __all__ = [
@@ -94,7 +100,12 @@ class FunctionArgumentError(ValueError):
 
 @dataclass(frozen=True)
 class RegisteredFunction:
-    """A registered function, its signature and the validators of its parameters."""
+    """A registered function, its signature and the validators of its parameters.
+
+    ``isolated``: a sync function that needs only its arguments and the context's response, task,
+    seed and instruction: it runs in a killable worker process. ``reward_range``: the rewards an
+    evaluate function may give (``None``: the default ``[0, 1]``).
+    """
 
     name: str
     phase: Phase
@@ -102,6 +113,8 @@ class RegisteredFunction:
     func: Callable[..., Any]
     signature: inspect.Signature
     adapters: dict[str, TypeAdapter[Any]]
+    isolated: bool = False
+    reward_range: RewardRange | None = None
 
     @property
     def usage(self) -> str:
@@ -125,11 +138,11 @@ class BoundCall:
     config: FunctionConfig
 
     async def run(self, ctx: FunctionContext) -> Any:
-        """Call the function with ``ctx`` and the validated arguments."""
-        result = self.function.func(ctx, *self.args, **self.kwargs)
-        if inspect.isawaitable(result):
-            result = await result
-        return result
+        """Call the function with ``ctx`` and the validated arguments, off the event loop when it
+        is sync (see :func:`hud_gym.evaluation.calls.call_function`)."""
+        from hud_gym.evaluation.calls import call_function
+
+        return await call_function(self.function.func, ctx, self.args, self.kwargs, isolated=self.function.isolated)
 
 
 class FunctionRegistry:
@@ -151,22 +164,32 @@ class FunctionRegistry:
                 if not module.startswith(exc.name or "\0"):
                     raise
 
-    def register(self, phase: Phase, gym: str = SHARED, name: str | None = None,
-                 aliases: tuple[str, ...] = ()) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-        """Decorator: register ``func`` under ``name`` (default: its ``__name__``) and ``aliases``."""
+    def register(self, phase: Phase, gym: str = SHARED, name: str | None = None, aliases: tuple[str, ...] = (), *,
+                 isolated: bool = False,
+                 reward_range: tuple[float, float] | None = None) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+        """Decorator: register ``func`` under ``name`` (default: its ``__name__``) and ``aliases``.
+
+        Args:
+            isolated: run the (sync, module-level) function in a worker process; it then sees no
+                ``ctx.controller`` and an empty ``ctx.state``.
+            reward_range: ``(low, high)`` of an evaluate function's rewards (default ``(0, 1)``).
+        """
         if phase not in ("setup", "evaluate"):
             raise ValueError(f"phase must be 'setup' or 'evaluate', got {phase!r}")
+        declared = reward_range_of(reward_range) if reward_range is not None else None
 
         def decorator(func: Callable[..., Any]) -> Callable[..., Any]:
             signature = inspect.signature(func)
             params = list(signature.parameters.values())
             if not params or params[0].kind not in (params[0].POSITIONAL_ONLY, params[0].POSITIONAL_OR_KEYWORD):
                 raise TypeError(f"{func.__qualname__}: the first parameter must take the FunctionContext")
+            if isolated and (inspect.iscoroutinefunction(func) or "<locals>" in func.__qualname__):
+                raise TypeError(f"{func.__qualname__}: an isolated function must be a sync, module-level function")
             hints = typing.get_type_hints(func)
             adapters = {p.name: TypeAdapter(hints[p.name]) for p in params[1:] if p.name in hints}
             for registered_name in (name or func.__name__, *aliases):
                 self._functions[(phase, gym, registered_name)] = RegisteredFunction(
-                    registered_name, phase, gym, func, signature, adapters
+                    registered_name, phase, gym, func, signature, adapters, isolated, declared
                 )
             return func
 
@@ -244,7 +267,9 @@ def setup_function(gym: str = SHARED, name: str | None = None,
     return REGISTRY.register("setup", gym, name, aliases)
 
 
-def evaluate_function(gym: str = SHARED, name: str | None = None,
-                      aliases: tuple[str, ...] = ()) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Register an evaluate function for ``gym`` (default: every gym) in :data:`REGISTRY`."""
-    return REGISTRY.register("evaluate", gym, name, aliases)
+def evaluate_function(gym: str = SHARED, name: str | None = None, aliases: tuple[str, ...] = (), *,
+                      isolated: bool = False,
+                      reward_range: tuple[float, float] | None = None) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Register an evaluate function for ``gym`` (default: every gym) in :data:`REGISTRY`; see
+    :meth:`FunctionRegistry.register` for ``isolated`` and ``reward_range``."""
+    return REGISTRY.register("evaluate", gym, name, aliases, isolated=isolated, reward_range=reward_range)

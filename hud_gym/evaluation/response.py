@@ -2,7 +2,9 @@
 
 Each takes the :class:`~hud_gym.evaluation.registry.FunctionContext` (whose ``final_response`` is
 the agent's answer) and returns a :class:`~hud_gym.evaluation.grade.Grade`. With no response yet,
-every one gives reward 0 with ``content="no response"``.
+every one gives reward 0 with ``content="no response"``. They are ``isolated``: they run in a
+worker process that a timeout kills (:mod:`hud_gym.evaluation.calls`), and task patterns go
+through :mod:`hud_gym.evaluation.patterns` (no catastrophic backtracking).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from collections.abc import Sequence
 from rapidfuzz.distance import Levenshtein
 
 from hud_gym.evaluation.grade import Grade
+from hud_gym.evaluation.patterns import PatternError, compile_task_pattern
 from hud_gym.evaluation.registry import FunctionContext, evaluate_function
 
 __all__ = [
@@ -51,7 +54,7 @@ def _contains(response: str, text: str, case_sensitive: bool, whole_word: bool) 
     return _fold(text, case_sensitive) in _fold(response, case_sensitive)
 
 
-@evaluate_function()
+@evaluate_function(isolated=True)
 def response_is(ctx: FunctionContext, expected: str, case_sensitive: bool = True, strip: bool = True) -> Grade:
     """Reward 1 when the response equals ``expected`` (exact; optionally case-insensitive)."""
     if ctx.final_response is None:
@@ -63,7 +66,7 @@ def response_is(ctx: FunctionContext, expected: str, case_sensitive: bool = True
     return _binary(ok, f"response {'is' if ok else 'is not'} {expected!r}")
 
 
-@evaluate_function()
+@evaluate_function(isolated=True)
 def response_includes(ctx: FunctionContext, texts: str | list[str], case_sensitive: bool = False,
                       whole_word: bool = False) -> Grade:
     """Reward 1 when the response contains ``texts`` (all of them, for a list)."""
@@ -74,30 +77,30 @@ def response_includes(ctx: FunctionContext, texts: str | list[str], case_sensiti
     return _binary(not missing, "all found" if not missing else f"missing {missing!r}", missing=missing)
 
 
-@evaluate_function()
+@evaluate_function(isolated=True)
 def response_match(ctx: FunctionContext, pattern: str) -> Grade:
     """Reward 1 when the regex ``pattern`` matches somewhere in the response (``re.search``)."""
     return match_regex(ctx, pattern)
 
 
-@evaluate_function()
+@evaluate_function(isolated=True)
 def match_regex(ctx: FunctionContext, pattern: str, full: bool = False, ignore_case: bool = False) -> Grade:
     """Reward 1 when ``pattern`` matches the response (``full``: the whole response, stripped).
 
-    ``.`` matches newlines too. An invalid pattern is a grading error, not a crash.
+    ``.`` matches newlines too. An invalid pattern, or one that runs out of time
+    (:mod:`hud_gym.evaluation.patterns`), is a grading error, not a crash.
     """
     if ctx.final_response is None:
         return _no_response()
-    flags = re.DOTALL | (re.IGNORECASE if ignore_case else 0)
     try:
-        regex = re.compile(pattern, flags)
-    except re.error as exc:
-        return Grade.error(f"invalid regex pattern {pattern!r}: {exc}")
-    found = regex.fullmatch(ctx.final_response.strip()) if full else regex.search(ctx.final_response)
+        regex = compile_task_pattern(pattern, ignore_case=ignore_case, dotall=True)
+        found = regex.fullmatch(ctx.final_response.strip()) if full else regex.search(ctx.final_response)
+    except PatternError as exc:
+        return Grade.error(str(exc))
     return _binary(found is not None, f"pattern {pattern!r} {'matched' if found else 'did not match'}")
 
 
-@evaluate_function()
+@evaluate_function(isolated=True)
 def match_fuzzy(ctx: FunctionContext, answer: str, threshold: float | None = 0.8) -> Grade:
     """Normalised Levenshtein similarity between the response and ``answer`` (case-insensitive).
 
@@ -111,7 +114,7 @@ def match_fuzzy(ctx: FunctionContext, answer: str, threshold: float | None = 0.8
     return Grade(reward=reward, content=f"similarity {similarity:.3f}", info={"similarity": similarity})
 
 
-@evaluate_function()
+@evaluate_function(isolated=True)
 def match_all(ctx: FunctionContext, answers: list[str], case_sensitive: bool = False) -> Grade:
     """Reward = the fraction of ``answers`` found in the response (substring test)."""
     if ctx.final_response is None:
@@ -136,7 +139,7 @@ def _as_number(text: str) -> float | None:
         return None
 
 
-@evaluate_function()
+@evaluate_function(isolated=True)
 def match_diff(ctx: FunctionContext, answer: str | float) -> Grade:
     """Graded closeness: for two numbers ``max(0, 1 - |a - b| / max(|a|, |b|))``, else the
     ``difflib`` sequence ratio of the two texts."""
@@ -153,7 +156,7 @@ def match_diff(ctx: FunctionContext, answer: str | float) -> Grade:
     return Grade(reward=ratio, content=f"text similarity {ratio:.3f}", info={"ratio": ratio})
 
 
-@evaluate_function()
+@evaluate_function(isolated=True)
 def numeric_match(ctx: FunctionContext, expected: float, tolerance: float = 1e-6, relative: bool = False) -> Grade:
     """Reward 1 when the first number in the response is within ``tolerance`` of ``expected``
     (absolute, or relative to ``|expected|`` when ``relative``). Thousands separators are allowed."""
@@ -190,7 +193,7 @@ def _choice_index(text: str, choices: Sequence[str]) -> int | None:
     return None
 
 
-@evaluate_function()
+@evaluate_function(isolated=True)
 def choice_match(ctx: FunctionContext, answer: str | int | None = None) -> Grade:
     """Multiple choice: reward 1 when the response picks the right one of ``task.choices``.
 

@@ -91,7 +91,7 @@ def _short(text: str) -> str:
     return text if len(text) <= _SHOWN else text[:_SHOWN] + f"... ({len(text)} chars)"
 
 
-@evaluate_function()
+@evaluate_function(isolated=True)
 def gaia_match(ctx: FunctionContext, answer: str | None = None) -> Grade:
     """Reward 1 when the response matches ``answer`` (default: the task's target) by GAIA's
     quasi-exact match (:func:`gaia_score`)."""
@@ -108,11 +108,12 @@ def gaia_match(ctx: FunctionContext, answer: str | None = None) -> Grade:
                  info={"method": method, "expected": answer})
 
 
-@evaluate_function()
+@evaluate_function(isolated=True)
 def ungraded(ctx: FunctionContext, reason: str, reference: str | None = None) -> Grade:
-    """Record the response without grading it: an error grade (reward 0, ``is_error``) whose
-    content starts with ``ungraded:`` and gives ``reason``; ``info`` holds the response, the
-    optional ``reference`` and ``status="ungraded"``. For tasks judged by a person or a model."""
+    """Record the response without grading it: an error grade (``is_error``; the step reports
+    ``status="eval_error"`` and ``reward=None``, so the run never counts as scored) whose content
+    starts with ``ungraded:`` and gives ``reason``; ``info`` holds the response, the optional
+    ``reference`` and ``status="ungraded"``. For tasks judged by a person or a model."""
     return Grade.error(f"ungraded: {reason}", status="ungraded", response=ctx.final_response, reference=reference)
 
 
@@ -120,7 +121,7 @@ def _fold_answer(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip().strip(".").casefold()
 
 
-@evaluate_function()
+@evaluate_function(isolated=True)
 def webvoyager_answer(ctx: FunctionContext, answer: str, kind: Literal["golden", "possible"] = "golden") -> Grade:
     """Grade a WebVoyager response with its reference answer.
 

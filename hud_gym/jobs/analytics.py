@@ -2,9 +2,10 @@
 
 Definitions (all over finished trajectories; running ones are only counted in ``running``):
 
-- **failed** runs are those whose status is not the task's doing (``env_error``, ``timeout``,
-  ``policy_error``, ``interrupted``): they have no reward, are counted in ``errors`` and
-  ``error_counts``, and are left out of every reward and success figure.
+- **failed** runs are those without a reward (:data:`~hud_gym.trajectory.FAILED`: ``env_error``,
+  ``timeout``, ``eval_error``, ``policy_error``, ``interrupted``): they are counted in ``errors``
+  and ``error_counts``, and left out of every reward and success figure (a run whose evaluator
+  failed is not a run scored 0).
 - **scored** runs are the others (``ok``, ``truncated``).
 - A scored run is a **success** when its reward is at least ``success_threshold`` (1.0 by
   default), or its grade says ``done`` (not a grading error) with a positive reward.

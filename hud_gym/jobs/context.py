@@ -18,14 +18,19 @@ __all__ = ["EnvListener", "current_job", "link_env"]
 
 class EnvListener(Protocol):
     """What ``HudEnv.listeners`` hold: coroutines awaited on the env's loop thread after every
-    successful ``reset`` and ``step`` (with exactly what the caller gets back) and before ``close``.
-    They must not raise (a listener's failure is its own to report)."""
+    successful ``reset`` and ``step`` (with exactly what the caller gets back; ``reward`` is
+    ``None`` for a failed step) and before ``close``. They must not raise (a listener's failure is
+    its own to report).
+
+    A listener may also define ``async on_end_episode(env, status, error)``: called by
+    :meth:`~hud_gym.core.env.HudEnv.end_episode` when the episode ends with a failure from outside
+    the env (``policy_error``, ``timeout``)."""
 
     async def on_reset(self, env: Any, observation: dict[str, Any], info: dict[str, Any],
                        options: dict[str, Any]) -> None: ...
 
-    async def on_step(self, env: Any, action: Any, observation: dict[str, Any], reward: float, terminated: bool,
-                      truncated: bool, info: dict[str, Any]) -> None: ...
+    async def on_step(self, env: Any, action: Any, observation: dict[str, Any], reward: float | None,
+                      terminated: bool, truncated: bool, info: dict[str, Any]) -> None: ...
 
     async def on_close(self, env: Any) -> None: ...
 

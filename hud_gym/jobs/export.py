@@ -331,7 +331,8 @@ def _caption_lines(trajectory: Trajectory, index: int) -> tuple[str, str, str]:
         return f"reset · {trajectory.task_id or 'task'}", _clip(trajectory.prompt or "", 90), "neutral"
     step = steps[index - 1]
     last = index == len(steps)
-    head = f"step {step.index + 1}/{len(steps)} · reward {step.reward:g}"
+    reward = "none" if step.reward is None else f"{step.reward:g}"
+    head = f"step {step.index + 1}/{len(steps)} · reward {reward}"
     if step.status != "ok":
         head += f" · {step.status}"
     colour = "fail" if step.status != "ok" else "neutral"

@@ -4,14 +4,18 @@ Every ``reset`` starts a trajectory row (status ``running``) and writes the rese
 every ``step`` writes the step's screenshot and row, committed before ``step`` returns; the step
 that ends the episode also stores the trajectory's status, reward, grade and final response.
 
-- Status: ``ok`` (terminated), ``truncated`` (step limit), or the step's ``env_error`` /
-  ``timeout`` (reward ``None``). An episode left unfinished by another ``reset`` or by ``close``
-  ends ``truncated`` with the last step's reward and ``metadata["ended_by"]`` = ``"reset"`` or
-  ``"close"`` (one with no step at all is dropped). An episode still open when its process exits
-  normally ends ``interrupted``; one whose process is killed reads back ``interrupted``.
+- Status: ``ok`` (terminated), ``truncated`` (step limit), or the last step's failure
+  (``env_error``, ``timeout``, ``eval_error``; reward ``None``, as is every failed step's). An
+  episode left unfinished by another ``reset`` or by ``close`` ends ``truncated`` with the last
+  step's reward (or that step's failure status, if it failed) and ``metadata["ended_by"]`` =
+  ``"reset"`` or ``"close"`` (one with no step at all is dropped). An episode still open when its process exits normally ends ``interrupted``; one
+  whose process is killed reads back ``interrupted``.
+- An episode ended from outside the env (:meth:`~hud_gym.core.env.HudEnv.end_episode`: the policy
+  raised, the run's budget ran out) is stored at once with that status and reward ``None``, so a
+  process killed right after never leaves it as a scored run.
 - A rollout (:func:`hud_gym.wrappers.grpo.rollout`) passes its :class:`Trajectory` in the reset
   options (``options["trajectory"]``): the row then takes its id, ``group_id`` and
-  ``rollout_index``, and the rollout's own verdict (``policy_error``, ``timeout``) is stored after it.
+  ``rollout_index``; the rollout ends a failed run with ``end_episode`` as soon as it fails.
 - File and database work runs on a small thread pool, never on the event loop thread. A failed
   write never breaks the env: it warns (:class:`RecordingWarning`) and sets ``info["record_error"]``.
 """
@@ -35,7 +39,7 @@ from hud_gym.actions import CLAAction, parse_actions
 from hud_gym.jobs.rows import json_safe
 from hud_gym.jobs.store import Store, get_store
 from hud_gym.spaces import decode, is_encoded_action
-from hud_gym.trajectory import Trajectory, TrajectoryStep, new_id, utc_now
+from hud_gym.trajectory import FAILED, Trajectory, TrajectoryStep, new_id, utc_now
 
 if TYPE_CHECKING:
     from hud_gym.core.env import HudEnv
@@ -56,7 +60,9 @@ class _Episode:
     trajectory: Trajectory
     from_rollout: bool
     steps: int = 0
-    last_reward: float = 0.0
+    last_reward: float | None = 0.0
+    last_status: str = "ok"
+    last_error: str | None = None
 
 
 class TrajectoryRecorder:
@@ -106,8 +112,8 @@ class TrajectoryRecorder:
                               initial_observation=observation):
             self._episode = None
 
-    async def on_step(self, env: HudEnv, action: Any, observation: dict[str, Any], reward: float, terminated: bool,
-                      truncated: bool, info: dict[str, Any]) -> None:
+    async def on_step(self, env: HudEnv, action: Any, observation: dict[str, Any], reward: float | None,
+                      terminated: bool, truncated: bool, info: dict[str, Any]) -> None:
         """A step happened: add its row; if it ended the episode, store the outcome."""
         episode = self._episode
         if episode is None:
@@ -117,7 +123,7 @@ class TrajectoryRecorder:
         step = TrajectoryStep(
             index=episode.steps,
             actions=actions_json(action, env),
-            reward=float(reward),
+            reward=None if reward is None else float(reward),
             terminated=bool(terminated),
             truncated=bool(truncated),
             text=str(observation.get("text", "")) if isinstance(observation, dict) else "",
@@ -129,7 +135,7 @@ class TrajectoryRecorder:
             ended_at=ended_at,
         )
         episode.steps += 1
-        episode.last_reward = float(reward)
+        episode.last_reward, episode.last_status, episode.last_error = step.reward, step.status, step.error
         end = None
         if terminated or truncated:
             self._episode = None
@@ -141,6 +147,16 @@ class TrajectoryRecorder:
         await self._finish_open("close")
         await self._io({}, self.store.settle_unrecorded, self.job_id)  # runs whose recording failed: record_error
 
+    async def on_end_episode(self, env: HudEnv, status: str, error: str | None) -> None:
+        """The episode failed outside the env: store it now with ``status`` and no reward."""
+        episode, self._episode = self._episode, None
+        if episode is None:
+            return
+        trajectory = episode.trajectory
+        trajectory.status, trajectory.reward, trajectory.error = status, None, error  # type: ignore[assignment]
+        trajectory.final_response, trajectory.ended_at = env.final_response, utc_now()
+        await self._io({}, self.store.end_trajectory, trajectory)
+
     # ------------------------------------------------------------------ helpers
 
     async def _finish_open(self, ended_by: str) -> None:
@@ -151,7 +167,11 @@ class TrajectoryRecorder:
         if episode.steps == 0 and not episode.from_rollout:
             await self._io({}, self.store.delete_trajectory, self.job_id, trajectory.trajectory_id)
             return
-        trajectory.status, trajectory.reward, trajectory.ended_at = "truncated", episode.last_reward, utc_now()
+        if episode.last_status in FAILED:  # abandoned right after a failed step: that failure ends it
+            trajectory.status, trajectory.reward, trajectory.error = episode.last_status, None, episode.last_error  # type: ignore[assignment]
+        else:
+            trajectory.status, trajectory.reward = "truncated", episode.last_reward
+        trajectory.ended_at = utc_now()
         trajectory.metadata["ended_by"] = ended_by
         await self._io({}, self.store.end_trajectory, trajectory)
 
@@ -182,7 +202,7 @@ def _outcome(trajectory: Trajectory, step: TrajectoryStep, grade: Any, final_res
     """The trajectory's final fields after its last step (the rules of ``grpo.rollout``)."""
     trajectory.final_response = final_response
     trajectory.grade = grade.model_dump(mode="json", exclude={"raw"}) if hasattr(grade, "model_dump") else None
-    if step.status in ("env_error", "timeout"):
+    if step.status in FAILED:
         trajectory.status, trajectory.reward, trajectory.error = step.status, None, step.error  # type: ignore[assignment]
     else:
         trajectory.status = "truncated" if step.truncated and not step.terminated else "ok"

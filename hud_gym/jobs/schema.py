@@ -9,6 +9,8 @@ Version 1: ``jobs``, ``trajectories`` (one row per episode; ``status`` is ``runn
 episode ends, then a :data:`hud_gym.trajectory.Status`) and ``steps`` (one row per ``env.step``).
 Version 2: who writes a row (host, pid, process start time) so a dead writer's rows can be marked
 ``interrupted``; the job's error message; indexes for listing.
+Version 3: ``steps.reward`` may be NULL: a failed step (``env_error``, ``timeout``,
+``eval_error``) has no reward, and the failed steps of older versions, stored as 0, become NULL.
 
 Times are ISO 8601 UTC strings; JSON columns hold JSON text; image columns hold paths relative to
 the store's ``images`` directory.
@@ -84,7 +86,36 @@ CREATE INDEX trajectories_group ON trajectories(group_id);
 CREATE INDEX trajectories_running ON trajectories(status) WHERE status = 'running';
 """
 
-MIGRATIONS: tuple[str, ...] = (V1, V2)
+V3 = """
+CREATE TABLE steps_v3 (
+    trajectory_id TEXT NOT NULL REFERENCES trajectories(id) ON DELETE CASCADE,
+    idx INTEGER NOT NULL,
+    actions TEXT NOT NULL DEFAULT '[]',
+    reward REAL,
+    terminated INTEGER NOT NULL DEFAULT 0,
+    truncated INTEGER NOT NULL DEFAULT 0,
+    text TEXT NOT NULL DEFAULT '',
+    status TEXT NOT NULL DEFAULT 'ok',
+    error TEXT,
+    info TEXT NOT NULL DEFAULT '{}',
+    timings TEXT NOT NULL DEFAULT '{}',
+    started_at TEXT NOT NULL,
+    ended_at TEXT,
+    observation_ref TEXT,
+    policy_trace TEXT,
+    PRIMARY KEY (trajectory_id, idx)
+);
+INSERT INTO steps_v3 (trajectory_id, idx, actions, reward, terminated, truncated, text, status, error, info, timings,
+                      started_at, ended_at, observation_ref, policy_trace)
+    SELECT trajectory_id, idx, actions, CASE WHEN status IN ('env_error', 'timeout') THEN NULL ELSE reward END,
+           terminated, truncated, text, status, error, info, timings, started_at, ended_at, observation_ref,
+           policy_trace
+    FROM steps;
+DROP TABLE steps;
+ALTER TABLE steps_v3 RENAME TO steps
+"""
+
+MIGRATIONS: tuple[str, ...] = (V1, V2, V3)
 """The DDL of each version, in order (``MIGRATIONS[0]`` creates version 1)."""
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -456,7 +456,8 @@ _INSERT_STEP = (
 
 def _step_values(trajectory_id: str, step: TrajectoryStep, ref: str | None) -> tuple[Any, ...]:
     return (
-        trajectory_id, step.index, to_json(step.actions), _finite(step.reward) or 0.0, int(step.terminated),
+        trajectory_id, step.index, to_json(step.actions), None if step.reward is None else _finite(step.reward),
+        int(step.terminated),
         int(step.truncated), step.text, step.status, step.error, to_json(step.info), to_json(step.timings),
         to_time(step.started_at), to_time(step.ended_at), ref,
         to_json(step.policy_trace) if step.policy_trace is not None else None,

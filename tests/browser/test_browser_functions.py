@@ -140,6 +140,21 @@ def test_invalid_regex_is_a_grading_error(env: gymnasium.Env) -> None:
     assert grade.is_error and "invalid regex" in (grade.content or "")
 
 
+@pytest.mark.timeout(60)  # Python's re needs minutes for these
+def test_a_catastrophic_regex_finishes_as_a_grade_or_a_grading_error(env: gymnasium.Env) -> None:
+    text = "a" * 40 + "!"
+    nested = Task(prompt="x", gym="hud-browser", setup=("load_html_content", f"<p id=a>{text}</p>"),
+                  evaluate=("text_matches", "#a", r"^(a+)+$"))
+    env.reset(seed=0, options={"task": nested})
+    grade = env.unwrapped.evaluate()
+    assert (grade.reward, grade.is_error) == (0.0, False)  # answered at once: no match
+    exponential = Task(prompt="x", gym="hud-browser", setup=("load_html_content", f"<p id=a>{text}</p>"),
+                       evaluate=("text_matches", "#a", r"(a|aa)+$"))
+    env.reset(seed=0, options={"task": exponential})
+    grade = env.unwrapped.evaluate()
+    assert grade.is_error and "did not finish matching" in (grade.content or "")
+
+
 def test_unknown_functions_are_rejected_before_anything_runs(env: gymnasium.Env) -> None:
     with pytest.raises(UnknownFunctionError, match="goto_page.*Known setup functions:.*goto"):
         env.reset(options={"task": Task(prompt="x", gym="hud-browser", setup=("goto_page", "x"))})

@@ -125,6 +125,11 @@ def test_file_matches(host: gymnasium.Env) -> None:
     assert reward(host, setup, ignore_case) == 1.0
     invalid = grade(host, setup, ("file_matches", "answer.txt", "(unclosed"))
     assert invalid.is_error and "invalid regex" in (invalid.content or "")
+    # Task patterns cannot hang (Python's re needs minutes for these): answered, or a grading error.
+    hostile = ("write_file", "hostile.txt", "a" * 40 + "!")
+    assert reward(host, hostile, ("file_matches", "hostile.txt", r"^(a+)+$")) == 0.0
+    exponential = grade(host, hostile, ("file_matches", "hostile.txt", r"(a|aa)+$"))
+    assert exponential.is_error and "did not finish matching" in (exponential.content or "")
 
 
 def test_make_dir_and_dir_contains(host: gymnasium.Env) -> None:
