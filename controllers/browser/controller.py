@@ -17,6 +17,16 @@ Observation: after the action, one ``Runtime.evaluate`` round trip on the tab's 
 session returns the title (and the elements); a navigation the action started has been reported
 by then, and is waited for (up to ``navigation_timeout``); a new tab the page opened is waited
 for and becomes the active tab; then ``Page.captureScreenshot`` renders a new frame.
+
+Navigation policy (:mod:`.urls`): ``file:`` URLs (unless ``allow_file_urls`` names a directory),
+``view-source:``, ``chrome:``, ``devtools:``, ``javascript:`` ... are refused: an agent's ``goto``
+or ``new_tab`` to one is an :class:`~hud_gym.actions.ActionError`, and pages cannot reach them.
+
+Faults: a tab whose renderer crashed (killed, out of memory) has lost the episode's page state, so
+every later ``step``/``observe`` of the episode raises :class:`ControllerError` (the env reports
+``env_error``); the next reset opens a fresh context. Dialogs are answered as they open, without
+waiting on the page; navigating away from a page that opened dialogs (a reset, ``goto``, ``back``
+...) first stops its scripts, so a ``setInterval(alert)`` page cannot hold the navigation back.
 """
 
 from __future__ import annotations
@@ -24,7 +34,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import math
-import re
 import shutil
 import tempfile
 from collections.abc import Awaitable, Callable
@@ -58,24 +67,27 @@ from hud_gym.controllers.browser.chromium import MANAGER, BrowserLease
 from hud_gym.controllers.browser.keys import playwright_keys
 from hud_gym.controllers.browser.observation import ImageFormat
 from hud_gym.controllers.browser.session import PageSession
+from hud_gym.controllers.browser.urls import NavigationRefused, UrlPolicy, with_scheme
 from hud_gym.task import Task
 
-__all__ = ["CUSTOM_ACTIONS", "BrowserController", "ResetMode"]
+__all__ = ["CUSTOM_ACTIONS", "BrowserController", "ResetMode", "with_scheme"]
 
 ResetMode = Literal["clear", "fresh"]
 
 CUSTOM_ACTIONS: tuple[str, ...] = ("goto", "back", "forward", "reload", "new_tab", "switch_tab", "close_tab")
 """The custom actions of the browser gym (``CustomAction(action=name, args={...})``)."""
 
-_CRASH_PAGE = (
-    "<!doctype html><title>Page crashed</title><body style='font-family:sans-serif;margin:40px'>"
-    "<h1>This page crashed</h1><p id='hud-gym-crashed'>{url}</p></body>"
-)
 # Drag interpolation: one mousemove per _STEP_PX pixels, at most _MAX_STEPS per path segment.
 # Chromium delivers mousemoves once per frame (~16 ms each), so a few suffice: draggables,
 # sliders and HTML5 drag-and-drop start after a few pixels of motion.
 _STEP_PX = 40
 _MAX_STEPS = 5
+
+
+def _retrieve(task: asyncio.Future[Any]) -> None:
+    """Done callback of a task nobody awaits: take its exception (a tab closed under it)."""
+    if not task.cancelled():
+        task.exception()
 
 
 def origin_of(url: str) -> str | None:
@@ -86,13 +98,6 @@ def origin_of(url: str) -> str | None:
     if parts.scheme == "file":
         return "file://"
     return None
-
-
-def with_scheme(url: str) -> str:
-    """``url`` with ``http://`` when it has none (``about:``, ``data:``, ``file:`` ... kept)."""
-    if re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*:", url) and not re.match(r"^[^:/]+:\d", url):
-        return url
-    return "http://" + url
 
 
 class BrowserController(Controller):
@@ -113,6 +118,8 @@ class BrowserController(Controller):
         jpeg_quality: JPEG quality 1-100.
         navigation_timeout: seconds a navigation (goto, back, a clicked link) is waited for.
         max_elements: cap on ``info["elements"]``.
+        allow_file_urls: a directory whose files pages may open as ``file:`` URLs (``None``: no
+            file at all); see :mod:`.urls`.
 
     Attributes:
         browser: the shared Playwright ``Browser`` (after :meth:`start`).
@@ -125,7 +132,9 @@ class BrowserController(Controller):
         download_dir: this env's download folder (removed on close).
         last_response: the main-frame response of the active tab's last navigation, if any.
         pointer: the last pointer position ``(x, y)`` in screen pixels.
-        crashes: URLs of tabs that crashed in this episode (each was replaced by an error page).
+        crashes: URLs of the tabs whose renderer crashed in this episode (then every ``step`` and
+            ``observe`` raises :class:`ControllerError` until the next reset).
+        url_policy: the URLs this env opens (:class:`~.urls.UrlPolicy`).
     """
 
     gym = "browser"
@@ -146,6 +155,7 @@ class BrowserController(Controller):
         jpeg_quality: int = 85,
         navigation_timeout: float = 10.0,
         max_elements: int = 500,
+        allow_file_urls: str | Path | None = None,
     ) -> None:
         super().__init__(screen_size)
         if reset_mode not in ("clear", "fresh"):
@@ -165,6 +175,7 @@ class BrowserController(Controller):
         self.jpeg_quality = jpeg_quality
         self.navigation_timeout = navigation_timeout
         self.max_elements = max_elements
+        self.url_policy = UrlPolicy(allow_file_urls)
 
         self.browser: Browser | None = None
         self.context: BrowserContext | None = None
@@ -181,6 +192,10 @@ class BrowserController(Controller):
         self._session_tasks: dict[Page, asyncio.Task[PageSession | None]] = {}
         self._responses: dict[Page, Response] = {}
         self._crashed: set[Page] = set()
+        # Tabs that opened a dialog, with their answers in flight: their scripts are stopped
+        # before a navigation away (_leave), and the next reset replaces the context.
+        self._dialog_pages: dict[Page, set[asyncio.Future[Any]]] = {}
+        self._last_dialog = 0.0
         self._origins: set[str] = set()
         # Whether an HTTP(S) response may have filled the HTTP cache since it was last cleared.
         self._http_cache_used = False
@@ -194,7 +209,6 @@ class BrowserController(Controller):
         self._own_tab = False
         self._reported_dialogs = 0
         self._reported_downloads = 0
-        self._reported_crashes = 0
         self._episodes = 0
         self._closed = False
         self._loads_at_action: dict[Page, int] = {}
@@ -286,6 +300,7 @@ class BrowserController(Controller):
         self._pages = []
         self._active = None
         self._crashed.clear()
+        self._dialog_pages.clear()
         self._responses.clear()
         self._pending_targets.clear()
         self._targets_settled.set()
@@ -321,9 +336,10 @@ class BrowserController(Controller):
         self.browser = None
 
     async def health(self) -> bool:
-        """True while the browser is connected and the context is open."""
+        """True while the browser is connected, the context is open and no tab crashed."""
         return (
             not self._closed
+            and not self.crashes
             and self.browser is not None
             and self.browser.is_connected()
             and self.context is not None
@@ -359,6 +375,7 @@ class BrowserController(Controller):
         task = asyncio.ensure_future(coro)
         self._background.add(task)
         task.add_done_callback(self._background.discard)
+        task.add_done_callback(_retrieve)
 
     async def _new_tab(self) -> Page:
         """Open a tab ourselves (it does not take the focus, unlike a tab the page opens)."""
@@ -371,8 +388,8 @@ class BrowserController(Controller):
 
     def _on_page(self, page: Page) -> None:
         """A new tab (ours, or opened by a page: it becomes the active tab, as in a browser)."""
-        if page in self._pages:
-            return
+        if page in self._pages or self.context is None or page.context is not self.context:
+            return  # a late event of a context being closed
         self._pages.append(page)
         page.on("dialog", self._on_dialog)
         page.on("download", self._on_download)
@@ -381,12 +398,15 @@ class BrowserController(Controller):
         page.on("framenavigated", self._on_navigated)
         if not self._own_tab:
             self._active = page
-        self._session_tasks[page] = asyncio.ensure_future(self._open_session(page))
+        self._session_tasks[page] = task = asyncio.ensure_future(self._open_session(page))
+        task.add_done_callback(_retrieve)
 
     async def _open_session(self, page: Page) -> PageSession | None:
-        assert self.context is not None
+        context = self.context
+        if context is None or page.context is not context:
+            return None
         try:
-            session = await PageSession.open(self.context, page)
+            session = await PageSession.open(context, page, refuse_files=self.url_policy.file_root is None)
         except (PlaywrightError, KeyError):
             return None
         if page.is_closed():
@@ -403,6 +423,7 @@ class BrowserController(Controller):
         task = self._session_tasks.get(page)
         if task is None:
             task = self._session_tasks[page] = asyncio.ensure_future(self._open_session(page))
+            task.add_done_callback(_retrieve)
         return await task
 
     def _on_close(self, page: Page) -> None:
@@ -418,6 +439,7 @@ class BrowserController(Controller):
         self._session_tasks.pop(page, None)
         self._responses.pop(page, None)
         self._crashed.discard(page)
+        self._dialog_pages.pop(page, None)
 
     def _on_navigated(self, frame: Any) -> None:
         origin = origin_of(frame.url)
@@ -447,7 +469,15 @@ class BrowserController(Controller):
             "handled": "accepted" if accept else "dismissed",
         }
         self.dialogs.append(record)
-        self._spawn(dialog.accept() if accept else dialog.dismiss())
+        # Answered at once and never cancelled (not even by a reset): an unanswered dialog holds
+        # its tab's renderer, and every navigation of the tab with it.
+        answer = asyncio.ensure_future(dialog.accept() if accept else dialog.dismiss())
+        answer.add_done_callback(_retrieve)  # the tab may be gone before the answer arrives
+        self._last_dialog = asyncio.get_running_loop().time()
+        if dialog.page is not None:
+            answers = self._dialog_pages.setdefault(dialog.page, set())
+            answers.add(answer)
+            answer.add_done_callback(answers.discard)
 
     def _on_download(self, download: Download) -> None:
         self._spawn(self._save_download(download))
@@ -474,26 +504,16 @@ class BrowserController(Controller):
         return list(self.downloads)
 
     def _on_crash(self, page: Page) -> None:
-        self._crashed.add(page)
+        if page not in self._crashed:
+            self._crashed.add(page)
+            self.crashes.append(page.url)
 
-    async def _replace_crashed(self, page: Page) -> None:
-        """Swap a crashed tab for an error page at the same position (as Chrome's "Aw, Snap!")."""
-        assert self.context is not None
-        url = page.url
-        self.crashes.append(url)
-        index = self._pages.index(page) if page in self._pages else len(self._pages)
-        was_active = self._active is page
-        fresh = await self._new_tab()
-        self._on_close(page)
-        if fresh in self._pages:
-            self._pages.remove(fresh)
-        self._pages.insert(min(index, len(self._pages)), fresh)
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(page.close(), 2)
-        if was_active or self._active is None:
-            self._active = fresh
-        html = _CRASH_PAGE.format(url=url.replace("&", "&amp;").replace("<", "&lt;"))
-        await fresh.set_content(html, timeout=self.navigation_timeout * 1000)
+    def _check_crashes(self) -> None:
+        """Raise once a tab of this episode crashed: the episode's page state is lost with it."""
+        if self.crashes:
+            raise ControllerError(
+                f"the renderer of the tab at {self.crashes[0]} crashed (killed, or out of memory): "
+                "this episode's page state is lost")
 
     # ================================================================= reset
 
@@ -506,7 +526,9 @@ class BrowserController(Controller):
             self.reset_mode == "fresh"
             or (self.fresh_context_every > 0 and self._episodes % self.fresh_context_every == 0)
             or not self._pages
-            or any(p in self._crashed for p in self._pages)
+            or bool(self._crashed)
+            or bool(self.crashes)
+            or bool(self._dialog_pages)  # a dialog storm cannot hold a context close back
         )
         try:
             if fresh:
@@ -522,7 +544,7 @@ class BrowserController(Controller):
         self.dialogs = []
         self.downloads = []
         self.crashes = []
-        self._reported_dialogs = self._reported_downloads = self._reported_crashes = 0
+        self._reported_dialogs = self._reported_downloads = 0
         if self.download_dir is not None:
             for path in self.download_dir.iterdir():
                 if path.is_dir():
@@ -585,6 +607,7 @@ class BrowserController(Controller):
             ControllerError: the browser is gone.
         """
         self._check_alive()
+        self._check_crashes()
         self._loads_at_action = {page: session.loads for page, session in self._sessions.items()}
         try:
             return await self._dispatch(action)
@@ -592,8 +615,7 @@ class BrowserController(Controller):
             raise
         except PlaywrightError as exc:
             self._check_alive()
-            if self._active is not None and self._active in self._crashed:
-                return ActionOutcome(info={"browser_error": "the page crashed"})
+            self._check_crashes()
             return ActionOutcome(info={"browser_error": str(exc).splitlines()[0]})
 
     async def _dispatch(self, action: CLAAction) -> ActionOutcome:
@@ -748,25 +770,31 @@ class BrowserController(Controller):
         if name not in CUSTOM_ACTIONS:
             raise ActionError(f"unknown custom action {name!r}; the browser gym supports: {', '.join(CUSTOM_ACTIONS)}")
         timeout_ms = self.navigation_timeout * 1000
+        page = self.page
         if name == "goto":
             url = args.get("url")
             if not isinstance(url, str) or not url:
                 raise ActionError("custom action 'goto' needs args {'url': '<address>'}")
-            return await self._navigate(self.page.goto(with_scheme(url), timeout=timeout_ms))
+            target = self._allowed(url)
+            return await self._navigate(page, lambda wait_until: page.goto(target, timeout=timeout_ms,
+                                                                           wait_until=wait_until))
         if name == "back":
-            return await self._navigate(self.page.go_back(timeout=timeout_ms))
+            return await self._navigate(page, lambda wait_until: page.go_back(timeout=timeout_ms, wait_until=wait_until))
         if name == "forward":
-            return await self._navigate(self.page.go_forward(timeout=timeout_ms))
+            return await self._navigate(page, lambda wait_until: page.go_forward(timeout=timeout_ms,
+                                                                                 wait_until=wait_until))
         if name == "reload":
-            return await self._navigate(self.page.reload(timeout=timeout_ms))
+            return await self._navigate(page, lambda wait_until: page.reload(timeout=timeout_ms, wait_until=wait_until))
         if name == "new_tab":
             url = args.get("url")
             if url is not None and not isinstance(url, str):
                 raise ActionError("custom action 'new_tab' takes args {'url': '<address>'} (optional)")
-            page = await self._new_tab()
-            self._active = page
-            if url:
-                return await self._navigate(page.goto(with_scheme(url), timeout=timeout_ms))
+            target = self._allowed(url) if url else None
+            tab = await self._new_tab()
+            self._active = tab
+            if target:
+                return await self._navigate(tab, lambda wait_until: tab.goto(target, timeout=timeout_ms,
+                                                                             wait_until=wait_until))
             return ActionOutcome()
         if name == "switch_tab":
             index = self._tab_index(args.get("index"), name)
@@ -792,17 +820,63 @@ class BrowserController(Controller):
             raise ActionError(f"custom action {name!r}: no tab {index} (there are {len(self._pages)})")
         return index % len(self._pages)
 
-    async def _navigate(self, navigation: Awaitable[Response | None]) -> ActionOutcome:
-        """Run a navigation; a failure (refused connection, timeout, aborted) is reported in
-        ``info["navigation_error"]``, never raised: the page shows the browser's error page."""
+    def _allowed(self, url: str) -> str:
+        """The URL to open for an agent's ``url``; an :class:`ActionError` when it is refused."""
         try:
-            response = await navigation
+            return self.url_policy.check(url)
+        except NavigationRefused as exc:
+            raise ActionError(str(exc)) from None
+
+    async def _navigate(self, page: Page, navigation: Callable[[str], Awaitable[Response | None]]) -> ActionOutcome:
+        """Run ``navigation(wait_until)`` of ``page``; a failure (refused connection, timeout,
+        aborted) is reported in ``info["navigation_error"]``, never raised: the page shows the
+        browser's error page."""
+        try:
+            response = await self._leave(page, navigation)
         except PlaywrightError as exc:
             self._check_alive()
             return ActionOutcome(info={"navigation_error": str(exc).splitlines()[0]})
         if response is not None:
-            self._responses[self.page] = response
+            self._responses[page] = response
         return ActionOutcome()
+
+    async def _leave(self, page: Page, navigation: Callable[[str], Awaitable[Response | None]]) -> Response | None:
+        """Run ``navigation(wait_until)`` away from ``page``'s document.
+
+        A tab that opened dialogs gets its scripts stopped first: a dialog its document opens
+        while the navigation commits is never answerable, and holds the tab's renderer (a
+        ``setInterval(alert)`` page). Scripts are back on once the new document committed, which
+        is then reloaded, so that its own scripts run from the start.
+        """
+        session = self._sessions.get(page) if page in self._dialog_pages else None
+        if session is None:
+            return await navigation("load")
+        before = page.url
+        await session.send("Emulation.setScriptExecutionDisabled", {"value": True})
+        try:
+            await self._dialogs_settled(page)
+            response = await navigation("commit")
+        finally:
+            with contextlib.suppress(PlaywrightError):
+                await session.send("Emulation.setScriptExecutionDisabled", {"value": False})
+        if page.url != "about:blank" and (response is not None or page.url != before):
+            response = await page.reload(timeout=self.navigation_timeout * 1000)
+        return response
+
+    async def _dialogs_settled(self, page: Page, quiet: float = 0.1, limit: float = 2.0) -> None:
+        """Wait (up to ``limit`` s) until ``page``'s dialogs are answered and none opened for
+        ``quiet`` s: with its scripts stopped, only the script running already can open more."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + limit
+        while (now := loop.time()) < deadline:
+            pending = [a for a in self._dialog_pages.get(page, ()) if not a.done()]
+            if pending:
+                await asyncio.wait(pending, timeout=deadline - now)
+            elif now - self._last_dialog < quiet:
+                await asyncio.sleep(quiet - (now - self._last_dialog))
+            else:
+                break
+        self._dialog_pages.pop(page, None)
 
     # ================================================================= observation
 
@@ -810,13 +884,15 @@ class BrowserController(Controller):
         """The active tab after everything the last action started: see the module docstring.
 
         Raises:
-            ControllerError: the browser is gone.
+            ControllerError: the browser is gone, or a tab of this episode crashed.
         """
         self._check_alive()
+        self._check_crashes()
         try:
             return await self._observe()
         except PlaywrightError as exc:
             self._check_alive()
+            self._check_crashes()
             raise ControllerError(f"could not observe the page: {exc}") from exc
 
     async def _observe(self) -> Frame:
@@ -833,9 +909,7 @@ class BrowserController(Controller):
             if self._active is None:
                 await self._open_blank()
             page = self.page
-            if page in self._crashed:
-                await self._replace_crashed(page)
-                continue
+            self._check_crashes()
             session = await self._session(page)
             if session is None:
                 if page.is_closed():
@@ -866,6 +940,7 @@ class BrowserController(Controller):
                         return self._frame(page, state, screenshot, info, names)
             except (PlaywrightError, asyncio.TimeoutError) as exc:
                 self._check_alive()
+                self._check_crashes()
                 if not (navigated() or page in self._crashed or page.is_closed() or self._active is not page):
                     failures += 1
                     if failures >= 2:
@@ -926,11 +1001,8 @@ class BrowserController(Controller):
             "downloads": self.downloads[self._reported_downloads :],
             **extra,
         }
-        if self.crashes[self._reported_crashes :]:
-            info["crashed"] = self.crashes[self._reported_crashes :]
         self._reported_dialogs = len(self.dialogs)
         self._reported_downloads = len(self.downloads)
-        self._reported_crashes = len(self.crashes)
         if self.elements:
             info["elements"] = state["elements"] or []
         if self.capture_region is not None:

@@ -127,6 +127,7 @@ _HOST_OPTIONS: dict[str, typing.Callable[[Any], bool]] = {
     "in_container": lambda v: v is not None,
     "executable_path": lambda v: v is not None,
     "launch_args": lambda v: bool(v),
+    "allow_file_urls": lambda v: v is not None,
 }
 _HOST_CONTEXT_OPTIONS = frozenset({"record_har_path", "record_video_dir", "storage_state", "client_certificates", "proxy"})
 

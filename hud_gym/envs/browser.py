@@ -7,6 +7,8 @@ seen by another env, nor by the next episode of the same env.
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import Any, ClassVar
 
 from hud_gym.controllers.base import Frame
@@ -45,6 +47,11 @@ class BrowserEnv(HudEnv):
         navigation_timeout: seconds a navigation (goto, a clicked link, a new tab's load) is waited
             for before the page is observed as it is.
         max_elements: cap on ``info["elements"]``.
+        allow_file_urls: the one directory whose files pages may open as ``file:`` URLs (its
+            sub-directories included; symlinks and ``..`` resolved). ``None`` (default): no
+            ``file:`` URL at all. ``chrome:``, ``devtools:``, ``view-source:`` and ``javascript:``
+            URLs are never opened. A controller server refuses this option from its clients unless
+            started with ``--trust-client-options`` (the path is on the server's machine).
         **kwargs: :class:`~hud_gym.core.env.HudEnv` arguments (``task``, ``taskset``,
             ``screen_size``, ``observation_size``, ``max_episode_steps``, ``step_timeout``, ...).
 
@@ -74,6 +81,7 @@ class BrowserEnv(HudEnv):
         jpeg_quality: int = 85,
         navigation_timeout: float = 10.0,
         max_elements: int = 500,
+        allow_file_urls: str | Path | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(*args, **kwargs)
@@ -89,6 +97,7 @@ class BrowserEnv(HudEnv):
             "jpeg_quality": jpeg_quality,
             "navigation_timeout": navigation_timeout,
             "max_elements": max_elements,
+            "allow_file_urls": allow_file_urls,
         }
         # Fail at make time, not at the first reset, on a bad option.
         BrowserController(self.screen_size, **self._controller_options)
@@ -98,7 +107,9 @@ class BrowserEnv(HudEnv):
 
     def controller_options(self) -> dict[str, Any]:
         """The options of this env's :class:`BrowserController` (JSON-ready)."""
-        return {**self._controller_options, "launch_args": list(self._controller_options["launch_args"])}
+        files = self._controller_options["allow_file_urls"]
+        return {**self._controller_options, "launch_args": list(self._controller_options["launch_args"]),
+                "allow_file_urls": os.fspath(files) if isinstance(files, os.PathLike) else files}
 
     def _observation(self, frame: Frame) -> Observation:
         """As :class:`HudEnv`, with element boxes mapped from screen to observation pixels and

@@ -1,5 +1,5 @@
-"""Faults never raise out of ``step``: hung pages time out, a dead Chromium is an env error, and
-the next reset recovers; bad navigations, crashed tabs and downloads are reported. With the
+"""Faults never raise out of ``step``: hung pages time out, a dead Chromium and a crashed tab are
+env errors, and the next reset recovers; bad navigations and downloads are reported. With the
 controller in this process and in a controller server, except the tests that kill or crash the
 in-process Chromium (``local_only``)."""
 
@@ -100,7 +100,7 @@ def test_navigation_error_is_reported_not_raised(env: gymnasium.Env, site: str) 
 
 
 @pytest.mark.local_only("crashes the tab through the in-process controller's CDP session")
-def test_crashed_tab_is_replaced_by_an_error_page(local_env: gymnasium.Env, site: str) -> None:
+def test_a_crashed_tab_ends_the_episode_as_an_env_error(local_env: gymnasium.Env, site: str) -> None:
     env = local_env
     goto(env, f"{site}/input.html")
 
@@ -112,13 +112,10 @@ def test_crashed_tab_is_replaced_by_an_error_page(local_env: gymnasium.Env, site
         command.cancel()
 
     on_loop(env, crash)
-    _, _, terminated, _, info = env.step(ClickAction(point=(80, 40)))
-    assert not terminated
-    assert info["status"] == "ok", info
-    assert info["crashed"] == [f"{site}/input.html"]
-    assert info["title"] == "Page crashed"
-    _, _, _, _, info = env.step(CustomAction(action="goto", args={"url": f"{site}/page2.html"}))
-    assert info["status"] == "ok" and info["title"] == "Page two" and "crashed" not in info
+    _, reward, terminated, _, info = env.step(ClickAction(point=(80, 40)))
+    assert info["status"] == "env_error" and terminated, info
+    assert f"the renderer of the tab at {site}/input.html crashed" in info["error"]
+    assert info["grade"] is None
     recovers(env, site)
 
 
