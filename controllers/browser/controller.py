@@ -242,6 +242,7 @@ class BrowserController(Controller):
         }
         context = await self.browser.new_context(**options)
         self.context = context
+        await self.url_policy.guard_context(context)
         self._pages = []
         self._active = None
         self._origins = set()
