@@ -25,8 +25,9 @@ or ``new_tab`` to one is an :class:`~hud_gym.actions.ActionError`, and pages can
 Faults: a tab whose renderer crashed (killed, out of memory) has lost the episode's page state, so
 every later ``step``/``observe`` of the episode raises :class:`ControllerError` (the env reports
 ``env_error``); the next reset opens a fresh context. Dialogs are answered as they open, without
-waiting on the page; navigating away from a page that opened dialogs (a reset, ``goto``, ``back``
-...) first stops its scripts, so a ``setInterval(alert)`` page cannot hold the navigation back.
+waiting on the page (:mod:`.dialogs`): the agent's ``goto``/``back``/``forward``/``reload`` away
+from a tab that opened dialogs stops its scripts first, and the reset after an episode with dialogs
+replaces the context, so a ``setInterval(alert)`` page holds back neither.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ from typing import Any, Literal
 from urllib.parse import urlsplit
 
 import numpy as np
-from playwright.async_api import Browser, BrowserContext, CDPSession, Dialog, Download, Page, Response
+from playwright.async_api import Browser, BrowserContext, CDPSession, Download, Page, Response
 from playwright.async_api import Error as PlaywrightError
 
 from hud_gym.actions import (
@@ -64,6 +65,7 @@ from hud_gym.actions import (
 )
 from hud_gym.controllers.base import ActionOutcome, Controller, ControllerError, Frame
 from hud_gym.controllers.browser.chromium import MANAGER, BrowserLease
+from hud_gym.controllers.browser.dialogs import Dialogs, WaitUntil, retrieve
 from hud_gym.controllers.browser.keys import playwright_keys
 from hud_gym.controllers.browser.observation import ImageFormat
 from hud_gym.controllers.browser.session import PageSession
@@ -82,12 +84,6 @@ CUSTOM_ACTIONS: tuple[str, ...] = ("goto", "back", "forward", "reload", "new_tab
 # sliders and HTML5 drag-and-drop start after a few pixels of motion.
 _STEP_PX = 40
 _MAX_STEPS = 5
-
-
-def _retrieve(task: asyncio.Future[Any]) -> None:
-    """Done callback of a task nobody awaits: take its exception (a tab closed under it)."""
-    if not task.cancelled():
-        task.exception()
 
 
 def origin_of(url: str) -> str | None:
@@ -126,8 +122,6 @@ class BrowserController(Controller):
         context: this env's ``BrowserContext``.
         page: the active tab (a Playwright ``Page``).
         pages: the open tabs, in the order of ``info["tabs"]``.
-        dialogs: the dialogs of this episode, as dicts ``{type, message, default_value, url,
-            handled}``; alerts and ``beforeunload`` are accepted, confirm and prompt dismissed.
         downloads: paths of the files downloaded in this episode (in :attr:`download_dir`).
         download_dir: this env's download folder (removed on close).
         last_response: the main-frame response of the active tab's last navigation, if any.
@@ -179,7 +173,7 @@ class BrowserController(Controller):
 
         self.browser: Browser | None = None
         self.context: BrowserContext | None = None
-        self.dialogs: list[dict[str, Any]] = []
+        self._dialogs = Dialogs()
         self.downloads: list[str] = []
         self.crashes: list[str] = []
         self.pointer: tuple[int, int] = (0, 0)
@@ -192,10 +186,6 @@ class BrowserController(Controller):
         self._session_tasks: dict[Page, asyncio.Task[PageSession | None]] = {}
         self._responses: dict[Page, Response] = {}
         self._crashed: set[Page] = set()
-        # Tabs that opened a dialog, with their answers in flight: their scripts are stopped
-        # before a navigation away (_leave), and the next reset replaces the context.
-        self._dialog_pages: dict[Page, set[asyncio.Future[Any]]] = {}
-        self._last_dialog = 0.0
         self._origins: set[str] = set()
         # Whether an HTTP(S) response may have filled the HTTP cache since it was last cleared.
         self._http_cache_used = False
@@ -301,7 +291,7 @@ class BrowserController(Controller):
         self._pages = []
         self._active = None
         self._crashed.clear()
-        self._dialog_pages.clear()
+        self._dialogs.forget()
         self._responses.clear()
         self._pending_targets.clear()
         self._targets_settled.set()
@@ -363,6 +353,12 @@ class BrowserController(Controller):
         return self._active
 
     @property
+    def dialogs(self) -> list[dict[str, Any]]:
+        """The dialogs of this episode, as dicts ``{type, message, default_value, url, handled}``;
+        alerts and ``beforeunload`` are accepted, confirm and prompt dismissed (:mod:`.dialogs`)."""
+        return self._dialogs.records
+
+    @property
     def pages(self) -> list[Page]:
         """The open tabs, in order."""
         return list(self._pages)
@@ -376,7 +372,7 @@ class BrowserController(Controller):
         task = asyncio.ensure_future(coro)
         self._background.add(task)
         task.add_done_callback(self._background.discard)
-        task.add_done_callback(_retrieve)
+        task.add_done_callback(retrieve)
 
     async def _new_tab(self) -> Page:
         """Open a tab ourselves (it does not take the focus, unlike a tab the page opens)."""
@@ -392,7 +388,7 @@ class BrowserController(Controller):
         if page in self._pages or self.context is None or page.context is not self.context:
             return  # a late event of a context being closed
         self._pages.append(page)
-        page.on("dialog", self._on_dialog)
+        page.on("dialog", self._dialogs.answer)
         page.on("download", self._on_download)
         page.on("crash", self._on_crash)
         page.on("close", self._on_close)
@@ -400,7 +396,7 @@ class BrowserController(Controller):
         if not self._own_tab:
             self._active = page
         self._session_tasks[page] = task = asyncio.ensure_future(self._open_session(page))
-        task.add_done_callback(_retrieve)
+        task.add_done_callback(retrieve)
 
     async def _open_session(self, page: Page) -> PageSession | None:
         context = self.context
@@ -424,7 +420,7 @@ class BrowserController(Controller):
         task = self._session_tasks.get(page)
         if task is None:
             task = self._session_tasks[page] = asyncio.ensure_future(self._open_session(page))
-            task.add_done_callback(_retrieve)
+            task.add_done_callback(retrieve)
         return await task
 
     def _on_close(self, page: Page) -> None:
@@ -440,7 +436,7 @@ class BrowserController(Controller):
         self._session_tasks.pop(page, None)
         self._responses.pop(page, None)
         self._crashed.discard(page)
-        self._dialog_pages.pop(page, None)
+        self._dialogs.forget(page)
 
     def _on_navigated(self, frame: Any) -> None:
         origin = origin_of(frame.url)
@@ -459,26 +455,6 @@ class BrowserController(Controller):
                 self._responses[frame.page] = response
         except PlaywrightError:
             pass
-
-    def _on_dialog(self, dialog: Dialog) -> None:
-        accept = dialog.type in ("alert", "beforeunload")
-        record = {
-            "type": dialog.type,
-            "message": dialog.message,
-            "default_value": dialog.default_value,
-            "url": dialog.page.url if dialog.page else None,
-            "handled": "accepted" if accept else "dismissed",
-        }
-        self.dialogs.append(record)
-        # Answered at once and never cancelled (not even by a reset): an unanswered dialog holds
-        # its tab's renderer, and every navigation of the tab with it.
-        answer = asyncio.ensure_future(dialog.accept() if accept else dialog.dismiss())
-        answer.add_done_callback(_retrieve)  # the tab may be gone before the answer arrives
-        self._last_dialog = asyncio.get_running_loop().time()
-        if dialog.page is not None:
-            answers = self._dialog_pages.setdefault(dialog.page, set())
-            answers.add(answer)
-            answer.add_done_callback(answers.discard)
 
     def _on_download(self, download: Download) -> None:
         self._spawn(self._save_download(download))
@@ -529,7 +505,7 @@ class BrowserController(Controller):
             or not self._pages
             or bool(self._crashed)
             or bool(self.crashes)
-            or bool(self._dialog_pages)  # a dialog storm cannot hold a context close back
+            or self._dialogs.opened  # a dialog storm cannot hold a context close back
         )
         try:
             if fresh:
@@ -542,7 +518,7 @@ class BrowserController(Controller):
             self._check_alive()
             raise ControllerError(f"browser reset failed: {exc}") from exc
         self._loads_at_action = {}
-        self.dialogs = []
+        self._dialogs.records = []
         self.downloads = []
         self.crashes = []
         self._reported_dialogs = self._reported_downloads = 0
@@ -790,11 +766,11 @@ class BrowserController(Controller):
             url = args.get("url")
             if url is not None and not isinstance(url, str):
                 raise ActionError("custom action 'new_tab' takes args {'url': '<address>'} (optional)")
-            target = self._allowed(url) if url else None
+            address = self._allowed(url) if url else None
             tab = await self._new_tab()
             self._active = tab
-            if target:
-                return await self._navigate(tab, lambda wait_until: tab.goto(target, timeout=timeout_ms,
+            if address:
+                return await self._navigate(tab, lambda wait_until: tab.goto(address, timeout=timeout_ms,
                                                                              wait_until=wait_until))
             return ActionOutcome()
         if name == "switch_tab":
@@ -828,56 +804,18 @@ class BrowserController(Controller):
         except NavigationRefused as exc:
             raise ActionError(str(exc)) from None
 
-    async def _navigate(self, page: Page, navigation: Callable[[str], Awaitable[Response | None]]) -> ActionOutcome:
+    async def _navigate(self, page: Page, navigation: Callable[[WaitUntil], Awaitable[Response | None]]) -> ActionOutcome:
         """Run ``navigation(wait_until)`` of ``page``; a failure (refused connection, timeout,
         aborted) is reported in ``info["navigation_error"]``, never raised: the page shows the
         browser's error page."""
         try:
-            response = await self._leave(page, navigation)
+            response = await self._dialogs.leave(page, self._sessions.get(page), navigation, self.navigation_timeout)
         except PlaywrightError as exc:
             self._check_alive()
             return ActionOutcome(info={"navigation_error": str(exc).splitlines()[0]})
         if response is not None:
             self._responses[page] = response
         return ActionOutcome()
-
-    async def _leave(self, page: Page, navigation: Callable[[str], Awaitable[Response | None]]) -> Response | None:
-        """Run ``navigation(wait_until)`` away from ``page``'s document.
-
-        A tab that opened dialogs gets its scripts stopped first: a dialog its document opens
-        while the navigation commits is never answerable, and holds the tab's renderer (a
-        ``setInterval(alert)`` page). Scripts are back on once the new document committed, which
-        is then reloaded, so that its own scripts run from the start.
-        """
-        session = self._sessions.get(page) if page in self._dialog_pages else None
-        if session is None:
-            return await navigation("load")
-        before = page.url
-        await session.send("Emulation.setScriptExecutionDisabled", {"value": True})
-        try:
-            await self._dialogs_settled(page)
-            response = await navigation("commit")
-        finally:
-            with contextlib.suppress(PlaywrightError):
-                await session.send("Emulation.setScriptExecutionDisabled", {"value": False})
-        if page.url != "about:blank" and (response is not None or page.url != before):
-            response = await page.reload(timeout=self.navigation_timeout * 1000)
-        return response
-
-    async def _dialogs_settled(self, page: Page, quiet: float = 0.1, limit: float = 2.0) -> None:
-        """Wait (up to ``limit`` s) until ``page``'s dialogs are answered and none opened for
-        ``quiet`` s: with its scripts stopped, only the script running already can open more."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + limit
-        while (now := loop.time()) < deadline:
-            pending = [a for a in self._dialog_pages.get(page, ()) if not a.done()]
-            if pending:
-                await asyncio.wait(pending, timeout=deadline - now)
-            elif now - self._last_dialog < quiet:
-                await asyncio.sleep(quiet - (now - self._last_dialog))
-            else:
-                break
-        self._dialog_pages.pop(page, None)
 
     # ================================================================= observation
 

@@ -116,7 +116,7 @@ def test_a_crashed_tab_ends_the_episode_as_an_env_error(local_env: gymnasium.Env
         command.cancel()
 
     on_loop(env, crash)
-    _, reward, terminated, _, info = env.step(ClickAction(point=(80, 40)))
+    _, _, terminated, _, info = env.step(ClickAction(point=(80, 40)))
     assert info["status"] == "env_error" and terminated, info
     assert f"the renderer of the tab at {site}/input.html crashed" in info["error"]
     assert info["grade"] is None

@@ -69,10 +69,10 @@ def probe_task(secret: Secret) -> Task:
 
 
 class _Handler(http.server.BaseHTTPRequestHandler):
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+    def log_message(self, format: str, *args: Any) -> None:
         pass
 
-    def do_GET(self) -> None:  # noqa: N802
+    def do_GET(self) -> None:
         parts = urlsplit(self.path)
         target = parse_qs(parts.query).get("to", [""])[0]
         if parts.path == "/redirect":

@@ -19,7 +19,6 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-import gymnasium
 import psutil
 import pytest
 from controller_servers import SERVER_MODULE, TOKEN, ServerProcess
