@@ -87,14 +87,20 @@ class UrlPolicy:
         self.file_root: Path | None = None
         if allow_file_urls is None:
             return
-        if isinstance(allow_file_urls, bool) or not isinstance(allow_file_urls, (str, os.PathLike)):
-            raise ValueError(
-                f"allow_file_urls names the one directory whose files pages may open (a path), got "
-                f"{allow_file_urls!r}: there is no 'every file' setting")
+        self.check_path(allow_file_urls)
         root = Path(allow_file_urls).expanduser()
         if not root.is_dir():
             raise ValueError(f"allow_file_urls={str(allow_file_urls)!r} is not an existing directory")
         self.file_root = root.resolve()
+
+    @staticmethod
+    def check_path(allow_file_urls: object) -> None:
+        """Raise :class:`ValueError` unless ``allow_file_urls`` is a path (its existence is not
+        checked: a remote controller's directory is on the server's machine)."""
+        if isinstance(allow_file_urls, bool) or not isinstance(allow_file_urls, (str, os.PathLike)):
+            raise ValueError(
+                f"allow_file_urls names the one directory whose files pages may open (a path), got "
+                f"{allow_file_urls!r}: there is no 'every file' setting")
 
     def check(self, url: str) -> str:
         """The URL to open for ``url`` (``http://`` added when it has no scheme).

@@ -15,6 +15,7 @@ from hud_gym.controllers.base import Frame
 from hud_gym.controllers.browser import BrowserController
 from hud_gym.controllers.browser.controller import ResetMode
 from hud_gym.controllers.browser.observation import ImageFormat
+from hud_gym.controllers.browser.urls import UrlPolicy
 from hud_gym.core.env import HudEnv, Observation
 
 __all__ = ["BrowserEnv"]
@@ -99,8 +100,14 @@ class BrowserEnv(HudEnv):
             "max_elements": max_elements,
             "allow_file_urls": allow_file_urls,
         }
-        # Fail at make time, not at the first reset, on a bad option.
-        BrowserController(self.screen_size, **self._controller_options)
+        # Fail at make time, not at the first reset, on a bad option. The allowed directory of a
+        # controller in a container or on another machine is a path there, not here.
+        checked = dict(self._controller_options)
+        if self.controller_spec not in ("local", "subprocess"):
+            checked["allow_file_urls"] = None
+        BrowserController(self.screen_size, **checked)
+        if allow_file_urls is not None:
+            UrlPolicy.check_path(allow_file_urls)
 
     def _make_controller(self) -> BrowserController:
         return BrowserController(self.screen_size, **self._controller_options)
