@@ -2,7 +2,8 @@
 
 For ``/etc/passwd``, ``/etc/shadow`` and the listings of ``/root`` and ``$HUD_GYM_HOME``, every way
 in is tried: the agent's ``goto``, ``new_tab`` and ``goto view-source:``; a page's link (clicked),
-HTTP redirect, script redirect, iframe and ``window.open``; a task's ``setup goto``. The agent's
+HTTP redirect, script redirect, iframe and ``window.open``; a task's ``setup goto`` and a frame in
+its ``load_html_content``. The agent's
 and the task's get a clear refusal (``action_error`` / setup error); after every attempt nothing of
 the secret is in the observation, the step info, the task's grade, or the text of any frame of any
 tab. With ``allow_file_urls`` naming a temp directory, its files open, and nothing outside it does:
@@ -142,6 +143,10 @@ def test_no_agent_action_page_or_task_setup_reads_the_host(env: gymnasium.Env, a
     for vector in PAGE_VECTORS:
         _, seen = attempt(env, secret, goto(attack_url(attacker, vector, secret.url)), *then(vector))
         assert_unseen(secret, seen, f"a page's {vector}")
+    framed = Task(id="framed", prompt="x", gym="hud-browser", evaluate=probe_task(secret).evaluate,
+                  setup=[("load_html_content", attack_page("iframe", secret.url))])
+    observation, info = env.reset(options={"task": framed})
+    assert_unseen(secret, everything_seen(env, observation, info, secret), "a task's load_html_content iframe")
     task = Task(id="setup-goto", prompt="x", gym="hud-browser", setup=[("goto", secret.url)])
     with pytest.raises(SetupError, match="refused") as refused:
         env.reset(options={"task": task})
