@@ -747,21 +747,8 @@ class BrowserController(Controller):
         if name not in CUSTOM_ACTIONS:
             raise ActionError(f"unknown custom action {name!r}; the browser gym supports: {', '.join(CUSTOM_ACTIONS)}")
         timeout_ms = self.navigation_timeout * 1000
-        page = self.page
-        if name == "goto":
-            url = args.get("url")
-            if not isinstance(url, str) or not url:
-                raise ActionError("custom action 'goto' needs args {'url': '<address>'}")
-            target = self._allowed(url)
-            return await self._navigate(page, lambda wait_until: page.goto(target, timeout=timeout_ms,
-                                                                           wait_until=wait_until))
-        if name == "back":
-            return await self._navigate(page, lambda wait_until: page.go_back(timeout=timeout_ms, wait_until=wait_until))
-        if name == "forward":
-            return await self._navigate(page, lambda wait_until: page.go_forward(timeout=timeout_ms,
-                                                                                 wait_until=wait_until))
-        if name == "reload":
-            return await self._navigate(page, lambda wait_until: page.reload(timeout=timeout_ms, wait_until=wait_until))
+        if name in ("goto", "back", "forward", "reload"):
+            return await self._go(name, args, timeout_ms)
         if name == "new_tab":
             url = args.get("url")
             if url is not None and not isinstance(url, str):
@@ -789,6 +776,19 @@ class BrowserController(Controller):
         if self._active is not None:
             await self._active.bring_to_front()
         return ActionOutcome()
+
+    async def _go(self, name: str, args: dict[str, Any], timeout_ms: float) -> ActionOutcome:
+        """The ``goto``, ``back``, ``forward`` and ``reload`` custom actions of the active tab."""
+        page = self.page
+        if name == "goto":
+            url = args.get("url")
+            if not isinstance(url, str) or not url:
+                raise ActionError("custom action 'goto' needs args {'url': '<address>'}")
+            target = self._allowed(url)
+            return await self._navigate(page, lambda wait_until: page.goto(target, timeout=timeout_ms,
+                                                                           wait_until=wait_until))
+        history = {"back": page.go_back, "forward": page.go_forward, "reload": page.reload}[name]
+        return await self._navigate(page, lambda wait_until: history(timeout=timeout_ms, wait_until=wait_until))
 
     def _tab_index(self, index: Any, name: str) -> int:
         if isinstance(index, bool) or not isinstance(index, int):
