@@ -4,8 +4,9 @@
 #
 # The images serve with `hud-gym serve GYM --host 0.0.0.0`, reachable by whoever reaches the
 # published port, so the token is mandatory here: pass it as $HUD_GYM_SERVER_TOKEN
-# (`docker run -e HUD_GYM_SERVER_TOKEN=...`; docker/compose.yaml sets it from $HUD_GYM_TOKEN).
-# It is never baked into an image. Any other command (a shell, python) runs unchanged.
+# (`docker run -e HUD_GYM_SERVER_TOKEN=...`; docker/compose.yaml sets it from $HUD_GYM_TOKEN), or
+# as a file (`--token-file /run/secrets/...`). Never `--token`: the server refuses a token on its
+# command line. It is never baked into an image. Any other command (a shell, python) runs unchanged.
 set -euo pipefail
 
 token_var=HUD_GYM_SERVER_TOKEN
@@ -16,10 +17,10 @@ serves() {
   [[ $# -ge 3 && "$(basename -- "$1")" == python* && "$2" == "-m" && "$3" == "hud_gym.controllers.remote.server" ]]
 }
 
-has_token_option() {
+has_token_file() {
   local arg
   for arg in "$@"; do
-    [[ "$arg" == "--token" || "$arg" == --token=?* ]] && return 0
+    [[ "$arg" == "--token-file" || "$arg" == --token-file=?* ]] && return 0
   done
   return 1
 }
@@ -29,9 +30,10 @@ if [[ $# -eq 0 ]]; then
   exit 64
 fi
 
-if serves "$@" && [[ -z "${!token_var:-}" ]] && ! has_token_option "$@"; then
+if serves "$@" && [[ -z "${!token_var:-}" ]] && ! has_token_file "$@"; then
   echo "hud-gym: the controller server needs a token: set $token_var (docker run -e $token_var=...," \
-       "or HUD_GYM_TOKEN for docker/compose.yaml). Clients present it as controller_token=..." >&2
+       "or HUD_GYM_TOKEN for docker/compose.yaml), or pass --token-file FILE." \
+       "Clients present it as controller_token=..." >&2
   exit 64
 fi
 

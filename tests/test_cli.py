@@ -448,8 +448,10 @@ def test_make_demo_stores_the_job_and_writes_its_report(home: Path) -> None:
 
 
 @pytest.mark.timeout(90)
-def test_serve_hosts_controllers_for_a_remote_env() -> None:
-    process = subprocess.Popen([str(HUD_GYM), "serve", "qa", "--port", "0", "--token", "cli-secret"],
+def test_serve_hosts_controllers_for_a_remote_env(tmp_path: Path) -> None:
+    token_file = tmp_path / "token"
+    token_file.write_text("cli-secret\n")
+    process = subprocess.Popen([str(HUD_GYM), "serve", "qa", "--port", "0", "--token-file", str(token_file)],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
         assert process.stdout is not None

@@ -17,6 +17,17 @@ Observation: after the action, one ``Runtime.evaluate`` round trip on the tab's 
 session returns the title (and the elements); a navigation the action started has been reported
 by then, and is waited for (up to ``navigation_timeout``); a new tab the page opened is waited
 for and becomes the active tab; then ``Page.captureScreenshot`` renders a new frame.
+
+Navigation policy (:mod:`.urls`): ``file:`` URLs (unless ``allow_file_urls`` names a directory),
+``view-source:``, ``chrome:``, ``devtools:``, ``javascript:`` ... are refused: an agent's ``goto``
+or ``new_tab`` to one is an :class:`~hud_gym.actions.ActionError`, and pages cannot reach them.
+
+Faults: a tab whose renderer crashed (killed, out of memory) has lost the episode's page state, so
+every later ``step``/``observe`` of the episode raises :class:`ControllerError` (the env reports
+``env_error``); the next reset opens a fresh context. Dialogs are answered as they open, without
+waiting on the page (:mod:`.dialogs`): the agent's ``goto``/``back``/``forward``/``reload`` away
+from a tab that opened dialogs stops its scripts first, and the reset after an episode with dialogs
+replaces the context, so a ``setInterval(alert)`` page holds back neither.
 """
 
 from __future__ import annotations
@@ -24,7 +35,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import math
-import re
 import shutil
 import tempfile
 from collections.abc import Awaitable, Callable
@@ -33,7 +43,7 @@ from typing import Any, Literal
 from urllib.parse import urlsplit
 
 import numpy as np
-from playwright.async_api import Browser, BrowserContext, CDPSession, Dialog, Download, Page, Response
+from playwright.async_api import Browser, BrowserContext, CDPSession, Download, Page, Response
 from playwright.async_api import Error as PlaywrightError
 
 from hud_gym.actions import (
@@ -55,22 +65,20 @@ from hud_gym.actions import (
 )
 from hud_gym.controllers.base import ActionOutcome, Controller, ControllerError, Frame
 from hud_gym.controllers.browser.chromium import MANAGER, BrowserLease
+from hud_gym.controllers.browser.dialogs import Dialogs, WaitUntil, retrieve
 from hud_gym.controllers.browser.keys import playwright_keys
 from hud_gym.controllers.browser.observation import ImageFormat
 from hud_gym.controllers.browser.session import PageSession
+from hud_gym.controllers.browser.urls import NavigationRefused, UrlPolicy, with_scheme
 from hud_gym.task import Task
 
-__all__ = ["CUSTOM_ACTIONS", "BrowserController", "ResetMode"]
+__all__ = ["CUSTOM_ACTIONS", "BrowserController", "ResetMode", "with_scheme"]
 
 ResetMode = Literal["clear", "fresh"]
 
 CUSTOM_ACTIONS: tuple[str, ...] = ("goto", "back", "forward", "reload", "new_tab", "switch_tab", "close_tab")
 """The custom actions of the browser gym (``CustomAction(action=name, args={...})``)."""
 
-_CRASH_PAGE = (
-    "<!doctype html><title>Page crashed</title><body style='font-family:sans-serif;margin:40px'>"
-    "<h1>This page crashed</h1><p id='hud-gym-crashed'>{url}</p></body>"
-)
 # Drag interpolation: one mousemove per _STEP_PX pixels, at most _MAX_STEPS per path segment.
 # Chromium delivers mousemoves once per frame (~16 ms each), so a few suffice: draggables,
 # sliders and HTML5 drag-and-drop start after a few pixels of motion.
@@ -86,13 +94,6 @@ def origin_of(url: str) -> str | None:
     if parts.scheme == "file":
         return "file://"
     return None
-
-
-def with_scheme(url: str) -> str:
-    """``url`` with ``http://`` when it has none (``about:``, ``data:``, ``file:`` ... kept)."""
-    if re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*:", url) and not re.match(r"^[^:/]+:\d", url):
-        return url
-    return "http://" + url
 
 
 class BrowserController(Controller):
@@ -113,19 +114,21 @@ class BrowserController(Controller):
         jpeg_quality: JPEG quality 1-100.
         navigation_timeout: seconds a navigation (goto, back, a clicked link) is waited for.
         max_elements: cap on ``info["elements"]``.
+        allow_file_urls: a directory whose files pages may open as ``file:`` URLs (``None``: no
+            file at all); see :mod:`.urls`.
 
     Attributes:
         browser: the shared Playwright ``Browser`` (after :meth:`start`).
         context: this env's ``BrowserContext``.
         page: the active tab (a Playwright ``Page``).
         pages: the open tabs, in the order of ``info["tabs"]``.
-        dialogs: the dialogs of this episode, as dicts ``{type, message, default_value, url,
-            handled}``; alerts and ``beforeunload`` are accepted, confirm and prompt dismissed.
         downloads: paths of the files downloaded in this episode (in :attr:`download_dir`).
         download_dir: this env's download folder (removed on close).
         last_response: the main-frame response of the active tab's last navigation, if any.
         pointer: the last pointer position ``(x, y)`` in screen pixels.
-        crashes: URLs of tabs that crashed in this episode (each was replaced by an error page).
+        crashes: URLs of the tabs whose renderer crashed in this episode (then every ``step`` and
+            ``observe`` raises :class:`ControllerError` until the next reset).
+        url_policy: the URLs this env opens (:class:`~.urls.UrlPolicy`).
     """
 
     gym = "browser"
@@ -146,6 +149,7 @@ class BrowserController(Controller):
         jpeg_quality: int = 85,
         navigation_timeout: float = 10.0,
         max_elements: int = 500,
+        allow_file_urls: str | Path | None = None,
     ) -> None:
         super().__init__(screen_size)
         if reset_mode not in ("clear", "fresh"):
@@ -165,10 +169,11 @@ class BrowserController(Controller):
         self.jpeg_quality = jpeg_quality
         self.navigation_timeout = navigation_timeout
         self.max_elements = max_elements
+        self.url_policy = UrlPolicy(allow_file_urls)
 
         self.browser: Browser | None = None
         self.context: BrowserContext | None = None
-        self.dialogs: list[dict[str, Any]] = []
+        self._dialogs = Dialogs()
         self.downloads: list[str] = []
         self.crashes: list[str] = []
         self.pointer: tuple[int, int] = (0, 0)
@@ -194,7 +199,6 @@ class BrowserController(Controller):
         self._own_tab = False
         self._reported_dialogs = 0
         self._reported_downloads = 0
-        self._reported_crashes = 0
         self._episodes = 0
         self._closed = False
         self._loads_at_action: dict[Page, int] = {}
@@ -228,6 +232,7 @@ class BrowserController(Controller):
         }
         context = await self.browser.new_context(**options)
         self.context = context
+        await self.url_policy.guard_context(context)
         self._pages = []
         self._active = None
         self._origins = set()
@@ -286,6 +291,7 @@ class BrowserController(Controller):
         self._pages = []
         self._active = None
         self._crashed.clear()
+        self._dialogs.forget()
         self._responses.clear()
         self._pending_targets.clear()
         self._targets_settled.set()
@@ -321,9 +327,10 @@ class BrowserController(Controller):
         self.browser = None
 
     async def health(self) -> bool:
-        """True while the browser is connected and the context is open."""
+        """True while the browser is connected, the context is open and no tab crashed."""
         return (
             not self._closed
+            and not self.crashes
             and self.browser is not None
             and self.browser.is_connected()
             and self.context is not None
@@ -346,6 +353,12 @@ class BrowserController(Controller):
         return self._active
 
     @property
+    def dialogs(self) -> list[dict[str, Any]]:
+        """The dialogs of this episode, as dicts ``{type, message, default_value, url, handled}``;
+        alerts and ``beforeunload`` are accepted, confirm and prompt dismissed (:mod:`.dialogs`)."""
+        return self._dialogs.records
+
+    @property
     def pages(self) -> list[Page]:
         """The open tabs, in order."""
         return list(self._pages)
@@ -359,6 +372,7 @@ class BrowserController(Controller):
         task = asyncio.ensure_future(coro)
         self._background.add(task)
         task.add_done_callback(self._background.discard)
+        task.add_done_callback(retrieve)
 
     async def _new_tab(self) -> Page:
         """Open a tab ourselves (it does not take the focus, unlike a tab the page opens)."""
@@ -371,22 +385,25 @@ class BrowserController(Controller):
 
     def _on_page(self, page: Page) -> None:
         """A new tab (ours, or opened by a page: it becomes the active tab, as in a browser)."""
-        if page in self._pages:
-            return
+        if page in self._pages or self.context is None or page.context is not self.context:
+            return  # a late event of a context being closed
         self._pages.append(page)
-        page.on("dialog", self._on_dialog)
+        page.on("dialog", self._dialogs.answer)
         page.on("download", self._on_download)
         page.on("crash", self._on_crash)
         page.on("close", self._on_close)
         page.on("framenavigated", self._on_navigated)
         if not self._own_tab:
             self._active = page
-        self._session_tasks[page] = asyncio.ensure_future(self._open_session(page))
+        self._session_tasks[page] = task = asyncio.ensure_future(self._open_session(page))
+        task.add_done_callback(retrieve)
 
     async def _open_session(self, page: Page) -> PageSession | None:
-        assert self.context is not None
+        context = self.context
+        if context is None or page.context is not context:
+            return None
         try:
-            session = await PageSession.open(self.context, page)
+            session = await PageSession.open(context, page, refuse_files=self.url_policy.file_root is None)
         except (PlaywrightError, KeyError):
             return None
         if page.is_closed():
@@ -403,6 +420,7 @@ class BrowserController(Controller):
         task = self._session_tasks.get(page)
         if task is None:
             task = self._session_tasks[page] = asyncio.ensure_future(self._open_session(page))
+            task.add_done_callback(retrieve)
         return await task
 
     def _on_close(self, page: Page) -> None:
@@ -418,6 +436,7 @@ class BrowserController(Controller):
         self._session_tasks.pop(page, None)
         self._responses.pop(page, None)
         self._crashed.discard(page)
+        self._dialogs.forget(page)
 
     def _on_navigated(self, frame: Any) -> None:
         origin = origin_of(frame.url)
@@ -436,18 +455,6 @@ class BrowserController(Controller):
                 self._responses[frame.page] = response
         except PlaywrightError:
             pass
-
-    def _on_dialog(self, dialog: Dialog) -> None:
-        accept = dialog.type in ("alert", "beforeunload")
-        record = {
-            "type": dialog.type,
-            "message": dialog.message,
-            "default_value": dialog.default_value,
-            "url": dialog.page.url if dialog.page else None,
-            "handled": "accepted" if accept else "dismissed",
-        }
-        self.dialogs.append(record)
-        self._spawn(dialog.accept() if accept else dialog.dismiss())
 
     def _on_download(self, download: Download) -> None:
         self._spawn(self._save_download(download))
@@ -474,26 +481,16 @@ class BrowserController(Controller):
         return list(self.downloads)
 
     def _on_crash(self, page: Page) -> None:
-        self._crashed.add(page)
+        if page not in self._crashed:
+            self._crashed.add(page)
+            self.crashes.append(page.url)
 
-    async def _replace_crashed(self, page: Page) -> None:
-        """Swap a crashed tab for an error page at the same position (as Chrome's "Aw, Snap!")."""
-        assert self.context is not None
-        url = page.url
-        self.crashes.append(url)
-        index = self._pages.index(page) if page in self._pages else len(self._pages)
-        was_active = self._active is page
-        fresh = await self._new_tab()
-        self._on_close(page)
-        if fresh in self._pages:
-            self._pages.remove(fresh)
-        self._pages.insert(min(index, len(self._pages)), fresh)
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(page.close(), 2)
-        if was_active or self._active is None:
-            self._active = fresh
-        html = _CRASH_PAGE.format(url=url.replace("&", "&amp;").replace("<", "&lt;"))
-        await fresh.set_content(html, timeout=self.navigation_timeout * 1000)
+    def _check_crashes(self) -> None:
+        """Raise once a tab of this episode crashed: the episode's page state is lost with it."""
+        if self.crashes:
+            raise ControllerError(
+                f"the renderer of the tab at {self.crashes[0]} crashed (killed, or out of memory): "
+                "this episode's page state is lost")
 
     # ================================================================= reset
 
@@ -506,7 +503,9 @@ class BrowserController(Controller):
             self.reset_mode == "fresh"
             or (self.fresh_context_every > 0 and self._episodes % self.fresh_context_every == 0)
             or not self._pages
-            or any(p in self._crashed for p in self._pages)
+            or bool(self._crashed)
+            or bool(self.crashes)
+            or self._dialogs.opened  # a dialog storm cannot hold a context close back
         )
         try:
             if fresh:
@@ -519,10 +518,10 @@ class BrowserController(Controller):
             self._check_alive()
             raise ControllerError(f"browser reset failed: {exc}") from exc
         self._loads_at_action = {}
-        self.dialogs = []
+        self._dialogs.records = []
         self.downloads = []
         self.crashes = []
-        self._reported_dialogs = self._reported_downloads = self._reported_crashes = 0
+        self._reported_dialogs = self._reported_downloads = 0
         if self.download_dir is not None:
             for path in self.download_dir.iterdir():
                 if path.is_dir():
@@ -585,6 +584,7 @@ class BrowserController(Controller):
             ControllerError: the browser is gone.
         """
         self._check_alive()
+        self._check_crashes()
         self._loads_at_action = {page: session.loads for page, session in self._sessions.items()}
         try:
             return await self._dispatch(action)
@@ -592,8 +592,7 @@ class BrowserController(Controller):
             raise
         except PlaywrightError as exc:
             self._check_alive()
-            if self._active is not None and self._active in self._crashed:
-                return ActionOutcome(info={"browser_error": "the page crashed"})
+            self._check_crashes()
             return ActionOutcome(info={"browser_error": str(exc).splitlines()[0]})
 
     async def _dispatch(self, action: CLAAction) -> ActionOutcome:
@@ -748,25 +747,18 @@ class BrowserController(Controller):
         if name not in CUSTOM_ACTIONS:
             raise ActionError(f"unknown custom action {name!r}; the browser gym supports: {', '.join(CUSTOM_ACTIONS)}")
         timeout_ms = self.navigation_timeout * 1000
-        if name == "goto":
-            url = args.get("url")
-            if not isinstance(url, str) or not url:
-                raise ActionError("custom action 'goto' needs args {'url': '<address>'}")
-            return await self._navigate(self.page.goto(with_scheme(url), timeout=timeout_ms))
-        if name == "back":
-            return await self._navigate(self.page.go_back(timeout=timeout_ms))
-        if name == "forward":
-            return await self._navigate(self.page.go_forward(timeout=timeout_ms))
-        if name == "reload":
-            return await self._navigate(self.page.reload(timeout=timeout_ms))
+        if name in ("goto", "back", "forward", "reload"):
+            return await self._go(name, args, timeout_ms)
         if name == "new_tab":
             url = args.get("url")
             if url is not None and not isinstance(url, str):
                 raise ActionError("custom action 'new_tab' takes args {'url': '<address>'} (optional)")
-            page = await self._new_tab()
-            self._active = page
-            if url:
-                return await self._navigate(page.goto(with_scheme(url), timeout=timeout_ms))
+            address = self._allowed(url) if url else None
+            tab = await self._new_tab()
+            self._active = tab
+            if address:
+                return await self._navigate(tab, lambda wait_until: tab.goto(address, timeout=timeout_ms,
+                                                                             wait_until=wait_until))
             return ActionOutcome()
         if name == "switch_tab":
             index = self._tab_index(args.get("index"), name)
@@ -785,6 +777,19 @@ class BrowserController(Controller):
             await self._active.bring_to_front()
         return ActionOutcome()
 
+    async def _go(self, name: str, args: dict[str, Any], timeout_ms: float) -> ActionOutcome:
+        """The ``goto``, ``back``, ``forward`` and ``reload`` custom actions of the active tab."""
+        page = self.page
+        if name == "goto":
+            url = args.get("url")
+            if not isinstance(url, str) or not url:
+                raise ActionError("custom action 'goto' needs args {'url': '<address>'}")
+            target = self._allowed(url)
+            return await self._navigate(page, lambda wait_until: page.goto(target, timeout=timeout_ms,
+                                                                           wait_until=wait_until))
+        history = {"back": page.go_back, "forward": page.go_forward, "reload": page.reload}[name]
+        return await self._navigate(page, lambda wait_until: history(timeout=timeout_ms, wait_until=wait_until))
+
     def _tab_index(self, index: Any, name: str) -> int:
         if isinstance(index, bool) or not isinstance(index, int):
             raise ActionError(f"custom action {name!r} needs args {{'index': <int>}}, got {index!r}")
@@ -792,16 +797,24 @@ class BrowserController(Controller):
             raise ActionError(f"custom action {name!r}: no tab {index} (there are {len(self._pages)})")
         return index % len(self._pages)
 
-    async def _navigate(self, navigation: Awaitable[Response | None]) -> ActionOutcome:
-        """Run a navigation; a failure (refused connection, timeout, aborted) is reported in
-        ``info["navigation_error"]``, never raised: the page shows the browser's error page."""
+    def _allowed(self, url: str) -> str:
+        """The URL to open for an agent's ``url``; an :class:`ActionError` when it is refused."""
         try:
-            response = await navigation
+            return self.url_policy.check(url)
+        except NavigationRefused as exc:
+            raise ActionError(str(exc)) from None
+
+    async def _navigate(self, page: Page, navigation: Callable[[WaitUntil], Awaitable[Response | None]]) -> ActionOutcome:
+        """Run ``navigation(wait_until)`` of ``page``; a failure (refused connection, timeout,
+        aborted) is reported in ``info["navigation_error"]``, never raised: the page shows the
+        browser's error page."""
+        try:
+            response = await self._dialogs.leave(page, self._sessions.get(page), navigation, self.navigation_timeout)
         except PlaywrightError as exc:
             self._check_alive()
             return ActionOutcome(info={"navigation_error": str(exc).splitlines()[0]})
         if response is not None:
-            self._responses[self.page] = response
+            self._responses[page] = response
         return ActionOutcome()
 
     # ================================================================= observation
@@ -810,13 +823,15 @@ class BrowserController(Controller):
         """The active tab after everything the last action started: see the module docstring.
 
         Raises:
-            ControllerError: the browser is gone.
+            ControllerError: the browser is gone, or a tab of this episode crashed.
         """
         self._check_alive()
+        self._check_crashes()
         try:
             return await self._observe()
         except PlaywrightError as exc:
             self._check_alive()
+            self._check_crashes()
             raise ControllerError(f"could not observe the page: {exc}") from exc
 
     async def _observe(self) -> Frame:
@@ -833,9 +848,7 @@ class BrowserController(Controller):
             if self._active is None:
                 await self._open_blank()
             page = self.page
-            if page in self._crashed:
-                await self._replace_crashed(page)
-                continue
+            self._check_crashes()
             session = await self._session(page)
             if session is None:
                 if page.is_closed():
@@ -866,6 +879,7 @@ class BrowserController(Controller):
                         return self._frame(page, state, screenshot, info, names)
             except (PlaywrightError, asyncio.TimeoutError) as exc:
                 self._check_alive()
+                self._check_crashes()
                 if not (navigated() or page in self._crashed or page.is_closed() or self._active is not page):
                     failures += 1
                     if failures >= 2:
@@ -926,11 +940,8 @@ class BrowserController(Controller):
             "downloads": self.downloads[self._reported_downloads :],
             **extra,
         }
-        if self.crashes[self._reported_crashes :]:
-            info["crashed"] = self.crashes[self._reported_crashes :]
         self._reported_dialogs = len(self.dialogs)
         self._reported_downloads = len(self.downloads)
-        self._reported_crashes = len(self.crashes)
         if self.elements:
             info["elements"] = state["elements"] or []
         if self.capture_region is not None:

@@ -12,7 +12,6 @@ import asyncio
 from typing import Any
 from urllib.parse import urlsplit
 
-from hud_gym.controllers.browser.controller import with_scheme
 from hud_gym.evaluation import FunctionContext, Grade, evaluate_function, setup_function
 from hud_gym.evaluation.patterns import PatternError, compile_task_pattern
 
@@ -49,8 +48,14 @@ def _page(ctx: FunctionContext) -> Any:
 
 @setup_function("browser", aliases=("navigate_to_url", "navigate"))
 async def goto(ctx: FunctionContext, url: str, wait_until: str = "domcontentloaded") -> None:
-    """Open ``url`` (``http://`` added when there is no scheme); wait for DOM content, 10 s cap."""
-    await _page(ctx).goto(with_scheme(url), wait_until=wait_until, timeout=NAVIGATION_TIMEOUT_MS)
+    """Open ``url`` (``http://`` added when there is no scheme); wait for DOM content, 10 s cap.
+
+    Raises:
+        NavigationRefused: the env's URL policy does not open ``url`` (``file:`` outside
+            ``allow_file_urls``, ``chrome:``, ``view-source:`` ...; see ``controllers/browser/urls.py``).
+    """
+    target = ctx.controller.url_policy.check(url)
+    await _page(ctx).goto(target, wait_until=wait_until, timeout=NAVIGATION_TIMEOUT_MS)
 
 
 @setup_function("browser")

@@ -6,6 +6,9 @@ events travel on the same session as our ``Runtime.evaluate`` replies, after the
 them: so once one round trip has returned after an action, a navigation the action started
 (a link, a form submit, ``location = ...`` even from a ``setTimeout(0)``, ``history.back()``)
 has already been reported, and :meth:`PageSession.wait_loaded` can wait for it to finish.
+
+With ``refuse_files`` the session also pauses every ``file:`` request of the tab (its frames in
+the same process included) and fails it, whoever started it (:mod:`.urls`).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from typing import Any
 from playwright.async_api import BrowserContext, CDPSession, Page
 
 from hud_gym.controllers.browser.observation import ImageFormat, capture, page_state_expression
+from hud_gym.controllers.browser.urls import FILE_REQUESTS
 
 __all__ = ["PageSession"]
 
@@ -32,19 +36,30 @@ class PageSession:
         self.loading = False
         self.loads = 0
         """Main-frame loads started so far (a navigation during an observation shows as a change)."""
+        self.refused: list[str] = []
+        """``file:`` URLs this tab requested and was refused (with ``refuse_files``)."""
         self._stopped = asyncio.Event()
         self._stopped.set()
         cdp.on("Page.frameStartedLoading", self._on_started)
         cdp.on("Page.frameStoppedLoading", self._on_stopped)
+        cdp.on("Fetch.requestPaused", self._on_file_request)
 
     @classmethod
-    async def open(cls, context: BrowserContext, page: Page) -> PageSession:
-        """Attach a CDP session to ``page`` and start following its main frame."""
+    async def open(cls, context: BrowserContext, page: Page, *, refuse_files: bool = True) -> PageSession:
+        """Attach a CDP session to ``page`` and start following its main frame (and refusing its
+        ``file:`` requests, with ``refuse_files``)."""
         cdp = await context.new_cdp_session(page)
-        info, tree, _ = await asyncio.gather(
-            cdp.send("Target.getTargetInfo"), cdp.send("Page.getFrameTree"), cdp.send("Page.enable")
-        )
+        calls = [cdp.send("Target.getTargetInfo"), cdp.send("Page.getFrameTree"), cdp.send("Page.enable")]
+        if refuse_files:
+            calls.append(cdp.send("Fetch.enable", FILE_REQUESTS))
+        info, tree, *_ = await asyncio.gather(*calls)
         return cls(page, cdp, info["targetInfo"]["targetId"], tree["frameTree"]["frame"]["id"])
+
+    def _on_file_request(self, event: dict[str, Any]) -> None:
+        self.refused.append(event.get("request", {}).get("url", ""))
+        reply = asyncio.ensure_future(
+            self.cdp.send("Fetch.failRequest", {"requestId": event["requestId"], "errorReason": "AccessDenied"}))
+        reply.add_done_callback(lambda task: task.cancelled() or task.exception())  # the tab may be gone
 
     def _on_started(self, event: dict[str, Any]) -> None:
         if event.get("frameId") == self.main_frame_id:

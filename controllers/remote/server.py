@@ -6,8 +6,12 @@ serves ``hud/Browser-v0`` controllers on ``ws://127.0.0.1:8765``; an env then us
 The message schema is :mod:`hud_gym.controllers.remote.protocol` (``docs/controller-protocol.md``).
 
 - Binds loopback unless told otherwise (``--host 0.0.0.0`` inside a container).
-- Every connection must authenticate with the token (``--token``, ``$HUD_GYM_SERVER_TOKEN``, or
-  one generated and printed at start); the comparison is constant-time.
+- Every connection must authenticate with the token (read from ``--token-file``, else
+  ``$HUD_GYM_SERVER_TOKEN``, else generated and printed at start); the comparison is
+  constant-time. Never from the command line, which every user of the machine can read
+  (``ps``, ``/proc/PID/cmdline``): ``--token`` is refused with an error that says so. The
+  variable is removed from the server's environment once read, so what the server starts
+  (browsers, desktops and their apps) does not inherit it.
 - One connection carries many envs (each ``open`` creates a controller, keyed by its env id);
   requests run concurrently, one at a time per env; a closed connection closes its envs.
 - A malformed, unknown or oversized message gets an error frame and the connection keeps
@@ -107,11 +111,16 @@ DEFAULT_PORT = 8765
 DEFAULT_MAX_MESSAGE_SIZE = 4 * 2**20
 """Largest client message answered (bytes); four times this closes the connection."""
 TOKEN_ENV_VAR = "HUD_GYM_SERVER_TOKEN"
+"""Environment variable a server reads its token from when ``--token-file`` is not given."""
 IMPORTS_ENV_VAR = "HUD_GYM_SERVER_IMPORTS"
 """Comma-separated modules the server imports at start, as ``--import`` does: how a
 ``"subprocess"`` or ``"docker"`` server (which inherits or is given the environment) learns the
 setup/evaluate functions registered in your own modules."""
-"""Environment variable a server reads its token from when ``--token`` is not given."""
+TOKEN_ON_COMMAND_LINE = (
+    "--token puts the token on the command line, where every user of this machine can read it "
+    f"(ps, /proc/PID/cmdline): put it in a file readable only by you and pass --token-file FILE, "
+    f"or set ${TOKEN_ENV_VAR}"
+)
 READY_PREFIX = "HUD_GYM_SERVER_READY "
 """The line a server prints on stdout, followed by its URL, once it accepts connections."""
 
@@ -130,6 +139,7 @@ _HOST_OPTIONS: dict[str, typing.Callable[[Any], bool]] = {
     "allow_network": lambda v: bool(v),
     "executable_path": lambda v: v is not None,
     "launch_args": lambda v: bool(v),
+    "allow_file_urls": lambda v: v is not None,
 }
 _HOST_CONTEXT_OPTIONS = frozenset({"record_har_path", "record_video_dir", "storage_state", "client_certificates", "proxy"})
 
@@ -551,6 +561,26 @@ def serve(gym: str, host: str = "127.0.0.1", port: int = DEFAULT_PORT, token: st
         runner.stop()
 
 
+def read_token(token_file: str | os.PathLike[str] | None) -> str | None:
+    """The server's token: the contents of ``token_file`` (surrounding whitespace stripped), else
+    ``$HUD_GYM_SERVER_TOKEN`` (then removed from this process's environment, so that the
+    browsers and desktops the server starts do not inherit it), else ``None`` (generate one).
+
+    Raises:
+        ValueError: the file cannot be read, or holds no token.
+    """
+    from_env = (os.environ.pop(TOKEN_ENV_VAR, None) or "").strip()
+    if token_file is None:
+        return from_env or None
+    try:
+        token = open(token_file, encoding="utf-8").read().strip()  # noqa: SIM115
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ValueError(f"--token-file {token_file}: cannot read it ({exc})") from None
+    if not token:
+        raise ValueError(f"--token-file {token_file}: the file is empty")
+    return token
+
+
 def main(argv: list[str] | None = None) -> int:
     """Command line: ``python -m hud_gym.controllers.remote.server GYM [--host H] [--port N] ...``."""
     parser = argparse.ArgumentParser(
@@ -558,8 +588,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("gym", choices=sorted(GYM_CONTROLLERS), help="the gym type to serve")
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default: loopback)")
     parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT}; 0 = a free one)")
-    parser.add_argument("--token", default=None,
-                        help=f"the token clients must present (default: ${TOKEN_ENV_VAR}, else a generated one, printed)")
+    parser.add_argument("--token-file", default=None, metavar="FILE",
+                        help=f"a file holding the token clients must present (default: ${TOKEN_ENV_VAR}, else a "
+                             "generated one, printed); never on the command line")
+    parser.add_argument("--token", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--max-message-size", type=int, default=DEFAULT_MAX_MESSAGE_SIZE,
                         help="largest client message answered, in bytes")
     parser.add_argument("--trust-client-options", action="store_true",
@@ -568,11 +600,16 @@ def main(argv: list[str] | None = None) -> int:
                         help="import MODULE first (to register your own setup/evaluate functions); repeatable; "
                              f"${IMPORTS_ENV_VAR} adds comma-separated modules")
     args = parser.parse_args(argv)
+    if args.token is not None:
+        parser.error(TOKEN_ON_COMMAND_LINE)
+    try:
+        token = read_token(args.token_file)
+    except ValueError as exc:
+        parser.error(str(exc))
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(name)s: %(message)s")
     from_env = [m.strip() for m in os.environ.get(IMPORTS_ENV_VAR, "").split(",") if m.strip()]
     for module in [*args.imports, *from_env]:
         importlib.import_module(module)
-    token = args.token or os.environ.get(TOKEN_ENV_VAR) or None
     serve(args.gym, args.host, args.port, token, max_message_size=args.max_message_size,
           trust_client_options=args.trust_client_options)
     return 0

@@ -478,9 +478,11 @@ def serve(
     gym: Annotated[str, typer.Argument(help="The gym type to serve: qa, browser or ubuntu.")],
     host: Annotated[str, typer.Option("--host", help="Address to bind (default: loopback).")] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", min=0, max=65535, help="Port (0 = a free one).")] = 8765,
-    token: Annotated[str | None, typer.Option(
-        "--token", help="The token clients must present (default: $HUD_GYM_SERVER_TOKEN, else a generated one, "
-                        "printed).")] = None,
+    token_file: Annotated[Path | None, typer.Option(
+        "--token-file", metavar="FILE",
+        help="A file holding the token clients must present (default: $HUD_GYM_SERVER_TOKEN, else a generated "
+             "one, printed). Never on the command line, where every user of the machine can read it.")] = None,
+    token: Annotated[str | None, typer.Option("--token", hidden=True)] = None,
     max_message_size: Annotated[int | None, typer.Option(
         "--max-message-size", min=1024, help="Largest client message answered, in bytes.")] = None,
     trust_client_options: Annotated[bool, typer.Option(
@@ -495,6 +497,8 @@ def serve(
 
     from hud_gym.controllers.remote import server
 
+    if token is not None:
+        raise CLIError(server.TOKEN_ON_COMMAND_LINE)
     if gym not in server.GYM_CONTROLLERS:
         raise CLIError(f"unknown gym {gym!r}; choose one of {', '.join(sorted(server.GYM_CONTROLLERS))}")
     for module in imports or ():
@@ -503,8 +507,8 @@ def serve(
         except Exception as exc:  # noqa: BLE001  (the user's module: report it in one line)
             raise CLIError(f"--import {module}: {type(exc).__name__}: {exc}") from None
     argv = [gym, "--host", host, "--port", str(port)]
-    if token:
-        argv += ["--token", token]
+    if token_file is not None:
+        argv += ["--token-file", str(token_file)]
     if max_message_size is not None:
         argv += ["--max-message-size", str(max_message_size)]
     if trust_client_options:

@@ -7,12 +7,15 @@ seen by another env, nor by the next episode of the same env.
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import Any, ClassVar
 
 from hud_gym.controllers.base import Frame
 from hud_gym.controllers.browser import BrowserController
 from hud_gym.controllers.browser.controller import ResetMode
 from hud_gym.controllers.browser.observation import ImageFormat
+from hud_gym.controllers.browser.urls import UrlPolicy
 from hud_gym.core.env import HudEnv, Observation
 
 __all__ = ["BrowserEnv"]
@@ -45,6 +48,11 @@ class BrowserEnv(HudEnv):
         navigation_timeout: seconds a navigation (goto, a clicked link, a new tab's load) is waited
             for before the page is observed as it is.
         max_elements: cap on ``info["elements"]``.
+        allow_file_urls: the one directory whose files pages may open as ``file:`` URLs (its
+            sub-directories included; symlinks and ``..`` resolved). ``None`` (default): no
+            ``file:`` URL at all. ``chrome:``, ``devtools:``, ``view-source:`` and ``javascript:``
+            URLs are never opened. A controller server refuses this option from its clients unless
+            started with ``--trust-client-options`` (the path is on the server's machine).
         **kwargs: :class:`~hud_gym.core.env.HudEnv` arguments (``task``, ``taskset``,
             ``screen_size``, ``observation_size``, ``max_episode_steps``, ``step_timeout``, ...).
 
@@ -74,6 +82,7 @@ class BrowserEnv(HudEnv):
         jpeg_quality: int = 85,
         navigation_timeout: float = 10.0,
         max_elements: int = 500,
+        allow_file_urls: str | Path | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(*args, **kwargs)
@@ -89,16 +98,25 @@ class BrowserEnv(HudEnv):
             "jpeg_quality": jpeg_quality,
             "navigation_timeout": navigation_timeout,
             "max_elements": max_elements,
+            "allow_file_urls": allow_file_urls,
         }
-        # Fail at make time, not at the first reset, on a bad option.
-        BrowserController(self.screen_size, **self._controller_options)
+        # Fail at make time, not at the first reset, on a bad option. The allowed directory of a
+        # controller in a container or on another machine is a path there, not here.
+        checked = dict(self._controller_options)
+        if self.controller_spec not in ("local", "subprocess"):
+            checked["allow_file_urls"] = None
+        BrowserController(self.screen_size, **checked)
+        if allow_file_urls is not None:
+            UrlPolicy.check_path(allow_file_urls)
 
     def _make_controller(self) -> BrowserController:
         return BrowserController(self.screen_size, **self._controller_options)
 
     def controller_options(self) -> dict[str, Any]:
         """The options of this env's :class:`BrowserController` (JSON-ready)."""
-        return {**self._controller_options, "launch_args": list(self._controller_options["launch_args"])}
+        files = self._controller_options["allow_file_urls"]
+        return {**self._controller_options, "launch_args": list(self._controller_options["launch_args"]),
+                "allow_file_urls": os.fspath(files) if isinstance(files, os.PathLike) else files}
 
     def _observation(self, frame: Frame) -> Observation:
         """As :class:`HudEnv`, with element boxes mapped from screen to observation pixels and
