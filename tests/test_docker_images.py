@@ -199,7 +199,7 @@ def test_hud_gym_is_installed_in_a_venv_by_the_shared_script(gym: str) -> None:
     assert not any("pip install" in r for r in runs), "pip runs in install-python.sh only"
     assert (["docker/install-python.sh"], "/opt/hud-gym/docker/") in copies(gym)
     sources = {s for srcs, dest in copies(gym) if dest.startswith(SOURCE) for s in srcs}
-    assert sources == {"pyproject.toml", "README.md", "hud_gym", "controllers", "wrappers"}
+    assert sources == {"pyproject.toml", "setup.py", "README.md", "hud_gym", "controllers", "wrappers"}
 
 
 @pytest.mark.parametrize("gym", GYMS)
