@@ -36,16 +36,19 @@ class Adapter:
 
     Args:
         agent_width / agent_height: the frame the model sees and points in (default: the class's
-            :attr:`DEFAULT_FRAME`; ``None`` follows the env's frame).
+            :attr:`DEFAULT_FRAME`, for this base the env's frame).
         env_width / env_height: the env's observation size, if known before the first
             :meth:`rescale` (until then the env's frame is taken to be the agent's).
+        follow_env: the agent's frame is the env's (no rescaling, whatever the default frame).
     """
 
     DEFAULT_FRAME: ClassVar[tuple[int, int] | None] = None
 
     def __init__(self, agent_width: int | None = None, agent_height: int | None = None, *,
-                 env_width: int | None = None, env_height: int | None = None) -> None:
+                 env_width: int | None = None, env_height: int | None = None, follow_env: bool = False) -> None:
         frame = (agent_width, agent_height) if agent_width is not None or agent_height is not None else self.DEFAULT_FRAME
+        if follow_env:
+            frame = None
         if frame is not None:
             if not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in frame):
                 raise ValueError(f"the agent's frame must be two positive integers, got {frame}")
@@ -147,8 +150,8 @@ class Adapter:
 
     def postprocess(self, action: CLAAction) -> CLAAction:
         """``action`` with its coordinates in the env's frame."""
-        if self.agent_frame == self.env_frame:
-            return action
+        if self._agent_frame is None or self._env_frame is None or self._agent_frame == self._env_frame:
+            return action  # one frame (following the env's, or the env's not known yet)
         update: dict[str, Any] = {}
         for name in ("point", "scroll", "offset"):
             value = getattr(action, name, None)

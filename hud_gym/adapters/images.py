@@ -79,7 +79,7 @@ def to_array(screenshot: Any) -> np.ndarray:
     array = np.asarray(screenshot)
     if array.ndim != 3 or array.shape[2] not in (3, 4) or array.dtype != np.uint8:
         raise ValueError(f"a screenshot array must be (H, W, 3) uint8, got shape {array.shape} {array.dtype}")
-    return array[..., :3]
+    return array if array.shape[2] == 3 else array[..., :3]
 
 
 def resize(array: np.ndarray, size: tuple[int, int]) -> np.ndarray:

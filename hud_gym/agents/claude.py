@@ -8,9 +8,10 @@ several, each runs as its own env step (so each result shows the screen after it
 the model is called again once all are answered. Only the ``max_screenshots`` newest screenshots
 stay in the history. A turn without a ``tool_use`` ends the episode: its text is the response.
 
-Tool versions: ``computer_20250124`` (default; beta ``computer-use-2025-01-24``),
-``computer_20251124`` (beta ``computer-use-2025-11-24``, ``enable_zoom``) and the GA
-``computer_toolset_20260801`` (member tools named by action, results carry ``toolset_name``).
+Tool versions: ``computer_20251124`` (default, for the Claude 4.5+ models; beta
+``computer-use-2025-11-24``, ``enable_zoom``), ``computer_20250124`` (older models; beta
+``computer-use-2025-01-24``) and the GA ``computer_toolset_20260801`` (member tools named by action,
+results carry ``toolset_name``).
 
 Example (against a local server speaking the Messages API):
     >>> agent = ClaudeAgent(base_url="http://127.0.0.1:8000", api_key="local")   # doctest: +SKIP
@@ -48,7 +49,7 @@ class ClaudeAgent(ModelAgent):
     """Claude driving any gym through the computer-use tool (see the module docstring).
 
     Args:
-        model: the Claude model (default ``claude-sonnet-4-5``).
+        model: the Claude model (default ``claude-sonnet-4-6``).
         tool_version: a key of :data:`CLAUDE_TOOL_VERSIONS`.
         display_size: the frame the model sees ``(width, height)``; screenshots are resized to it and
             its coordinates scaled back. ``None``: the env's own frame (no resizing).
@@ -60,9 +61,9 @@ class ClaudeAgent(ModelAgent):
 
     SDK = "anthropic"
     KEY_ENV = "ANTHROPIC_API_KEY"
-    DEFAULT_MODEL = "claude-sonnet-4-5"
+    DEFAULT_MODEL = "claude-sonnet-4-6"
 
-    def __init__(self, model: str | None = None, *, tool_version: str = "computer_20250124",
+    def __init__(self, model: str | None = None, *, tool_version: str = "computer_20251124",
                  display_size: tuple[int, int] | None = (1024, 768), max_screenshots: int | None = 3,
                  enable_zoom: bool = False, **settings: Any) -> None:
         if tool_version not in CLAUDE_TOOL_VERSIONS:
