@@ -56,7 +56,8 @@ class ClaudeAgent(ModelAgent):
         max_screenshots: screenshots kept in the history (older ones become a text note).
         enable_zoom: offer the ``zoom`` action (``computer_20251124`` and the toolset).
         **settings: see :class:`~hud_gym.agents.model_agent.ModelAgent` (``api_key`` defaults to
-            ``$ANTHROPIC_API_KEY``).
+            ``$ANTHROPIC_API_KEY``; ``temperature``, which the ``anthropic`` SDK 2.x no longer
+            declares, is sent as an extra body field when set).
     """
 
     SDK = "anthropic"
@@ -110,8 +111,8 @@ class ClaudeAgent(ModelAgent):
         kwargs: dict[str, Any] = {"model": self.model, "max_tokens": self.max_tokens, "messages": self.messages,
                                   "tools": self.tools(),
                                   "system": (self.system_prompt or DEFAULT_SYSTEM_PROMPT).format(width=width, height=height)}
-        if self.temperature is not None:
-            kwargs["temperature"] = self.temperature
+        if self.temperature is not None:  # the anthropic SDK (2.x) has no sampling parameters: sent as is
+            kwargs["extra_body"] = {"temperature": self.temperature}
         beta = CLAUDE_TOOL_VERSIONS[self.tool_version]
         if beta:
             kwargs["betas"] = [beta]
