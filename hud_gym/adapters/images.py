@@ -4,7 +4,8 @@ encoded for a provider's request.
 An observation's screenshot is an ``(H, W, 3)`` uint8 array; HUD's was a base64 PNG string. Both
 are accepted everywhere, as are PIL images and observation dicts or objects with a ``screenshot``.
 Encoding uses libjpeg-turbo (``simplejpeg``) for JPEG, the default (a few ms at 1280x720), and
-Pillow for PNG (lossless, several times slower).
+Pillow for PNG (lossless, several times slower); resizing uses OpenCV when installed (see
+:func:`resize`).
 
 Example:
     >>> image = encode_image(np.zeros((768, 1024, 3), np.uint8))
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import io
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -83,12 +85,26 @@ def to_array(screenshot: Any) -> np.ndarray:
 
 
 def resize(array: np.ndarray, size: tuple[int, int]) -> np.ndarray:
-    """``array`` resized to ``size`` ``(width, height)`` (bilinear, as the envs' own
-    ``observation_size``); the same array when it already has that size."""
+    """``array`` resized to ``size`` ``(width, height)``; the same array when it already has that
+    size. OpenCV's area interpolation when ``opencv-python-headless`` is installed (the
+    ``agents`` extra: ~1 ms at 1280x720, 10-30x Pillow), else Pillow's antialiased bilinear (the
+    same pixels within 1 level on average)."""
     width, height = size
     if array.shape[1] == width and array.shape[0] == height:
         return array
+    cv2 = _cv2()
+    if cv2 is not None:
+        return cv2.resize(np.ascontiguousarray(array), (width, height), interpolation=cv2.INTER_AREA)
     return np.asarray(Image.fromarray(np.ascontiguousarray(array)).resize((width, height), Image.Resampling.BILINEAR))
+
+
+@functools.cache
+def _cv2() -> Any:
+    try:
+        import cv2
+    except ImportError:
+        return None
+    return cv2
 
 
 def zoom(array: np.ndarray, box: tuple[int, int, int, int], size: tuple[int, int]) -> np.ndarray:

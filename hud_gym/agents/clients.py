@@ -57,6 +57,12 @@ class ClientCache:
         self._given = client
         self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = weakref.WeakKeyDictionary()
 
+    async def aclose(self) -> None:
+        """Close the client of the running loop (one given to the agent is the caller's to close)."""
+        client = self._clients.pop(asyncio.get_running_loop(), None)
+        if client is not None:
+            await client.close()
+
     def get(self) -> Any:
         """The client for the running loop."""
         if self._given is not None:

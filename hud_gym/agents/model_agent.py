@@ -71,6 +71,12 @@ class ModelAgent(Agent):
         """Where the model is called (for messages)."""
         return self.base_url or "the provider's default endpoint"
 
+    async def aclose(self) -> None:
+        """Close the SDK client this agent made for the running event loop (its connections);
+        the agent makes a new one if used again. ``run_job`` and ``rollout`` on hud-gym's loop
+        need no closing: that loop lives as long as the process."""
+        await self._clients.aclose()
+
     def reset(self) -> None:
         """Forget the episode (a fresh conversation)."""
         super().reset()

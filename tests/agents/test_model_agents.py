@@ -5,7 +5,6 @@ agents, and ``hud-gym run --agent claude|operator|openai``."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import socket
 from collections.abc import Callable
@@ -31,6 +30,7 @@ import hud_gym
 from hud_gym.actions import ResponseAction, TypeAction
 from hud_gym.agents import Agent, AgentConfigError, ClaudeAgent, OpenAICompatibleAgent, OperatorAgent
 from hud_gym.cli.app import app
+from hud_gym.core.loop import get_loop_thread
 from hud_gym.wrappers.grpo import rollout, rollout_group
 
 pytestmark = pytest.mark.timeout(120)
@@ -65,7 +65,8 @@ def answer(kind: str, value: str) -> dict[str, Any]:
 
 
 def run(coro: Any) -> Any:
-    return asyncio.run(coro)
+    """Run on hud-gym's event loop, where run_job runs (the agents' SDK clients live there)."""
+    return get_loop_thread().run(coro)
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -147,8 +148,11 @@ def test_claude_toolset_version(replay: ReplayServer, make_agent: Callable[..., 
     script = replay.script("anthropic", "capital of France", [
         claude_message(tool_use("type", toolset=True, text="Paris")),
         claude_message(tool_use("key", toolset=True, text="Return"))])
-    trajectory = run(rollout(FRANCE, make_agent("claude", tool_version="computer_toolset_20260801", display_size=None)))
+    agent = make_agent("claude", tool_version="computer_toolset_20260801", display_size=None)
+    trajectory = run(rollout(FRANCE, agent))
     assert (trajectory.status, trajectory.reward) == ("ok", 1.0)
+    run(agent.aclose())  # closes its connections; a later run makes a new client
+    assert run(rollout(FRANCE, agent)).reward == 1.0
     assert script.requests[0].body["tools"] == [{"type": "computer_toolset_20260801", "configs": {"zoom": {"enabled": False}}}]
     assert script.requests[0].frame == (1280, 720) and "betas" not in script.requests[0].body
 
