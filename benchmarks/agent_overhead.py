@@ -112,7 +112,7 @@ def run(steps: int = 60, episode: int = 15) -> dict[str, Any]:
     env = BrowserEnv(screen_size=SIZE, max_steps=1_000_000)
     try:
         agents = _agents(server, steps)
-        for name, (agent, api) in agents.items():
+        for agent, api in agents.values():
             frame = agent.adapter._agent_frame or SIZE
             server.script(api, PROMPT, [_click(api, frame)] * (episode + 5))
         samples = asyncio.run(_measure(env, agents, steps, episode))

@@ -146,7 +146,8 @@ class ClaudeAdapter(Adapter):
         if repeat > MAX_REPEAT:
             raise ActionError(f"Invalid action: key 'repeat' must be at most {MAX_REPEAT}, got {repeat}")
         chords = text.split() if text.strip() else ["space" if text else text]
-        presses: list[CLAAction] = [PressAction(keys=chord(c, action, CLAUDE_KEY_MAP)) for c in chords] * repeat
+        presses: list[CLAAction] = [PressAction(keys=chord(c, action, CLAUDE_KEY_MAP)) for c in chords]
+        presses *= repeat
         return presses[0] if len(presses) == 1 else presses
 
     def _hold_key(self, data: dict[str, Any], action: str) -> list[CLAAction]:
@@ -182,7 +183,8 @@ class ClaudeAdapter(Adapter):
     def _click(self, data: dict[str, Any], action: str) -> CLAAction:
         button, pattern = _CLICKS[action]
         hold = self._modifiers(data, action)
-        return ClickAction(point=self._point(data, action, required=False), button=button, pattern=pattern, hold_keys=hold)
+        return ClickAction(point=self._point(data, action, required=False), button=button,  # type: ignore[arg-type]
+                           pattern=pattern, hold_keys=hold)
 
     _left_click = _right_click = _middle_click = _double_click = _triple_click = _click
 
@@ -193,6 +195,7 @@ class ClaudeAdapter(Adapter):
             raise ActionError("Invalid action: left_click_drag needs 'start_coordinate' (the pointer position is unknown)")
         hold = self._modifiers(data, action)
         end = self._point(data, action, required=True)
+        assert end is not None
         return DragAction(path=[start, end], hold_keys=hold)
 
     def _left_mouse_down(self, data: dict[str, Any], action: str) -> CLAAction:

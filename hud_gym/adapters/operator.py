@@ -127,7 +127,9 @@ class OperatorAdapter(Adapter):
         return TypeAction(text=text)
 
     def _keypress(self, data: dict[str, Any], action: str) -> CLAAction:
-        return PressAction(keys=self._keys(data, action, required=True))
+        keys = self._keys(data, action, required=True)
+        assert keys is not None
+        return PressAction(keys=keys)
 
     def _wait(self, data: dict[str, Any], action: str) -> CLAAction:
         ms = data.get("ms", DEFAULT_WAIT_MS)

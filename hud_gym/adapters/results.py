@@ -85,7 +85,7 @@ def operator_call_output(call_id: str, image: EncodedImage,
 
 def _check(check: Any) -> dict[str, Any]:
     if not isinstance(check, dict):
-        check = {"id": getattr(check, "id"), "code": getattr(check, "code", None), "message": getattr(check, "message", None)}
+        check = {"id": check.id, "code": getattr(check, "code", None), "message": getattr(check, "message", None)}
     return {k: v for k, v in check.items() if k in ("id", "code", "message") and v is not None}
 
 

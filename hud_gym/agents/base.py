@@ -27,7 +27,7 @@ from hud_gym.adapters.base import Adapter
 __all__ = ["Agent", "is_hud_style"]
 
 
-class Agent(metaclass=ABCMeta):
+class Agent(metaclass=ABCMeta):  # noqa: B024  (ABCMeta for __subclasshook__: either style is an Agent)
     """Base of HUD-style agents, and the type of every agent (see the module docstring).
 
     Args:

@@ -34,13 +34,14 @@ class ModelAgent(Agent):
     SDK: ClassVar[str] = ""
     KEY_ENV: ClassVar[str] = ""
     DEFAULT_MODEL: ClassVar[str] = ""
+    adapter: Adapter
 
     def __init__(self, model: str | None = None, *, api_key: str | None = None, base_url: str | None = None,
                  max_tokens: int = 4096, system_prompt: str | None = None, temperature: float | None = None,
                  retry: RetryPolicy | None = None, timeout: float = DEFAULT_TIMEOUT_S, image_format: ImageFormat = "jpeg",
                  image_quality: int = 85, client: Any = None, adapter: Adapter | None = None,
                  api_key_required: bool = True) -> None:
-        super().__init__(None, adapter)
+        super().__init__(None, adapter or Adapter(follow_env=True))
         name = type(self).__name__
         if max_tokens < 1:
             raise AgentConfigError(f"{name}: max_tokens must be at least 1, got {max_tokens}")
@@ -57,7 +58,7 @@ class ModelAgent(Agent):
         self.timeout = timeout
         self.image_format: ImageFormat = image_format
         self.image_quality = image_quality
-        self._sdk = require_sdk(self.SDK, name) if client is None else None
+        self._sdk: Any = require_sdk(self.SDK, name) if client is None else None
         self._api_key = resolve_api_key(api_key, self.KEY_ENV, name, required=api_key_required and client is None)
         self._clients = ClientCache(self._make_client, client)
         self.screenshots = 0

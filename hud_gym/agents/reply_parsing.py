@@ -96,7 +96,7 @@ class ReplyParser:
         return None
 
     def _json_actions(self, items: list[dict[str, Any]], text: str) -> ParsedReply | None:
-        items = [item.get("arguments") if isinstance(item.get("arguments"), dict) else item for item in items]
+        items = [item["arguments"] if isinstance(item.get("arguments"), dict) else item for item in items]
         if all(item.get("type") in _CLA_TYPES for item in items):
             for item in items:
                 point = item.get("point")

@@ -235,6 +235,14 @@ def test_hud_style_agents_run_in_jobs_and_groups() -> None:
     # done without a response action: the episode ends with an empty response after the typing.
     assert duck.steps[0].actions[-1] == ResponseAction(text="").model_dump(mode="json", exclude_none=True)
     assert duck.status == "ok" and duck.reward == 0.0
+    env = hud_gym.make(FRANCE)  # the sync facade: act() from plain code runs predict on hud-gym's loop
+    try:
+        observation, info = env.reset(seed=0)
+        agent = HudStyle()
+        assert agent.act(observation, info) == [TypeAction(text="Paris")]
+        assert agent.act(observation, info) == [ResponseAction(text="Paris")]
+    finally:
+        env.close()
 
 
 def test_one_line_errors(replay: ReplayServer, monkeypatch: pytest.MonkeyPatch) -> None:
