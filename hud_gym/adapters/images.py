@@ -26,7 +26,7 @@ import numpy as np
 import simplejpeg
 from PIL import Image
 
-__all__ = ["EncodedImage", "ImageFormat", "encode_image", "resize", "to_array", "zoom"]
+__all__ = ["EncodedImage", "ImageFormat", "encode_image", "fit", "resize", "to_array", "zoom"]
 
 ImageFormat = Literal["jpeg", "png"]
 
@@ -108,14 +108,17 @@ def _cv2() -> Any:
 
 
 def zoom(array: np.ndarray, box: tuple[int, int, int, int], size: tuple[int, int]) -> np.ndarray:
-    """The region ``box`` ``(x0, y0, x1, y1)`` of ``array`` (clipped to it), scaled to fit in
-    ``size`` ``(width, height)`` with its aspect ratio kept."""
+    """The region ``box`` ``(x0, y0, x1, y1)`` of ``array`` (clipped to it) resized to ``size``."""
     height, width = array.shape[:2]
     x0, y0 = min(max(box[0], 0), width - 1), min(max(box[1], 0), height - 1)
     x1, y1 = min(max(box[2], x0 + 1), width), min(max(box[3], y0 + 1), height)
-    crop = array[y0:y1, x0:x1]
-    scale = min(size[0] / crop.shape[1], size[1] / crop.shape[0])
-    return resize(crop, (max(1, round(crop.shape[1] * scale)), max(1, round(crop.shape[0] * scale))))
+    return resize(array[y0:y1, x0:x1], size)
+
+
+def fit(size: tuple[int, int], frame: tuple[int, int]) -> tuple[int, int]:
+    """``size`` scaled (up or down) to fit in ``frame`` with its aspect ratio kept."""
+    scale = min(frame[0] / size[0], frame[1] / size[1])
+    return max(1, round(size[0] * scale)), max(1, round(size[1] * scale))
 
 
 def encode_image(array: np.ndarray, image_format: ImageFormat = "jpeg", quality: int = 85) -> EncodedImage:

@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import Any
 
 from hud_gym.adapters.claude import ClaudeAdapter, tool_use_input, zoom_region
-from hud_gym.adapters.images import encode_image, to_array, zoom
+from hud_gym.adapters.images import encode_image, fit, to_array, zoom
 from hud_gym.adapters.results import claude_image_block, claude_tool_result, cursor_position_text
 from hud_gym.agents.errors import AgentConfigError, AgentError
 from hud_gym.agents.history import ImageHistory
@@ -141,9 +141,12 @@ class ClaudeAgent(ModelAgent):
             return claude_tool_result(tool_use.id, text=cursor_position_text(*self.adapter.to_agent(*position)),
                                       toolset_name=toolset)
         if data.get("action") == "zoom":
+            # The region as the model sees it (its frame's aspect), scaled up to fill the frame,
+            # from the env's own pixels (more detail than the resized screenshot).
             x0, y0, x1, y1 = zoom_region(data)
             box = (*self.adapter.to_env(x0, y0), *self.adapter.to_env(x1, y1))
-            zoomed = zoom(to_array(observation["env_screenshot"]), box, self.adapter.agent_frame)
+            size = fit((x1 - x0, y1 - y0), self.adapter.agent_frame)
+            zoomed = zoom(to_array(observation["env_screenshot"]), box, size)
             image = encode_image(zoomed, self.image_format, self.image_quality)
             return claude_tool_result(tool_use.id, image=image, toolset_name=toolset)
         result = claude_tool_result(tool_use.id, toolset_name=toolset)

@@ -36,13 +36,13 @@ class ImageHistory:
     """The screenshot numbers of the image parts of one conversation."""
 
     def __init__(self) -> None:
+        # By id: a registered part stays referenced by its message until prune() replaces it
+        # (and forgets it here), so no id is reused while it is in this table.
         self._numbers: dict[int, int] = {}
-        self._keep_alive: list[dict[str, Any]] = []
 
     def register(self, part: dict[str, Any], number: int) -> dict[str, Any]:
         """Remember that ``part`` (an image block or part) shows screenshot ``number``; returns it."""
         self._numbers[id(part)] = number
-        self._keep_alive.append(part)
         return part
 
     def prune(self, messages: list[dict[str, Any]], keep: int | None) -> int:
@@ -61,6 +61,7 @@ class ImageHistory:
                     if isinstance(part, dict) and part.get("type") in IMAGE_TYPES:
                         seen += 1
                         if keep is not None and seen > keep:
+                            self._numbers.pop(id(part), None)
                             holder[index] = {"type": "text", "text": OMITTED}
         return min(seen, keep) if keep is not None else seen
 

@@ -55,12 +55,13 @@ def anthropic_frame(body: dict[str, Any]) -> tuple[int, int] | None:
     return None
 
 
-def _anthropic_images(content: Any) -> list[str]:
+def _anthropic_images(content: Any, skip: frozenset[str] = frozenset()) -> list[str]:
+    """The image data of ``content``, but not of the tool results whose id is in ``skip``."""
     out = []
     for block in content if isinstance(content, list) else []:
         if block.get("type") == "image":
             out.append(block["source"]["data"])
-        if block.get("type") == "tool_result":
+        if block.get("type") == "tool_result" and block.get("tool_use_id") not in skip:
             out.extend(_anthropic_images(block.get("content")))
     return out
 
@@ -109,7 +110,8 @@ def check_anthropic(body: dict[str, Any], headers: Any, max_images: int | None) 
                 if use is not None and use.get("toolset_name") and result.get("toolset_name") != use["toolset_name"]:
                     problems.append(f"tool_result {result['tool_use_id']} lacks toolset_name {use['toolset_name']!r}")
     frame = anthropic_frame(body)
-    images = [data for message in messages for data in _anthropic_images(message.get("content"))]
+    zooms = frozenset(i for i, use in tool_uses.items() if (use.get("input", {}).get("action") or use.get("name")) == "zoom")
+    images = [data for message in messages for data in _anthropic_images(message.get("content"), zooms)]  # zooms: any size
     sizes = {image_size(d) for d in images if not isinstance(image_size(d), str)}
     for data in images:
         problems += _size_problem(data, frame, "image")

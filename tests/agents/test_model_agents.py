@@ -23,6 +23,7 @@ from replay_replies import (
     text,
     tool_use,
 )
+from replay_checks import image_size
 from replay_server import ReplayServer
 from typer.testing import CliRunner
 
@@ -130,12 +131,16 @@ def test_claude_answers_every_tool_use_keeps_the_newest_screenshots_and_reports_
     script = replay.script("anthropic", "capital of France", [
         claude_message(tool_use("left_click", coordinate=[512, 384]), tool_use("type", text="Par")),
         claude_message(tool_use("cursor_position")),
+        claude_message(tool_use("zoom", region=[0, 0, 512, 384])),
         claude_message(tool_use("type", text="is")),
         claude_message(tool_use("key", text="Return")),
     ], max_images=2)
-    trajectory = run(rollout(FRANCE, make_agent("claude", max_screenshots=2)))
+    trajectory = run(rollout(FRANCE, make_agent("claude", max_screenshots=2, enable_zoom=True)))
     assert (trajectory.status, trajectory.reward) == ("ok", 1.0)
-    assert [s.policy_trace.get("queued", False) for s in trajectory.steps] == [False, True, False, False, False]
+    assert [s.policy_trace.get("queued", False) for s in trajectory.steps] == [False, True, False, False, False, False]
+    assert script.requests[0].body["tools"][0]["enable_zoom"] is True
+    zoomed = script.requests[4].body["messages"][-1]["content"][0]["content"][0]["source"]["data"]
+    assert image_size(zoomed) == (1024, 768)  # the top-left quarter, scaled up to the frame
     # Two tool_use blocks ran as two steps, both answered (by id) in the next request.
     second = script.requests[1].body["messages"][-1]["content"]
     assert [b["type"] for b in second] == ["tool_result", "tool_result"]
