@@ -50,6 +50,7 @@ class ClaudeAgent(ModelAgent):
 
     Args:
         model: the Claude model (default ``claude-sonnet-4-6``).
+        adapter: a :class:`~hud_gym.adapters.ClaudeAdapter` to use (its frame wins over ``display_size``).
         tool_version: a key of :data:`CLAUDE_TOOL_VERSIONS`.
         display_size: the frame the model sees ``(width, height)``; screenshots are resized to it and
             its coordinates scaled back. ``None``: the env's own frame (no resizing).
@@ -64,15 +65,16 @@ class ClaudeAgent(ModelAgent):
     KEY_ENV = "ANTHROPIC_API_KEY"
     DEFAULT_MODEL = "claude-sonnet-4-6"
 
-    def __init__(self, model: str | None = None, *, tool_version: str = "computer_20251124",
-                 display_size: tuple[int, int] | None = (1024, 768), max_screenshots: int | None = 3,
-                 enable_zoom: bool = False, **settings: Any) -> None:
+    def __init__(self, model: str | Any = None, adapter: ClaudeAdapter | None = None, *,
+                 tool_version: str = "computer_20251124", display_size: tuple[int, int] | None = (1024, 768),
+                 max_screenshots: int | None = 3, enable_zoom: bool = False, **settings: Any) -> None:
         if tool_version not in CLAUDE_TOOL_VERSIONS:
             raise AgentConfigError(f"ClaudeAgent: unknown tool_version {tool_version!r}; "
                                    f"supported: {', '.join(CLAUDE_TOOL_VERSIONS)}")
         if max_screenshots is not None and max_screenshots < 1:
             raise AgentConfigError(f"ClaudeAgent: max_screenshots must be at least 1, got {max_screenshots}")
-        adapter = ClaudeAdapter(*display_size) if display_size else ClaudeAdapter(follow_env=True)
+        if adapter is None:
+            adapter = ClaudeAdapter(*display_size) if display_size else ClaudeAdapter(follow_env=True)
         super().__init__(model, adapter=adapter, **settings)
         self.tool_version = tool_version
         self.max_screenshots = max_screenshots

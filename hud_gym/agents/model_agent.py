@@ -5,7 +5,8 @@ Settings every provider agent takes: ``model``, ``api_key`` (default from the pr
 environment variable), ``base_url``, ``max_tokens``, ``system_prompt``, ``temperature``,
 ``retry`` (a :class:`~hud_gym.agents.retry.RetryPolicy`), ``timeout`` (seconds per call),
 ``image_format`` / ``image_quality`` (screenshots sent as JPEG 85 by default) and ``client``
-(an SDK client to use instead of making one).
+(an SDK client to use instead of making one; HUD's ``ClaudeAgent(client, adapter)`` positional
+form works too).
 """
 
 from __future__ import annotations
@@ -36,11 +37,13 @@ class ModelAgent(Agent):
     DEFAULT_MODEL: ClassVar[str] = ""
     adapter: Adapter
 
-    def __init__(self, model: str | None = None, *, api_key: str | None = None, base_url: str | None = None,
+    def __init__(self, model: str | Any = None, *, api_key: str | None = None, base_url: str | None = None,
                  max_tokens: int = 4096, system_prompt: str | None = None, temperature: float | None = None,
                  retry: RetryPolicy | None = None, timeout: float = DEFAULT_TIMEOUT_S, image_format: ImageFormat = "jpeg",
                  image_quality: int = 85, client: Any = None, adapter: Adapter | None = None,
                  api_key_required: bool = True) -> None:
+        if model is not None and not isinstance(model, str):  # HUD's signature: Agent(client, adapter)
+            model, client = None, model
         super().__init__(None, adapter or Adapter(follow_env=True))
         name = type(self).__name__
         if max_tokens < 1:

@@ -33,6 +33,7 @@ class OperatorAgent(ModelAgent):
 
     Args:
         model: default ``computer-use-preview``.
+        adapter: an :class:`~hud_gym.adapters.OperatorAdapter` to use (its frame wins over ``display_size``).
         tool: ``"computer_use_preview"`` (declares the display and ``environment``) or
             ``"computer"`` (the GA tool).
         environment: what the model is told it controls; ``None`` picks ``browser`` for an env
@@ -50,13 +51,15 @@ class OperatorAgent(ModelAgent):
     KEY_ENV = "OPENAI_API_KEY"
     DEFAULT_MODEL = "computer-use-preview"
 
-    def __init__(self, model: str | None = None, *, tool: Literal["computer_use_preview", "computer"] = "computer_use_preview",
+    def __init__(self, model: str | Any = None, adapter: OperatorAdapter | None = None, *,
+                 tool: Literal["computer_use_preview", "computer"] = "computer_use_preview",
                  environment: Environment | None = None, display_size: tuple[int, int] | None = (1024, 768),
                  acknowledge_safety_checks: bool = True, reasoning: dict[str, Any] | None = None,
                  image_detail: str = "auto", **settings: Any) -> None:
         if tool not in ("computer_use_preview", "computer"):
             raise AgentConfigError(f"OperatorAgent: tool must be 'computer_use_preview' or 'computer', got {tool!r}")
-        adapter = OperatorAdapter(*display_size) if display_size else OperatorAdapter(follow_env=True)
+        if adapter is None:
+            adapter = OperatorAdapter(*display_size) if display_size else OperatorAdapter(follow_env=True)
         super().__init__(model, adapter=adapter, **settings)
         self.tool = tool
         self.environment = environment

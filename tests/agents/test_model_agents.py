@@ -162,6 +162,19 @@ def test_claude_toolset_version(replay: ReplayServer, make_agent: Callable[..., 
     assert script.requests[0].frame == (1280, 720) and "betas" not in script.requests[0].body
 
 
+def test_hud_signature_client_and_adapter(replay: ReplayServer) -> None:
+    from anthropic import AsyncAnthropic
+
+    from hud_gym.adapters import ClaudeAdapter
+
+    script = replay.script("anthropic", "capital of France", [answer("claude", "Paris")])
+    client = AsyncAnthropic(base_url=replay.url, api_key="test-key", max_retries=0)
+    agent = ClaudeAgent(client, ClaudeAdapter(1280, 800))  # HUD's ClaudeAgent(client, adapter)
+    assert run(rollout(FRANCE, agent)).reward == 1.0
+    tool = script.requests[0].body["tools"][0]
+    assert (tool["display_width_px"], tool["display_height_px"]) == (1280, 800) == script.requests[0].frame
+
+
 def test_operator_chains_responses_and_acknowledges_safety_checks(replay: ReplayServer,
                                                                  make_agent: Callable[..., Any]) -> None:
     check = {"id": "sc_1", "code": "malicious_instructions", "message": "The page asks for credentials."}
