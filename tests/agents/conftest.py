@@ -7,16 +7,13 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
+from agent_helpers import FAST_RETRY
 from replay_server import ReplayServer
 
 pytest.importorskip("anthropic")
 pytest.importorskip("openai")
 
-from hud_gym.agents import ClaudeAgent, OpenAICompatibleAgent, OperatorAgent, RetryPolicy  # noqa: E402
-
-FAST_RETRY = RetryPolicy(attempts=3, initial_delay=0.01, max_delay=0.05)
-"""Retries without the production waits (the behaviour is the same)."""
-
+from hud_gym.agents import ClaudeAgent, OpenAICompatibleAgent, OperatorAgent  # noqa: E402
 
 @pytest.fixture(scope="session")
 def replay_server() -> Iterator[ReplayServer]:
@@ -49,7 +46,3 @@ def make_agent(replay: ReplayServer) -> Callable[..., Any]:
         return OpenAICompatibleAgent(base_url=replay.url + "/v1", **options)
 
     return make
-
-
-API = {"claude": "anthropic", "operator": "responses", "openai": "chat"}
-"""The replay server's API name of each agent kind."""

@@ -13,7 +13,7 @@ from typing import Any
 
 import gymnasium
 import pytest
-from conftest import API
+from agent_helpers import API
 from replay_replies import chat_completion, claude_message, computer_call, output_message, response, text, tool_use
 from replay_server import ReplayServer, Request
 

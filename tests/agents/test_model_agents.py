@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import API, FAST_RETRY
+from agent_helpers import API, FAST_RETRY
 from replay_replies import (
     Fail,
     chat_completion,
