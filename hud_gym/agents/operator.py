@@ -16,6 +16,7 @@ Example (against a local server speaking the Responses API):
 
 from __future__ import annotations
 
+import logging
 from typing import Any, Literal
 
 from hud_gym.adapters.operator import OperatorAdapter
@@ -24,6 +25,8 @@ from hud_gym.agents.errors import AgentConfigError, AgentError
 from hud_gym.agents.model_agent import ModelAgent
 
 __all__ = ["OperatorAgent"]
+
+log = logging.getLogger(__name__)
 
 Environment = Literal["browser", "linux", "ubuntu", "windows", "mac"]
 
@@ -106,6 +109,8 @@ class OperatorAgent(ModelAgent):
         if checks and not self.acknowledge_safety_checks:
             described = "; ".join(f"{c['code']}: {c['message']}" for c in checks)
             raise AgentError(f"OperatorAgent: the model asked to acknowledge safety checks: {described}")
+        for check in checks:
+            log.warning("OperatorAgent acknowledges safety check %s (%s): %s", check["id"], check["code"], check["message"])
         self.safety_checks.extend(checks)
         self._running = call
         actions = list(call.actions) if getattr(call, "actions", None) else [call.action] if call.action else []

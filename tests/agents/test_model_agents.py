@@ -175,8 +175,8 @@ def test_hud_signature_client_and_adapter(replay: ReplayServer) -> None:
     assert (tool["display_width_px"], tool["display_height_px"]) == (1280, 800) == script.requests[0].frame
 
 
-def test_operator_chains_responses_and_acknowledges_safety_checks(replay: ReplayServer,
-                                                                 make_agent: Callable[..., Any]) -> None:
+def test_operator_chains_responses_and_acknowledges_safety_checks(replay: ReplayServer, make_agent: Callable[..., Any],
+                                                                 caplog: pytest.LogCaptureFixture) -> None:
     check = {"id": "sc_1", "code": "malicious_instructions", "message": "The page asks for credentials."}
     script = replay.script("responses", "capital of France", [
         response(computer_call({"type": "type", "text": "Paris"}, safety=[check])),
@@ -184,6 +184,7 @@ def test_operator_chains_responses_and_acknowledges_safety_checks(replay: Replay
     trajectory = run(rollout(FRANCE, make_agent("operator")))
     assert (trajectory.status, trajectory.reward) == ("ok", 1.0)
     assert trajectory.steps[0].policy_trace["acknowledged_safety_checks"] == [check]
+    assert "acknowledges safety check sc_1 (malicious_instructions)" in caplog.text
     second = script.requests[1].body
     assert "previous_response_id" not in script.requests[0].body
     assert second["previous_response_id"] == script.turns[0]["id"]  # chained to the response it answers
