@@ -2,7 +2,7 @@
 PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
-EXTRAS ?= dev,miniwob,ubuntu,sb3,ray,docker
+EXTRAS ?= dev,miniwob,ubuntu,sb3,ray,docker,agents
 STAMP  := $(VENV)/.installed
 
 .PHONY: demo test bench install system clean wheel-smoke

@@ -30,6 +30,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 import numpy as np
 
 from hud_gym.actions import CLAAction
+from hud_gym.agents.policy import start_run
 from hud_gym.core.env import HudEnv
 from hud_gym.task import Task
 from hud_gym.tasksets import resolve_task
@@ -143,13 +144,14 @@ async def _run(env: HudEnv, task: Task, policy: Callable[..., Any], trajectory: 
                keep_observations: bool) -> None:
     # The trajectory rides along so a job recorder on the env stores the run under its id and group.
     observation, info = await env.areset(seed=seed, options={"task": task, "trajectory": trajectory})
-    if _is_agent(policy) and callable(getattr(policy, "reset", None)):
-        try:
+    try:
+        policy = start_run(policy)  # this run's own agent for HUD-style agents (hud_gym.agents.policy)
+        if _is_agent(policy) and callable(getattr(policy, "reset", None)):
             await asyncio.to_thread(policy.reset)
-        except Exception as exc:  # noqa: BLE001  (the agent itself failed)
-            trajectory.status, trajectory.reward = "policy_error", None
-            trajectory.error = f"agent reset raised {type(exc).__name__}: {exc}"
-            return
+    except Exception as exc:  # noqa: BLE001  (the agent itself failed)
+        trajectory.status, trajectory.reward = "policy_error", None
+        trajectory.error = f"agent reset raised {type(exc).__name__}: {exc}"
+        return
     trajectory.prompt = info.get("prompt") or task.prompt
     trajectory.initial_observation = observation if keep_observations else None
     index = 0

@@ -6,10 +6,12 @@ Built-in agents:
   turns on ``elements=True`` in the envs).
 - ``random``: :class:`~hud_gym.agents.RandomAgent` over a compact action space (short texts and
   waits) sized to the env's ``screen_size``.
+- ``claude``, ``operator``, ``openai``: the model agents (:mod:`hud_gym.cli.model_agents`),
+  configured by ``--model``, ``--base-url``, ``--max-tokens``, ``--temperature``, ``--system-prompt``.
 
 An import path names a class (made with no arguments), an agent object (``act(observation,
-info)``) or a policy callable ``(observation, history, task)``; the current directory is
-importable, as with ``python -m``.
+info)`` or HUD's ``predict(observation)``) or a policy callable ``(observation, history, task)``;
+the current directory is importable, as with ``python -m``.
 
 Example:
     >>> resolve_agent("scripted").label
@@ -93,26 +95,44 @@ def _import(path: str) -> Any:
     return value
 
 
-def resolve_agent(spec: str, *, env_kwargs: dict[str, Any] | None = None, seed: int | None = None) -> ResolvedAgent:
-    """The agent ``spec`` names: a built-in name (:data:`BUILTIN_AGENTS`) or ``module:attribute``.
+def resolve_agent(spec: str, *, env_kwargs: dict[str, Any] | None = None, seed: int | None = None,
+                  agent_options: dict[str, Any] | None = None) -> ResolvedAgent:
+    """The agent ``spec`` names: a built-in name (:data:`BUILTIN_AGENTS`), a model agent
+    (``claude``, ``operator``, ``openai``, configured by ``agent_options``) or ``module:attribute``.
 
     Raises:
         CLIError: unknown name, a module or attribute that does not exist, a class that cannot be
-            made with no arguments, or something that is neither an agent nor a policy.
+            made with no arguments, something that is neither an agent nor a policy, options for
+            an agent that takes none, or a model agent that cannot start (no key, no server).
     """
+    from hud_gym.cli.model_agents import MODEL_AGENTS, make_model_agent
+
     spec = spec.strip()
+    options = {key: value for key, value in (agent_options or {}).items() if value is not None}
+    if spec in MODEL_AGENTS:
+        agent = make_model_agent(spec, options)
+        return ResolvedAgent(agent, f"{spec} ({agent.model})")
+    if options:
+        flags = ", ".join("--" + key.replace("_", "-") for key in options)
+        raise CLIError(f"{flags} configure the model agents ({', '.join(MODEL_AGENTS)}), not --agent {spec}")
     if spec in BUILTIN_AGENTS:
         return BUILTIN_AGENTS[spec](dict(env_kwargs or {}), seed)
     if ":" not in spec:
-        raise CLIError(f"unknown agent {spec!r}; built-in agents: {', '.join(sorted(BUILTIN_AGENTS))}, "
+        raise CLIError(f"unknown agent {spec!r}; built-in agents: {', '.join(sorted([*BUILTIN_AGENTS, *MODEL_AGENTS]))}, "
                        f"or an import path such as mypkg.agents:MyAgent")
     value = _import(spec)
-    if isinstance(value, type):
+    from hud_gym.agents.base import is_hud_style
+
+    if isinstance(value, type) and not is_hud_style(value):
         try:
             value = value()
         except Exception as exc:  # noqa: BLE001  (a user class that needs arguments, or raises)
             raise CLIError(f"could not make agent {spec} with no arguments: {type(exc).__name__}: {exc}") from None
-    if not (callable(value) or callable(getattr(value, "act", None))):
-        raise CLIError(f"{spec} is a {type(value).__name__}, not an agent (an object with act(observation, info)) "
-                       f"or a policy callable (observation, history, task)")
+    try:
+        from hud_gym.agents.policy import as_policy
+
+        as_policy(value)
+    except Exception as exc:  # noqa: BLE001  (not an agent, or a HUD-style class that cannot be made)
+        raise CLIError(f"{spec} is not an agent (an object with act(observation, info) or predict(observation)) "
+                       f"or a policy callable (observation, history, task): {exc}") from None
     return ResolvedAgent(value, spec)

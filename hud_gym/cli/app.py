@@ -39,6 +39,8 @@ Examples:
 
   hud-gym run miniwob --agent scripted --task click-test,enter-text --group-size 2
 
+  hud-gym run desktop-basic --agent openai --model M --base-url http://127.0.0.1:8000/v1
+
   hud-gym jobs list
 
   hud-gym report <job id>
@@ -188,7 +190,8 @@ def run(
     taskset: Annotated[str, typer.Argument(
         help="A task set name (see 'hud-gym tasksets list') or a .json/.jsonl/.yaml file.")],
     agent: Annotated[str, typer.Option(
-        "--agent", "-a", help="A built-in agent (scripted, random) or an import path such as mypkg.agents:MyAgent.")],
+        "--agent", "-a", help="A built-in agent (scripted, random), a model agent (claude, operator, openai) "
+                              "or an import path such as mypkg.agents:MyAgent.")],
     envs: Annotated[int, typer.Option("--envs", "-n", min=1, help="Envs (runs) alive at once.")] = 8,
     group_size: Annotated[int, typer.Option(
         "--group-size", "-g", min=1, help="Runs per task (a GRPO group, one seed).")] = 1,
@@ -207,6 +210,13 @@ def run(
     report: Annotated[bool, typer.Option("--report", help="Also write the HTML report and print its path.")] = False,
     as_json: Annotated[bool, typer.Option(
         "--json", help="Print the job, its analytics (and report path) as JSON.")] = False,
+    model: Annotated[str | None, typer.Option("--model", help="The model agent's model.")] = None,
+    base_url: Annotated[str | None, typer.Option(
+        "--base-url", help="The model server (e.g. http://127.0.0.1:8000/v1); keys come from "
+                           "ANTHROPIC_API_KEY / OPENAI_API_KEY.")] = None,
+    max_tokens: Annotated[int | None, typer.Option("--max-tokens", min=1, help="The model's reply limit.")] = None,
+    temperature: Annotated[float | None, typer.Option("--temperature", min=0, max=2, help="Sampling temperature.")] = None,
+    system_prompt: Annotated[str | None, typer.Option("--system-prompt", help="The model agent's system prompt.")] = None,
 ) -> None:
     """Run every task of TASKSET with an agent, as one job in the store; print its analytics."""
     from hud_gym.cli.running import execute_run, parse_env_kwargs, plan_run
@@ -214,8 +224,10 @@ def run(
     from hud_gym.jobs.store import StoreError, get_store
 
     get_store().require_writable()
+    agent_options = {"model": model, "base_url": base_url, "max_tokens": max_tokens, "temperature": temperature,
+                     "system_prompt": system_prompt}
     plan = plan_run(taskset, agent, tasks=task or (), limit=limit, env_kwargs=parse_env_kwargs(env_kwarg or ()),
-                    seed=seed)
+                    seed=seed, agent_options=agent_options)
     err = _stderr()
     options = ", ".join(f"{k}={v!r}" for k, v in plan.env_kwargs.items()) or "defaults"
     err.print(f"running {len(plan.taskset)} task(s) x {group_size} with agent {plan.agent.label!r}, "

@@ -128,9 +128,11 @@ def _check_gyms(taskset: TaskSet) -> None:
 
 
 def plan_run(taskset: str | TaskSet, agent: str, *, tasks: Sequence[str] = (), limit: int | None = None,
-             env_kwargs: dict[str, Any] | None = None, seed: int | None = None) -> RunPlan:
+             env_kwargs: dict[str, Any] | None = None, seed: int | None = None,
+             agent_options: dict[str, Any] | None = None) -> RunPlan:
     """Resolve the task set (a name or a path), the task selection, the agent and the env options
-    (task set defaults, then the agent's, then ``env_kwargs``, which win).
+    (task set defaults, then the agent's, then ``env_kwargs``, which win); ``agent_options``
+    configure a model agent (``model``, ``base_url``, ...).
 
     Raises:
         CLIError: an unknown task set, task id or agent, or a file that does not load.
@@ -143,7 +145,7 @@ def plan_run(taskset: str | TaskSet, agent: str, *, tasks: Sequence[str] = (), l
     if "job" in user:
         raise CLIError("--env-kwarg job=... is not allowed: the run makes its own job")
     defaults = taskset_env_defaults(selected)
-    resolved = resolve_agent(agent, env_kwargs={**defaults, **user}, seed=seed)
+    resolved = resolve_agent(agent, env_kwargs={**defaults, **user}, seed=seed, agent_options=agent_options)
     return RunPlan(selected, resolved, {**defaults, **resolved.env_defaults, **user})
 
 

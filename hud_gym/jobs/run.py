@@ -23,32 +23,12 @@ from contextlib import aclosing
 from pathlib import Path
 from typing import Any
 
+from hud_gym.agents.policy import HudAgentPolicy, as_policy
 from hud_gym.jobs.job import Job, _final_status, create_job
 from hud_gym.task import Task, TaskSet
 from hud_gym.trajectory import Trajectory
 
 __all__ = ["arun_job", "as_policy", "run_job"]
-
-
-def as_policy(agent: Any) -> Any:
-    """What :func:`~hud_gym.wrappers.grpo.rollout` accepts, from ``agent``: a policy callable
-    ``(observation, history, task)``, an :class:`~hud_gym.agents.Agent` (``act(observation, info)``,
-    shared by every run, so it must not keep per-episode state when runs are concurrent), or an
-    agent class with a no-argument constructor (made once).
-
-    Raises:
-        TypeError: anything else.
-    """
-    if isinstance(agent, type):
-        try:
-            agent = agent()
-        except TypeError as exc:
-            raise TypeError(f"run_job could not make a {agent.__name__} with no arguments ({exc}); "
-                            f"pass an instance instead") from exc
-    if callable(agent) or callable(getattr(agent, "act", None)):
-        return agent
-    raise TypeError(f"run_job needs a policy callable (observation, history, task) or an agent with "
-                    f"act(observation, info), got {type(agent).__name__}")
 
 
 def _resolve(taskset: TaskSet | Sequence[Task | dict[str, Any]] | str | Path) -> TaskSet:
@@ -68,7 +48,8 @@ async def arun_job(agent: Any, taskset: TaskSet | Sequence[Task | dict[str, Any]
     """Run every task of ``taskset`` with ``agent`` as one job; returns the finished job.
 
     Args:
-        agent: a policy, an agent or an agent class (see :func:`as_policy`).
+        agent: a policy, an agent (``act`` or HUD's ``predict``) or an agent class (see
+            :func:`hud_gym.agents.policy.as_policy`; HUD-style agents get one agent per run).
         taskset: a :class:`TaskSet`, a list of tasks, or a bundled name / file path.
         name: the job's name (default ``"run <taskset id>"``).
         max_concurrent: runs (envs) alive at once.
@@ -98,7 +79,8 @@ async def arun_job(agent: Any, taskset: TaskSet | Sequence[Task | dict[str, Any]
     policy = as_policy(agent)
     tasks = _resolve(taskset)
     settings = {"taskset": tasks.id, "tasks": len(tasks), "group_size": group_size, "max_concurrent": max_concurrent,
-                "agent": type(policy).__name__ if not inspect.isfunction(policy) else policy.__qualname__,
+                "agent": policy.label if isinstance(policy, HudAgentPolicy) else
+                type(policy).__name__ if not inspect.isfunction(policy) else policy.__qualname__,
                 "seed": seed, "max_steps": max_steps}
     job = await asyncio.to_thread(create_job, name or f"run {tasks.id or 'tasks'}", {**(metadata or {}), "run": settings},
                                   home=home)
