@@ -16,7 +16,7 @@ whose step (autoreset included) outlives ``step_timeout`` is replaced too, its e
 ``timeout`` or ``eval_error``: the sub-env's step returned ``reward=None``) has ``NaN`` in the
 float reward array, never a made-up 0; ``infos["error"]`` says why. Mask them out
 (``np.isnan(rewards)``) before using the rewards, or use an adapter that does it for you
-(:mod:`hud_gym.wrappers.sb3_vec_env`'s ``failed_reward``).
+(:mod:`hud_gym.wrappers.integrations.sb3_vec_env`'s ``failed_reward``).
 
 Example:
     >>> import gymnasium, hud_gym
@@ -43,8 +43,8 @@ from gymnasium.vector.utils import batch_space, concatenate, create_empty_array
 
 from hud_gym.core.env import HudEnv
 from hud_gym.core.loop import get_loop_thread
-from hud_gym.wrappers.placement import controller_kwargs
-from hud_gym.wrappers.vector_batching import (
+from hud_gym.wrappers.rollout.placement import controller_kwargs
+from hud_gym.wrappers.vector.batching import (
     StepResult,
     batch_rows,
     reset_indices,
@@ -111,7 +111,7 @@ class HudVectorEnv(VectorEnv):
         """``num_envs`` envs of ``env_class`` made with ``env_kwargs``; ``max_episode_steps`` becomes
         each env's own ``max_steps`` (so the final step is graded) and ``vector_step_timeout`` the
         vector env's ``step_timeout`` (``step_timeout`` stays each env's own). A list for
-        ``controller`` spreads the envs over those places (:mod:`hud_gym.wrappers.placement`)."""
+        ``controller`` spreads the envs over those places (:mod:`hud_gym.wrappers.rollout.placement`)."""
         if max_episode_steps is not None:
             env_kwargs["max_steps"] = max_episode_steps
         env_fns = [functools.partial(env_class, **controller_kwargs(env_kwargs, i)) for i in range(num_envs)]
