@@ -1,13 +1,12 @@
-"""Moved to :mod:`hud_gym.wrappers.integrations.ray_vector`; this old path keeps working."""
+"""Moved to :mod:`hud_gym.wrappers.integrations.ray_vector` (the actors to :mod:`hud_gym.wrappers.integrations.ray_actors`); this old path keeps working."""
 
 # The ``X as X`` names were public in the old module without being in its ``__all__``.
-from hud_gym.wrappers.integrations.ray_vector import (
+from hud_gym.wrappers.integrations.ray_actors import (
     CLOSE_TIMEOUT_S as CLOSE_TIMEOUT_S,
     DEFAULT_ACTOR_OPTIONS,
     RAY_INSTALL_HINT as RAY_INSTALL_HINT,
     EnvWorker,
     GymEnvMaker,
-    RayVectorEnv,
     close_actors as close_actors,
     ensure_ray,
     failure_message as failure_message,
@@ -15,5 +14,6 @@ from hud_gym.wrappers.integrations.ray_vector import (
     remote_worker as remote_worker,
     writable,
 )
+from hud_gym.wrappers.integrations.ray_vector import RayVectorEnv
 
 __all__ = ["DEFAULT_ACTOR_OPTIONS", "EnvWorker", "GymEnvMaker", "RayVectorEnv", "ensure_ray", "import_ray", "writable"]

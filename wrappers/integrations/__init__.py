@@ -6,7 +6,7 @@ imports none of them (import the module you use):
   :mod:`~hud_gym.wrappers.integrations.sb3_observations` (flat action and observation spaces);
 - Ray (``pip install 'hud-gym[ray]'``): :mod:`~hud_gym.wrappers.integrations.ray_vector` (a vector
   env whose sub-envs live in actors), :mod:`~hud_gym.wrappers.integrations.ray_pool` (an env pool
-  of actors);
+  of actors), :mod:`~hud_gym.wrappers.integrations.ray_actors` (the actors themselves);
 - TRL: :mod:`~hud_gym.wrappers.integrations.trl` (``GRPOTrainer(environment_factory=...)``);
 - verifiers: :mod:`~hud_gym.wrappers.integrations.verifiers` (``RolloutOutput`` records).
 

@@ -29,7 +29,7 @@ from gymnasium.vector import AutoresetMode
 from hud_gym.registration import gym_id_for
 from hud_gym.task import Task
 from hud_gym.wrappers.rollout.pool import EnvPool
-from hud_gym.wrappers.integrations.ray_vector import (
+from hud_gym.wrappers.integrations.ray_actors import (
     CLOSE_TIMEOUT_S,
     DEFAULT_ACTOR_OPTIONS,
     GymEnvMaker,
