@@ -25,6 +25,7 @@ import gymnasium
 import numpy as np
 from gymnasium.vector import AutoresetMode
 
+from hud_gym.wrappers.vector import autoreset
 from hud_gym.wrappers.vector.batching import StepResult
 
 __all__ = [
@@ -107,21 +108,19 @@ class GymEnvMaker:
 
 
 class EnvWorker:
-    """The body of one env actor: one env and its autoreset state.
+    """The body of one env actor: one env, stepped under the vector env's autoreset mode.
 
-    ``step`` applies the autoreset rules of ``SyncVectorEnv``: with NEXT_STEP, the step after an
-    episode ended resets instead (reward 0, the reset observation and info); with SAME_STEP the
-    ending step resets at once and carries ``final_obs`` / ``final_info``; with DISABLED the
-    caller resets. ``needs_reset`` makes the first step a reset (a replacement actor's env).
+    ``step`` runs the autoreset rules of :mod:`~hud_gym.wrappers.vector.autoreset` here, next to
+    the env, so an autoreset costs no extra call: with SAME_STEP the ending step resets at once and
+    carries ``final_obs`` / ``final_info``; a step sent with ``needs_reset`` (NEXT_STEP after an
+    ended episode, or a replacement actor's first step) resets in place of the step.
     """
 
-    def __init__(self, make_env: Callable[[], gymnasium.Env], autoreset_mode: str = AutoresetMode.NEXT_STEP.value,
-                 needs_reset: bool = False) -> None:
+    def __init__(self, make_env: Callable[[], gymnasium.Env], autoreset_mode: str = AutoresetMode.NEXT_STEP.value) -> None:
         import hud_gym  # noqa: F401  (registers the hud ids in this process)
 
         self.env = make_env()
         self.autoreset_mode = AutoresetMode(autoreset_mode)
-        self.needs_reset = needs_reset
 
     def describe(self) -> dict[str, Any]:
         """What the driver needs to know of the env: spaces, metadata, gym type, this pid."""
@@ -141,24 +140,12 @@ class EnvWorker:
         }
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
-        """Reset the env (and clear the autoreset state)."""
-        observation, info = self.env.reset(seed=seed, options=options)
-        self.needs_reset = False
-        return observation, info
+        """Reset the env."""
+        return self.env.reset(seed=seed, options=options)
 
-    def step(self, action: Any) -> StepResult:
-        """One step with the autoreset rules (see the class docstring)."""
-        if self.needs_reset:
-            observation, info = self.reset()
-            return observation, 0.0, False, False, info
-        observation, reward, terminated, truncated, info = self.env.step(action)
-        ended = bool(terminated or truncated)
-        if ended and self.autoreset_mode is AutoresetMode.SAME_STEP:
-            reset_observation, reset_info = self.reset()
-            final = {"final_obs": observation, "final_info": info}
-            return reset_observation, reward, terminated, truncated, {**final, **reset_info}
-        self.needs_reset = ended and self.autoreset_mode is AutoresetMode.NEXT_STEP
-        return observation, reward, terminated, truncated, info
+    def step(self, action: Any, needs_reset: bool = False) -> StepResult:
+        """One step under the autoreset rules (see the class docstring)."""
+        return autoreset.run(autoreset.step_program(self.autoreset_mode, needs_reset, action), self.env.step, self.reset)
 
     def step_with_response(self, action: Any) -> tuple[StepResult, str | None]:
         """A plain step (no autoreset) and the env's ``final_response`` after it."""

@@ -4,7 +4,10 @@
 ``step``, EnvPool-style ``send`` / ``recv`` (built on ``ray.wait``; ``infos["env_id"]`` names the
 rows), ``reset(seed=int | list)`` and the three Gymnasium autoreset modes with the timelines of
 ``SyncVectorEnv``. Each sub-env runs in its own actor (``num_cpus=0`` by default: the envs mostly
-wait on a browser or a display), and the per-env autoreset state machine runs inside the actor.
+wait on a browser or a display; :mod:`~hud_gym.wrappers.integrations.ray_actors`), and the
+autoreset rules (:mod:`~hud_gym.wrappers.vector.autoreset`) run inside the actor, so an autoreset
+costs no extra call. The batching, seeds, ``reset_mask`` and ``recv``'s waiting are
+:class:`~hud_gym.wrappers.vector.send_recv.SendRecvVectorEnv`'s; this module is the Ray backend.
 
 Failures never stall the batch:
 
@@ -39,8 +42,7 @@ from typing import Any
 
 import gymnasium
 import numpy as np
-from gymnasium.vector import AutoresetMode, VectorEnv
-from gymnasium.vector.utils import batch_space, concatenate, create_empty_array
+from gymnasium.vector import AutoresetMode
 
 from hud_gym.wrappers.integrations.ray_actors import (
     DEFAULT_ACTOR_OPTIONS,
@@ -52,29 +54,26 @@ from hud_gym.wrappers.integrations.ray_actors import (
     writable,
 )
 from hud_gym.wrappers.rollout.placement import controller_kwargs
-from hud_gym.wrappers.vector.batching import (
-    StepResult,
-    batch_rows,
-    reset_indices,
-    reset_seeds,
-    send_ids,
-    unbatch_actions,
-)
+from hud_gym.wrappers.vector import autoreset
+from hud_gym.wrappers.vector.batching import StepResult
+from hud_gym.wrappers.vector.send_recv import SendRecvVectorEnv
 
 __all__ = ["RayVectorEnv"]
 
 
 @dataclass
 class _InFlight:
-    """A call to sub-env ``i`` awaiting its answer: a step, or (SAME_STEP) the reset of the
-    actor that replaced a failed one, with the failed step's row to report with it."""
+    """A call to a sub-env's actor awaiting its answer: a step (the actor runs the autoreset rules
+    itself), or a call of the autoreset ``program`` the driver runs for a failed step (SAME_STEP's
+    reset of the fresh actor), with that ``failed_row``."""
 
     ref: Any
     deadline: float | None
+    program: autoreset.Program | None = None
     failed_row: StepResult | None = None
 
 
-class RayVectorEnv(VectorEnv):
+class RayVectorEnv(SendRecvVectorEnv):
     """N sub-envs, one Ray actor each, with the API of :class:`~hud_gym.wrappers.vector.local.HudVectorEnv`.
 
     Args:
@@ -102,13 +101,13 @@ class RayVectorEnv(VectorEnv):
         >>> envs.close()
     """
 
+    _in_flight: dict[int, _InFlight]
+
     def __init__(self, env: str | Sequence[Callable[[], gymnasium.Env]], num_envs: int | None = None, *,
                  autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
                  max_episode_steps: int | None = None, step_timeout: float | None = 300.0,
                  start_timeout: float = 120.0, actor_options: dict[str, Any] | None = None,
                  address: str | None = None, copy: bool = True, **env_kwargs: Any) -> None:
-        self._closed = True  # until the actors exist
-        self._in_flight: dict[int, _InFlight] = {}
         if isinstance(env, str):
             if num_envs is None or num_envs < 1:
                 raise ValueError(f"RayVectorEnv({env!r}) needs num_envs >= 1, got {num_envs!r}")
@@ -126,48 +125,37 @@ class RayVectorEnv(VectorEnv):
                 raise ValueError("env kwargs and max_episode_steps apply to a gym id; put them in the env creators")
         if step_timeout is not None and step_timeout <= 0:
             raise ValueError(f"step_timeout must be positive or None, got {step_timeout}")
-        self.num_envs = len(self.env_fns)
-        self.autoreset_mode = AutoresetMode(autoreset_mode)
+        super().__init__(len(self.env_fns), autoreset_mode=autoreset_mode, copy=copy)
         self.step_timeout = step_timeout
         self.start_timeout = start_timeout
-        self.copy = copy
         self._ray = ensure_ray(address)
         self.actor_options = {**DEFAULT_ACTOR_OPTIONS, **(actor_options or {})}
         self._worker_class = remote_worker(self._ray, self.actor_options)
         # Envs whose actor has not answered yet (allowed start_timeout more).
         self._fresh: set[int] = set()
-        self.actors: list[Any] = [self._new_actor(i, needs_reset=False) for i in range(self.num_envs)]
+        self.actors: list[Any] = [self._new_actor(i) for i in range(self.num_envs)]
         self._closed = False
         try:
             first = self._get(0, self.actors[0].describe.remote(), "describe()")
         except BaseException:
             self.close()
             raise
-        self.metadata = {**first["metadata"], "autoreset_mode": self.autoreset_mode}
-        self.render_mode = first["render_mode"]
-        self.spec = first["spec"]
-        self.single_observation_space = first["observation_space"]
-        self.single_action_space = first["action_space"]
-        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
-        self.action_space = batch_space(self.single_action_space, self.num_envs)
-        # Each env's latest observation: a failed env reports its last one.
-        self._last_obs: list[Any] = [None] * self.num_envs
-        # DISABLED: envs whose episode ended and wait for a reset_mask reset.
-        self._ended = np.zeros(self.num_envs, dtype=np.bool_)
+        self._describe_batch(metadata=first["metadata"], render_mode=first["render_mode"], spec=first["spec"],
+                             observation_space=first["observation_space"], action_space=first["action_space"])
 
     # ------------------------------------------------------------------ actors
 
-    def _new_actor(self, i: int, *, needs_reset: bool) -> Any:
+    def _new_actor(self, i: int) -> Any:
         self._fresh.add(i)
-        return self._worker_class.remote(self.env_fns[i], self.autoreset_mode.value, needs_reset)
+        return self._worker_class.remote(self.env_fns[i], self.autoreset_mode.value)
 
-    def _replace(self, i: int, *, needs_reset: bool) -> None:
+    def _replace(self, i: int) -> None:
         """Kill sub-env ``i``'s actor (dead or hung) and start a fresh one in its place."""
         try:
             self._ray.kill(self.actors[i], no_restart=True)
         except Exception:  # noqa: BLE001  (an actor already gone cannot be killed twice)
             pass
-        self.actors[i] = self._new_actor(i, needs_reset=needs_reset)
+        self.actors[i] = self._new_actor(i)
 
     def _timeout(self, indices: Sequence[int]) -> float | None:
         """Seconds the envs ``indices`` may take to answer a call."""
@@ -188,31 +176,15 @@ class RayVectorEnv(VectorEnv):
         self._fresh.discard(i)
         return result
 
-    # ------------------------------------------------------------------ reset
+    # ------------------------------------------------------------------ the backend: reset, send, recv
 
-    def reset(self, *, seed: int | Sequence[int | None] | None = None,
-              options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
-        """Reset every sub-env (or those in ``options["reset_mask"]``) concurrently.
-
-        ``seed`` is ``None``, an int (env ``i`` gets ``seed + i``) or a list of seeds
-        (``[s] * N`` gives every env the same task instance: a GRPO group). A sub-env whose
-        actor died or hangs is replaced and reset once more (``info["replaced"]``); an error
-        raised by the env itself (a bad option, an unknown task) is raised here.
-        """
-        self._check_open()
-        if self._in_flight:
-            raise RuntimeError(f"envs {sorted(self._in_flight)} have a step in flight: recv() it before reset()")
-        seeds = reset_seeds(seed, self.num_envs)
-        indices, options = reset_indices(options, self.num_envs)
+    def _reset(self, indices: list[int], seeds: list[int | None],
+               options: dict[str, Any]) -> list[tuple[Any, dict[str, Any]]]:
+        """A sub-env whose actor died or hangs is replaced and reset once more
+        (``info["replaced"]``); an error raised by the env itself (a bad option, an unknown task)
+        is raised here."""
         results = self._reset_many(indices, seeds, options, retry=True)
-        infos: dict[str, Any] = {}
-        for i in indices:
-            observation, info = results[i]
-            self._last_obs[i] = observation
-            self._ended[i] = False
-            infos = self._add_info(infos, info, i)
-        observations = concatenate(self.single_observation_space, self._last_obs, self._batch(self.num_envs))
-        return observations, infos
+        return [results[i] for i in indices]
 
     def _reset_many(self, indices: list[int], seeds: list[int | None], options: dict[str, Any],
                     retry: bool) -> dict[int, tuple[Any, dict[str, Any]]]:
@@ -237,67 +209,29 @@ class RayVectorEnv(VectorEnv):
             if not retry:
                 raise RuntimeError(f"sub-envs {sorted(failed)} could not be reset on fresh actors: {failed}")
             for i in failed:
-                self._replace(i, needs_reset=False)
+                self._replace(i)
             for i, (observation, info) in self._reset_many(list(failed), seeds, options, retry=False).items():
                 results[i] = (observation, {**info, "replaced": True})
         return results
 
-    def _batch(self, n: int) -> Any:
-        return create_empty_array(self.single_observation_space, n)
+    def _send(self, i: int, action: Any, needs_reset: bool) -> _InFlight:
+        return _InFlight(self.actors[i].step.remote(action, needs_reset), self._deadline(i))
 
-    # ------------------------------------------------------------------ step, send, recv
-
-    def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        """Step every sub-env concurrently; ``actions`` is a batched action-space element or a
-        sequence of N per-env actions (CLA models, CLA dicts, lists of them, or space samples)."""
-        self.send(unbatch_actions(self.action_space, actions, self.num_envs))
-        return self.recv(min_batch=self.num_envs, ordered=True)
-
-    def send(self, actions: Sequence[Any], env_ids: Sequence[int] | None = None) -> None:
-        """Start a step of the envs ``env_ids`` (all by default) with one UNBATCHED action each;
-        returns at once. Collect the results with :meth:`recv`."""
-        self._check_open()
-        env_ids = send_ids(actions, env_ids, self.num_envs, busy=self._in_flight, ended=self._ended,
-                           autoreset_mode=self.autoreset_mode)
-        for i, action in zip(env_ids, actions):
-            self._in_flight[i] = _InFlight(self.actors[i].step.remote(action), self._deadline(i))
-
-    def recv(self, min_batch: int | None = None, timeout: float | None = None, *,
-             ordered: bool = False) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        """Wait until at least ``min_batch`` envs in flight have finished their step (all of them
-        by default), or ``timeout`` seconds; return the finished ones as a batch.
-
-        ``infos["env_id"]`` names the env of each row (left out when ``ordered`` and every env is
-        in the batch, as ``step`` does). A sub-env past ``step_timeout`` counts as finished: its
-        row has ``status == "timeout"``.
-
-        Raises:
-            RuntimeError: nothing is in flight.
-            TimeoutError: ``timeout`` passed before any env finished.
-        """
-        if not self._in_flight:
-            raise RuntimeError("no step in flight: call send() first")
-        wanted = len(self._in_flight) if min_batch is None else max(1, min(min_batch, len(self._in_flight)))
-        deadline = None if timeout is None else time.monotonic() + timeout
+    def _recv(self, timeout: float | None) -> dict[int, StepResult]:
+        """The answered calls; a sub-env past ``step_timeout`` counts as finished, its row a
+        ``timeout``. Waits at most until the first call in flight is overdue."""
         rows: dict[int, StepResult] = {}
-        while True:
-            self._collect(rows)
-            if len(rows) >= wanted or not self._in_flight:
-                break
-            now = time.monotonic()
-            if deadline is not None and now >= deadline:
-                if rows:
-                    break
-                raise TimeoutError(f"no env finished its step within {timeout} s")
-            limits = [d - now for d in (deadline, *(f.deadline for f in self._in_flight.values())) if d is not None]
-            self._ray.wait([f.ref for f in self._in_flight.values()], num_returns=1,
-                           timeout=max(0.0, min(limits)) if limits else None)
-        finished = sorted(rows) if ordered else list(rows)
-        for i in finished:
-            observation, _, terminated, truncated, _ = rows[i]
-            self._last_obs[i] = observation
-            self._ended[i] = bool(terminated or truncated)
-        return batch_rows(self, [(i, rows[i]) for i in finished], with_env_ids=not (ordered and len(finished) == self.num_envs))
+        self._collect(rows)
+        if rows or timeout == 0:
+            return rows
+        now = time.monotonic()
+        limits = [call.deadline - now for call in self._in_flight.values() if call.deadline is not None]
+        if timeout is not None:
+            limits.append(timeout)
+        self._ray.wait([call.ref for call in self._in_flight.values()], num_returns=1,
+                       timeout=max(0.0, min(limits)) if limits else None)
+        self._collect(rows)
+        return rows
 
     def _collect(self, rows: dict[int, StepResult]) -> None:
         """Move every answered (or overdue) call in flight to ``rows``, without blocking."""
@@ -308,44 +242,48 @@ class RayVectorEnv(VectorEnv):
         for i, call in list(self._in_flight.items()):
             if call.ref in ready_set:
                 try:
-                    # The observation is copied into the batch; only the info needs writable arrays.
                     result = self._ray.get(call.ref)
                 except self._ray.exceptions.RayError as exc:
                     self._fail(i, call, "env_error", f"sub-env {i} crashed: {failure_message(exc)}", rows)
                     continue
                 del self._in_flight[i]
                 self._fresh.discard(i)
-                if call.failed_row is None:
+                if call.program is None:
+                    # The observation is copied into the batch; only the info needs writable arrays.
                     observation, reward, terminated, truncated, info = result
                     rows[i] = (observation, reward, terminated, truncated, writable(info))
                 else:
-                    reset_observation, reset_info = result
-                    reset_info = writable(reset_info)
-                    observation, reward, terminated, truncated, info = call.failed_row
-                    rows[i] = (reset_observation, reward, terminated, truncated,
-                               {"final_obs": writable(observation), "final_info": info, **reset_info})
+                    self._advance(i, call.program, writable(result), call.failed_row, rows)
             elif call.deadline is not None and now >= call.deadline:
                 self._fail(i, call, "timeout", f"sub-env {i} did not answer within {self.step_timeout} s", rows)
 
     def _fail(self, i: int, call: _InFlight, status: str, error: str, rows: dict[int, StepResult]) -> None:
         """Report sub-env ``i``'s failed call and put a fresh actor in its place."""
         del self._in_flight[i]
+        self._replace(i)
         if call.failed_row is not None:
-            # The replacement could not be reset either: report the first failure; the next
-            # actor resets on its first step.
+            # The replacement could not be reset either: report the first failure, with no reset
+            # (so the next step resets: autoreset.needs_reset_after) and no more tries here.
             observation, reward, terminated, truncated, info = call.failed_row
-            self._replace(i, needs_reset=True)
             rows[i] = (observation, reward, terminated, truncated, {**info, "error": f"{info['error']}; then {error}"})
             return
         # As HudEnv: a crash terminates the episode, a timeout truncates it.
-        row: StepResult = (self._last_obs[i], None, status == "env_error", status == "timeout",
+        row: StepResult = (writable(self._last_obs[i]), None, status == "env_error", status == "timeout",
                            {"status": status, "error": error, "replaced": True})
-        if self.autoreset_mode is AutoresetMode.SAME_STEP:
-            self._replace(i, needs_reset=False)
-            self._in_flight[i] = _InFlight(self.actors[i].reset.remote(None, {}), self._deadline(i), failed_row=row)
+        self._advance(i, autoreset.end_program(self.autoreset_mode, row), None, row, rows)
+
+    def _advance(self, i: int, program: autoreset.Program, answer: Any, failed_row: StepResult | None,
+                 rows: dict[int, StepResult]) -> None:
+        """Send ``answer`` to sub-env ``i``'s autoreset ``program`` (``None`` starts it): its row
+        goes to ``rows`` when it returns one, else its next call to the actor is put in flight."""
+        try:
+            request = program.send(answer)
+        except StopIteration as done:
+            rows[i] = done.value
             return
-        self._replace(i, needs_reset=self.autoreset_mode is AutoresetMode.NEXT_STEP)
-        rows[i] = row
+        actor = self.actors[i]
+        ref = actor.step.remote(request.action) if isinstance(request, autoreset.Step) else actor.reset.remote(None, {})
+        self._in_flight[i] = _InFlight(ref, self._deadline(i), program, failed_row)
 
     # ------------------------------------------------------------------ misc
 
@@ -369,10 +307,6 @@ class RayVectorEnv(VectorEnv):
         ``gym_type``, spaces."""
         self._check_open()
         return [self._get(i, actor.describe.remote(), "describe()") for i, actor in enumerate(self.actors)]
-
-    def _check_open(self) -> None:
-        if self._closed:
-            raise RuntimeError("the vector env is closed")
 
     def close_extras(self, **kwargs: Any) -> None:
         """Close every sub-env (which closes its browser), then kill every actor."""

@@ -1,7 +1,8 @@
 """What every hud-gym vector env does the same way: read ``reset``'s seeds and mask, split a
 batched action, and batch the rows a ``recv`` returns (Gymnasium's info layout included).
 
-Shared by :class:`~hud_gym.wrappers.vector.local.HudVectorEnv` and
+Used by :class:`~hud_gym.wrappers.vector.send_recv.SendRecvVectorEnv`, the base of
+:class:`~hud_gym.wrappers.vector.local.HudVectorEnv` and
 :class:`~hud_gym.wrappers.integrations.ray_vector.RayVectorEnv`.
 """
 

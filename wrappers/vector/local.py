@@ -4,10 +4,11 @@ All sub-envs share the process's private loop thread (and so one browser, for ``
 a batched ``step`` awaits every sub-env's ``astep`` at once, so N slow pages cost about one slow
 page, not N. EnvPool-style :meth:`HudVectorEnv.send` / :meth:`HudVectorEnv.recv` let a trainer
 collect whichever envs finish first, so one slow page never stalls the rest; ``step`` is ``send``
-to every env followed by ``recv`` of all of them.
+to every env followed by ``recv`` of all of them (:class:`~hud_gym.wrappers.vector.send_recv.SendRecvVectorEnv`).
 
-The three Gymnasium autoreset modes behave exactly as in ``SyncVectorEnv`` (NEXT_STEP is the
-default, advertised in ``metadata["autoreset_mode"]``). A sub-env whose step raises is replaced by
+The three Gymnasium autoreset modes behave exactly as in ``SyncVectorEnv``
+(:mod:`~hud_gym.wrappers.vector.autoreset`; NEXT_STEP is the default, advertised in
+``metadata["autoreset_mode"]``). A sub-env whose step raises is replaced by
 a new one and its episode is reported as ``terminated`` with ``info["status"] == "env_error"``; one
 whose step (autoreset included) outlives ``step_timeout`` is replaced too, its episode reported as
 ``truncated`` with ``info["status"] == "timeout"``.
@@ -33,29 +34,24 @@ import asyncio
 import concurrent.futures
 import contextvars
 import functools
-import time
+import importlib
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-from gymnasium.vector import AutoresetMode, VectorEnv
-from gymnasium.vector.utils import batch_space, concatenate, create_empty_array
+from gymnasium.vector import AutoresetMode
 
 from hud_gym.core.env import HudEnv
 from hud_gym.core.loop import get_loop_thread
 from hud_gym.wrappers.rollout.placement import controller_kwargs
-from hud_gym.wrappers.vector.batching import (
-    StepResult,
-    batch_rows,
-    reset_indices,
-    reset_seeds,
-    send_ids,
-    unbatch_actions,
-)
+from hud_gym.wrappers.vector import autoreset
+from hud_gym.wrappers.vector.batching import StepResult
+from hud_gym.wrappers.vector.send_recv import SendRecvVectorEnv
 
 __all__ = ["HudVectorEnv", "browser_vector_env", "qa_vector_env", "ubuntu_vector_env"]
 
-class HudVectorEnv(VectorEnv):
+
+class HudVectorEnv(SendRecvVectorEnv):
     """N hud-gym envs stepped concurrently on the shared event loop.
 
     Args:
@@ -69,12 +65,18 @@ class HudVectorEnv(VectorEnv):
             most its own limits allow.
     """
 
+    _in_flight: dict[int, concurrent.futures.Future[StepResult]]
+
     def __init__(self, env_fns: Sequence[Callable[[], HudEnv]], *,
                  autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP, copy: bool = True,
                  step_timeout: float | None = None) -> None:
         if not env_fns:
             raise ValueError("a vector env needs at least one env")
+        if step_timeout is not None and step_timeout <= 0:
+            raise ValueError(f"step_timeout must be positive, got {step_timeout}")
+        super().__init__(len(env_fns), autoreset_mode=autoreset_mode, copy=copy)
         self.env_fns = list(env_fns)
+        self.step_timeout = step_timeout
         # Replacement envs are made on the loop thread: make them in this context, so that they
         # are linked to the same job (``hud_gym.jobs.current_job``) as the first ones.
         self._made_in = contextvars.copy_context()
@@ -82,26 +84,10 @@ class HudVectorEnv(VectorEnv):
         for env in self.envs:
             if not isinstance(env, HudEnv):
                 raise TypeError(f"HudVectorEnv runs hud-gym envs, got {type(env).__name__}")
-        self.num_envs = len(self.envs)
-        self.autoreset_mode = autoreset_mode if isinstance(autoreset_mode, AutoresetMode) else AutoresetMode(autoreset_mode)
-        self.copy = copy
-        if step_timeout is not None and step_timeout <= 0:
-            raise ValueError(f"step_timeout must be positive, got {step_timeout}")
-        self.step_timeout = step_timeout
         first = self.envs[0]
-        self.metadata = {**first.metadata, "autoreset_mode": self.autoreset_mode}
-        self.render_mode = first.render_mode
-        self.spec = first.spec
-        self.single_observation_space = first.observation_space
-        self.single_action_space = first.action_space
-        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
-        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self._describe_batch(metadata=first.metadata, render_mode=first.render_mode, spec=first.spec,
+                             observation_space=first.observation_space, action_space=first.action_space)
         self._runner = get_loop_thread()
-        self._autoreset = np.zeros(self.num_envs, dtype=np.bool_)
-        # Each env's latest observation: the batch is rebuilt from these, and a crashed env
-        # reports its last one.
-        self._last_obs: list[Any] = [None] * self.num_envs
-        self._pending: dict[int, concurrent.futures.Future[StepResult]] = {}
         self._closed = False
 
     @classmethod
@@ -117,134 +103,57 @@ class HudVectorEnv(VectorEnv):
         env_fns = [functools.partial(env_class, **controller_kwargs(env_kwargs, i)) for i in range(num_envs)]
         return cls(env_fns, autoreset_mode=autoreset_mode, copy=copy, step_timeout=vector_step_timeout)
 
-    # ------------------------------------------------------------------ reset
+    # ------------------------------------------------------------------ the backend: reset, send, recv
 
-    def reset(self, *, seed: int | Sequence[int | None] | None = None,
-              options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
-        """Reset every sub-env (or those in ``options["reset_mask"]``) concurrently.
-
-        ``seed`` is ``None``, an int (env ``i`` gets ``seed + i``) or a list of seeds
-        (``[s] * N`` gives every env the same task instance: a GRPO group).
-        """
-        self._check_open()
-        if self._pending:
-            raise RuntimeError(f"envs {sorted(self._pending)} have a step in flight: recv() it before reset()")
-        seeds = reset_seeds(seed, self.num_envs)
-        indices, options = reset_indices(options, self.num_envs)
-
+    def _reset(self, indices: list[int], seeds: list[int | None],
+               options: dict[str, Any]) -> list[tuple[Any, dict[str, Any]]]:
         async def reset_all() -> list[tuple[Any, dict[str, Any]]]:
-            return await asyncio.gather(*(self._reset_one(i, seeds[i], options) for i in indices))
+            return await asyncio.gather(*(self.envs[i].areset(seed=seeds[i], options=dict(options)) for i in indices))
 
-        results = self._runner.run(reset_all())
-        infos: dict[str, Any] = {}
-        for i, (observation, info) in zip(indices, results):
-            self._last_obs[i] = observation
-            infos = self._add_info(infos, info, i)
-            self._autoreset[i] = False
-        observations = concatenate(self.single_observation_space, self._last_obs, self._batch(self.num_envs))
-        return observations, infos
+        return self._runner.run(reset_all())
 
-    def _batch(self, n: int) -> Any:
-        return create_empty_array(self.single_observation_space, n)
+    def _send(self, i: int, action: Any, needs_reset: bool) -> concurrent.futures.Future[StepResult]:
+        return asyncio.run_coroutine_threadsafe(self._bounded_step(i, action, needs_reset), self._runner.loop)
 
-    async def _reset_one(self, i: int, seed: int | None, options: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
-        return await self.envs[i].areset(seed=seed, options=dict(options))
-
-    # ------------------------------------------------------------------ step, send, recv
-
-    def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        """Step every sub-env concurrently; ``actions`` is a batched action-space element or a
-        sequence of N per-env actions (CLA models, CLA dicts, lists of them, or space samples)."""
-        self.send(unbatch_actions(self.action_space, actions, self.num_envs))
-        return self.recv(min_batch=self.num_envs, ordered=True)
-
-    def send(self, actions: Sequence[Any], env_ids: Sequence[int] | None = None) -> None:
-        """Start a step of the envs ``env_ids`` (all by default) with one UNBATCHED action each;
-        returns at once. Collect the results with :meth:`recv`."""
-        self._check_open()
-        env_ids = send_ids(actions, env_ids, self.num_envs, busy=self._pending, ended=self._autoreset,
-                           autoreset_mode=self.autoreset_mode)
-        for i, action in zip(env_ids, actions):
-            self._pending[i] = asyncio.run_coroutine_threadsafe(self._bounded_step(i, action), self._runner.loop)
-
-    def recv(self, min_batch: int | None = None, timeout: float | None = None, *,
-             ordered: bool = False) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        """Wait until at least ``min_batch`` envs in flight have finished their step (all of them
-        by default), or ``timeout`` seconds; return the finished ones as a batch.
-
-        ``infos["env_id"]`` names the env of each row. With ``ordered`` rows follow env id order.
-        A failed row's reward is ``NaN`` (see the module docstring).
-
-        Raises:
-            RuntimeError: nothing is in flight.
-            TimeoutError: ``timeout`` passed before any env finished.
-        """
-        if not self._pending:
-            raise RuntimeError("no step in flight: call send() first")
-        wanted = len(self._pending) if min_batch is None else max(1, min(min_batch, len(self._pending)))
-        deadline = None if timeout is None else time.monotonic() + timeout
-        while True:
-            finished = [i for i, future in self._pending.items() if future.done()]
-            if len(finished) >= wanted:
-                break
-            remaining = None if deadline is None else deadline - time.monotonic()
-            if remaining is not None and remaining <= 0:
-                if finished:
-                    break
-                raise TimeoutError(f"no env finished its step within {timeout} s")
-            concurrent.futures.wait([f for f in self._pending.values() if not f.done()], timeout=remaining,
+    def _recv(self, timeout: float | None) -> dict[int, StepResult]:
+        finished = [i for i, future in self._in_flight.items() if future.done()]
+        if not finished and timeout != 0:
+            concurrent.futures.wait(self._in_flight.values(), timeout=timeout,
                                     return_when=concurrent.futures.FIRST_COMPLETED)
-        if ordered:
-            finished.sort()
-        results = [(i, self._pending.pop(i).result()) for i in finished]
-        for i, (observation, *_) in results:
-            self._last_obs[i] = observation
-        observations, rewards, terminations, truncations, infos = batch_rows(
-            self, results, with_env_ids=not (ordered and len(results) == self.num_envs))
-        return observations, rewards, terminations, truncations, infos
+            finished = [i for i, future in self._in_flight.items() if future.done()]
+        return {i: self._in_flight.pop(i).result() for i in finished}
+
+    # ------------------------------------------------------------------ one env's step, on the loop
 
     def _timeout_of(self, env: HudEnv) -> float:
         return self.step_timeout if self.step_timeout is not None else env.step_timeout + env.reset_timeout
 
-    async def _bounded_step(self, i: int, action: Any) -> StepResult:
-        """:meth:`_step_one` within the step timeout; past it the env is replaced and the row
-        reports ``status="timeout"`` (truncated), its last observation repeated."""
+    async def _bounded_step(self, i: int, action: Any, needs_reset: bool) -> StepResult:
+        """Env ``i``'s step under the autoreset rules, within the step timeout; past it the env is
+        replaced and the row reports ``status="timeout"`` (truncated), its last observation repeated."""
         timeout = self._timeout_of(self.envs[i])
         try:
-            return await asyncio.wait_for(self._step_one(i, action), timeout)
+            return await asyncio.wait_for(
+                autoreset.arun(autoreset.step_program(self.autoreset_mode, needs_reset, action),
+                               functools.partial(self._step_or_replace, i), functools.partial(self._reset_or_replace, i)),
+                timeout)
         except asyncio.TimeoutError:
             pass
         info: dict[str, Any] = {"status": "timeout", "error": f"sub-env {i} did not finish its step within {timeout} s",
                                 "replaced": True}
         await self._replace(i)
-        return await self._autoreset_after(i, (self._last_obs[i], None, False, True, info))
+        return await autoreset.arun(autoreset.end_program(self.autoreset_mode, (self._last_obs[i], None, False, True, info)),
+                                    functools.partial(self._step_or_replace, i), functools.partial(self._reset_or_replace, i))
 
-    async def _step_one(self, i: int, action: Any) -> StepResult:
-        """One env's step with the autoreset rules of ``SyncVectorEnv``."""
-        env = self.envs[i]
-        if self.autoreset_mode is AutoresetMode.NEXT_STEP and self._autoreset[i]:
-            observation, info = await self._reset_or_replace(i)
-            self._autoreset[i] = False
-            return observation, 0.0, False, False, info
+    async def _step_or_replace(self, i: int, action: Any) -> StepResult:
+        """Env ``i``'s own step; one that raises is replaced and its episode reported failed."""
         try:
-            observation, reward, terminated, truncated, info = await env.astep(action)
+            return await self.envs[i].astep(action)
         except Exception as exc:  # noqa: BLE001  (a crashed sub-env is replaced, its episode reported failed)
-            observation, reward, terminated, truncated = self._last_obs[i], None, True, False
             info = {"status": "env_error", "error": f"sub-env {i} crashed: {type(exc).__name__}: {exc}", "replaced": True}
+            row: StepResult = (self._last_obs[i], None, True, False, info)
             await self._replace(i)
-        return await self._autoreset_after(i, (observation, reward, terminated, truncated, info))
-
-    async def _autoreset_after(self, i: int, row: StepResult) -> StepResult:
-        """Env ``i``'s finished step under the autoreset mode: with SAME_STEP an ended episode
-        resets at once (its observation and info ride along in ``final_obs``/``final_info``, as in
-        ``SyncVectorEnv``); otherwise the env is marked for the next step's reset."""
-        observation, reward, terminated, truncated, info = row
-        ended = terminated or truncated
-        if self.autoreset_mode is AutoresetMode.SAME_STEP and ended:
-            reset_observation, reset_info = await self._reset_or_replace(i)
-            return reset_observation, reward, terminated, truncated, {"final_obs": observation, "final_info": info, **reset_info}
-        self._autoreset[i] = ended
-        return row
+            return row
 
     async def _replace(self, i: int) -> None:
         old = self.envs[i]
@@ -265,11 +174,6 @@ class HudVectorEnv(VectorEnv):
 
     # ------------------------------------------------------------------ misc
 
-    @property
-    def in_flight(self) -> list[int]:
-        """The ids of the envs with a step sent and not yet received, in order."""
-        return sorted(self._pending)
-
     def call(self, name: str, *args: Any, **kwargs: Any) -> tuple[Any, ...]:
         """Call a method (or read an attribute) of every sub-env."""
         results = []
@@ -282,17 +186,13 @@ class HudVectorEnv(VectorEnv):
         """The last screenshot of every sub-env."""
         return tuple(env.render() for env in self.envs)
 
-    def _check_open(self) -> None:
-        if self._closed:
-            raise RuntimeError("the vector env is closed")
-
     def close_extras(self, **kwargs: Any) -> None:
         """Close every sub-env (pending steps are cancelled first)."""
         if self._closed:
             return
-        for future in self._pending.values():
+        for future in self._in_flight.values():
             future.cancel()
-        self._pending.clear()
+        self._in_flight.clear()
         for env in self.envs:
             env.close()
         self._closed = True
@@ -301,8 +201,6 @@ class HudVectorEnv(VectorEnv):
 def _creator(env_path: str) -> Callable[..., HudVectorEnv]:
     def create(num_envs: int = 1, **kwargs: Any) -> HudVectorEnv:
         module, name = env_path.split(":")
-        import importlib
-
         env_class = getattr(importlib.import_module(module), name)
         return HudVectorEnv.from_env_class(env_class, num_envs, **kwargs)
 
