@@ -69,4 +69,4 @@ async def verifiers_group_rollout(task: Task | dict[str, Any] | str, policy: Cal
     advantages = group_advantages(group.rewards(), scale="none")
     shared_id = group.group_id if example_id is None else example_id
     return [to_rollout_output(t, example_id=shared_id, advantage=float(a))
-            for t, a in zip(group.trajectories, advantages)]
+            for t, a in zip(group.trajectories, advantages, strict=True)]

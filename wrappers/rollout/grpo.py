@@ -61,7 +61,7 @@ def _is_agent(policy: Any) -> bool:
 async def _decide(policy: Callable[..., Any], observation: dict[str, Any], history: list[TrajectoryStep],
                   task: Task, info: dict[str, Any] | None = None) -> PolicyOutput:
     call, args = (policy.act, (observation, info or {})) if _is_agent(policy) else (policy, (observation, history, task))
-    if inspect.iscoroutinefunction(call) or inspect.iscoroutinefunction(getattr(call, "__call__", None)):
+    if inspect.iscoroutinefunction(call) or inspect.iscoroutinefunction(type(call).__call__):  # an async __call__
         result = await call(*args)
     else:
         result = await asyncio.to_thread(call, *args)
@@ -237,10 +237,16 @@ async def rollout_groups(tasks: Iterable[Task | dict[str, Any] | str], policy: C
                          pool: EnvPool | None = None, **rollout_kwargs: Any) -> AsyncIterator[TrajectoryGroup]:
     """Yield a :class:`TrajectoryGroup` per task as each completes, with at most
     ``max_concurrent`` rollouts (envs) alive at once across all groups (leased from ``pool``
-    when given)."""
+    when given). ``seeds`` has one seed per task (``None``: a random one).
+
+    Raises:
+        ValueError: ``seeds`` of another length than ``tasks``.
+    """
     task_list = [resolve_task(t) for t in tasks]
     limit = asyncio.Semaphore(max_concurrent)
     seed_list = list(seeds) if seeds is not None else [None] * len(task_list)
+    if len(seed_list) != len(task_list):
+        raise ValueError(f"got {len(seed_list)} seeds for {len(task_list)} tasks")
 
     async def bounded(task: Task, policy: Callable[..., Any], **kwargs: Any) -> Trajectory:
         async with limit:
@@ -255,7 +261,7 @@ async def rollout_groups(tasks: Iterable[Task | dict[str, Any] | str], policy: C
         )))
         return group
 
-    pending = [asyncio.ensure_future(group_of(t, s)) for t, s in zip(task_list, seed_list)]
+    pending = [asyncio.ensure_future(group_of(t, s)) for t, s in zip(task_list, seed_list, strict=True)]
     try:
         for next_done in asyncio.as_completed(pending):
             yield await next_done
