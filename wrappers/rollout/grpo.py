@@ -270,6 +270,8 @@ async def rollout_groups(tasks: Iterable[Task | dict[str, Any] | str], policy: C
             future.cancel()
 
 
+# TODO(lead): import from hud_gym.advantages (part C moves group_advantages into the core, so that
+# hud_gym.trajectory need not import upward); keep hud_gym.wrappers.grpo.group_advantages importable.
 def group_advantages(rewards: Sequence[float | None], *, scale: Literal["group", "none"] = "group",
                      eps: float = 1e-6, ddof: int = 0) -> np.ndarray:
     """GRPO advantages of one group: ``(r - mean) / (std + eps)`` over the scorable runs.
