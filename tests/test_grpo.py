@@ -131,6 +131,18 @@ def test_rollout_groups_stream_as_completed() -> None:
     assert asyncio.run(collect()) == ["fast", "slow"]
 
 
+def test_rollout_groups_with_a_seed_per_task_and_a_wrong_number_of_seeds() -> None:
+    tasks = [FRANCE, Task(id="two", prompt="1+1?", target="2", gym="qa")]
+
+    async def collect(seeds: list[int]) -> list[TrajectoryGroup]:
+        return [g async for g in rollout_groups(tasks, answer("Paris"), group_size=1, seeds=seeds)]
+
+    groups = asyncio.run(collect([4, 5]))
+    assert sorted((g.task.id, g.seed) for g in groups) == [("france", 4), ("two", 5)]
+    with pytest.raises(ValueError, match="got 1 seeds for 2 tasks"):
+        asyncio.run(collect([4]))  # it dropped the second task without a word before
+
+
 def test_group_advantages_golden_numbers() -> None:
     # ART / TRL async: population std, eps 1e-6.
     np.testing.assert_allclose(group_advantages([1, 0, 0, 1]), [0.999998000004, -0.999998000004, -0.999998000004, 0.999998000004])

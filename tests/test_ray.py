@@ -160,7 +160,7 @@ def test_autoreset_timeline_matches_sync_vector_env(ray_cluster: Any, mode: Auto
             a = ours.step(actions if step % 2 else batch)
             b = reference.step(batch)
             same_obs(a[0], b[0])
-            for x, y in zip(a[1:4], b[1:4]):
+            for x, y in zip(a[1:4], b[1:4], strict=True):
                 np.testing.assert_array_equal(x, y)
             same_infos(a[4], b[4])
             if mode is AutoresetMode.SAME_STEP and "final_obs" in a[4]:
@@ -254,7 +254,7 @@ def test_send_recv_returns_fast_envs_first(ray_cluster: Any) -> None:
         envs.send([WaitAction(time=1500), ResponseAction(text="Paris"), TypeAction(text="x")])
         _, rewards, terminated, _, infos = envs.recv(min_batch=2)
         assert sorted(infos["env_id"].tolist()) == [1, 2]
-        assert dict(zip(infos["env_id"].tolist(), rewards.tolist())) == {1: 1.0, 2: 0.0}
+        assert dict(zip(infos["env_id"].tolist(), rewards.tolist(), strict=True)) == {1: 1.0, 2: 0.0}
         with pytest.raises(RuntimeError, match="in flight"):
             envs.send([TypeAction(text="y")], env_ids=[0])
         envs.send([TypeAction(text="y")], env_ids=[2])
@@ -303,6 +303,41 @@ def test_a_killed_actor_is_an_env_error_and_is_replaced(ray_cluster: Any, mode: 
             assert infos["final_obs"][0]["text"].endswith("Answer so far: Par")
         _, rewards, terminated, _, _ = envs.step([ResponseAction(text="Paris"), ResponseAction(text="Paris")])
         assert rewards.tolist()[0] == 1.0 and terminated.tolist()[0]
+    finally:
+        described = envs.describe()
+        envs.close()
+    assert_gone(ray_cluster, described)
+
+
+def test_same_step_when_the_replacement_cannot_start_either(ray_cluster: Any, tmp_path: Path) -> None:
+    """SAME_STEP: the actor dies, and the fresh actor's env fails to start, so its reset fails
+    too: the row reports both failures with no reset, and the next step resets on a third actor."""
+    made = tmp_path / "made"
+    made.mkdir()
+
+    def second_one_fails() -> QAEnv:  # a closure: Ray pickles it by value
+        count = len(list(made.iterdir()))
+        (made / str(count)).touch()
+        if count == 1:
+            raise RuntimeError("this env cannot start")
+        return QAEnv(task=TASK)
+
+    from hud_gym.wrappers.ray_vector import RayVectorEnv
+
+    envs = RayVectorEnv([second_one_fails], autoreset_mode=AutoresetMode.SAME_STEP)
+    try:
+        envs.reset(seed=0)
+        envs.step([TypeAction(text="Par")])
+        ray_cluster.kill(envs.actors[0])
+        obs, rewards, terminated, truncated, infos = envs.step([TypeAction(text="is")])
+        assert terminated.tolist() == [True] and np.isnan(rewards[0]) and infos["status"].tolist() == ["env_error"]
+        assert "ActorDiedError" in infos["error"][0] and "; then sub-env 0 crashed" in infos["error"][0]
+        assert "final_obs" not in infos and obs["text"][0].endswith("Answer so far: Par")  # no reset happened
+        obs, rewards, terminated, _, infos = envs.step([ResponseAction(text="Paris")])  # a reset in its place
+        assert rewards.tolist() == [0.0] and terminated.tolist() == [False] and infos["step"].tolist() == [0]
+        _, rewards, terminated, _, infos = envs.step([ResponseAction(text="Paris")])
+        assert rewards.tolist() == [1.0] and infos["final_info"]["status"].tolist() == ["ok"]
+        assert len(list(made.iterdir())) == 3
     finally:
         described = envs.describe()
         envs.close()

@@ -1,2 +1,17 @@
-"""Wrappers over hud-gym environments: vector envs, GRPO rollouts, stable-baselines3 and Ray
-adapters, observation wrappers."""
+"""Everything built on top of a single hud-gym env, in three groups (the layers import downward):
+
+- :mod:`hud_gym.wrappers.vector`: batched vector envs, Gymnasium's ``VectorEnv`` API with
+  EnvPool-style ``send``/``recv`` (``gymnasium.make_vec("hud/QA-v0", num_envs=4)`` gives one);
+- :mod:`hud_gym.wrappers.rollout`: trainer-agnostic rollouts: GRPO groups, a pool of warm envs,
+  and where the envs of a batch run their controllers;
+- :mod:`hud_gym.wrappers.integrations`: adapters for other libraries (stable-baselines3, Ray,
+  TRL, verifiers), each imported only when used: ``import hud_gym.wrappers`` imports none of them.
+
+The flat module paths of earlier versions (``hud_gym.wrappers.grpo``, ``hud_gym.wrappers.pool``,
+``hud_gym.wrappers.ray_vector``, ``hud_gym.wrappers.sb3_vec_env``, ...) still import the same
+objects; each of those modules names its new path.
+
+Example:
+    >>> from hud_gym.wrappers.rollout import EnvPool, rollout_group
+    >>> from hud_gym.wrappers.vector import HudVectorEnv
+"""

@@ -1,0 +1,212 @@
+"""TRL adapter: a class for ``GRPOTrainer(environment_factory=...)``.
+
+TRL (``transformers >= 5.2``) builds one instance per rollout slot with no arguments, pools and
+reuses them, calls ``reset(**row)`` with the dataset row before each episode (the returned string
+extends the prompt), exposes every public method as a tool (schema from its type hints and
+Google-style docstring) and lets reward functions read ``environments[i].get_reward()``.
+
+TRL calls ``reset`` and the tools one rollout after another (a sync loop); each call goes through
+the env's sync facade, which runs the work on hud-gym's private event-loop thread.
+
+Example:
+    >>> HudQA = trl_environment_factory("qa")
+    >>> def env_reward(environments, **kwargs):
+    ...     return [env.get_reward() for env in environments]
+    >>> # GRPOTrainer(model=..., train_dataset=ds, reward_funcs=env_reward, environment_factory=HudQA)
+
+Dataset rows carry ``task`` (a Task dict or a ``"<taskset>/<id>"`` reference; ``task_id`` is
+accepted as an alias) or the task's own fields (``prompt``, ``target``, ``choices``, ...), and
+optionally ``seed``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from hud_gym.task import Task
+from hud_gym.tasksets import resolve_task
+from hud_gym.trajectory import FAILED
+
+__all__ = ["trl_environment_factory"]
+
+_TASK_FIELDS = ("id", "setup", "evaluate", "gym", "target", "choices", "files", "metadata", "config")
+
+
+def _prompt_text(prompt: Any) -> str:
+    """A task prompt from a row's ``prompt``: a string, or TRL's conversational list of messages
+    (the last user message's text)."""
+    if isinstance(prompt, str):
+        return prompt
+    if isinstance(prompt, (list, tuple)):
+        for message in reversed(prompt):
+            if isinstance(message, dict) and message.get("role", "user") == "user":
+                content = message.get("content", "")
+                if isinstance(content, str):
+                    return content
+                return "\n".join(p.get("text", "") for p in content if isinstance(p, dict) and p.get("type") == "text")
+    raise ValueError(f"a row's prompt must be a string or a list of chat messages, got {type(prompt).__name__}")
+
+
+def _task_from_row(row: dict[str, Any]) -> Task:
+    reference = row.get("task", row.get("task_id"))
+    if reference is not None:
+        return resolve_task(reference)
+    if row.get("prompt") is None:
+        raise ValueError("a dataset row needs a 'task' (Task dict or '<taskset>/<id>') or a 'prompt'")
+    fields = {k: row[k] for k in _TASK_FIELDS if row.get(k) is not None}
+    return Task(prompt=_prompt_text(row["prompt"]), **fields)
+
+
+def trl_environment_factory(gym: str = "qa", **env_kwargs: Any) -> type:
+    """A class for TRL's ``GRPOTrainer(environment_factory=Cls)`` over the hud-gym ``gym``.
+
+    Args:
+        gym: the gym name or id (``"qa"``, ``"hud-browser"``, ``"hud-ubuntu"``, ``"hud/QA-v0"``).
+        **env_kwargs: keyword arguments for ``hud_gym.make`` (``max_steps``, ``observation_size``, ...).
+
+    The env is made lazily at the first ``reset`` (constructing an instance launches nothing) and
+    kept across episodes; ``close()`` releases it.
+    """
+    from hud_gym.registration import gym_id_for
+
+    gym_id = gym_id_for(gym)
+    kwargs = dict(env_kwargs)
+
+    class HudTRLEnvironment:
+        """One hud-gym env as a TRL environment: ``reset``, tool methods, ``get_reward``, ``close``."""
+
+        def __init__(self) -> None:
+            self.env: Any = None
+            self.last_image: Any = None
+            self._task: Task | None = None
+            self._reward: float | None = None
+            self._status = "ok"
+            self._over = True
+
+        # ------------------------------------------------------------ episode
+
+        def reset(self, **row: Any) -> str:
+            """Start an episode for the dataset row's task (and ``seed``); return its instruction."""
+            task = _task_from_row(row)
+            if task.gym is not None and gym_id_for(task.gym) != gym_id:
+                raise ValueError(f"task {task.id!r} is for gym {task.gym!r}, but this environment runs {gym_id}")
+            if self.env is None:
+                import hud_gym
+
+                self.env = hud_gym.make(gym_id, **kwargs).unwrapped
+            seed = row.get("seed")
+            observation, info = self.env.reset(seed=None if seed is None else int(seed), options={"task": task})
+            self._task, self._reward, self._status, self._over = task, None, "ok", False
+            self._keep_image(observation)
+            return info.get("prompt") or task.prompt
+
+        def get_reward(self) -> float:
+            """The evaluator's reward of the episode (graded now if it has not ended); NaN when the
+            reward is absent (the episode failed: ``env_error``, ``timeout``, ``eval_error``, or
+            grading now failed), which TRL ignores."""
+            if self.env is None or self._task is None:
+                raise RuntimeError("get_reward() before reset()")
+            if self._status in FAILED:
+                return math.nan
+            if self._reward is None:
+                grade = self.env.evaluate()
+                return math.nan if grade.is_error else float(grade.reward)
+            return self._reward
+
+        def close(self) -> None:
+            """Close the env (it is made again at the next ``reset``)."""
+            if self.env is not None:
+                self.env.close()
+                self.env = None
+
+        # ------------------------------------------------------------ tools
+
+        def click(self, x: int, y: int) -> str:
+            """Click the left mouse button at a point of the screenshot.
+
+            Args:
+                x: horizontal pixel position, from the left edge.
+                y: vertical pixel position, from the top edge.
+
+            Returns:
+                The observation text and the step status.
+            """
+            return self._act({"type": "click", "point": {"x": int(x), "y": int(y)}})
+
+        def type_text(self, text: str) -> str:
+            """Type text at the keyboard focus.
+
+            Args:
+                text: the text to type.
+
+            Returns:
+                The observation text and the step status.
+            """
+            return self._act({"type": "type", "text": str(text)})
+
+        def press(self, keys: str) -> str:
+            """Press a key or a key combination.
+
+            Args:
+                keys: key names joined by "+", pressed together, e.g. "enter" or "ctrl+a".
+
+            Returns:
+                The observation text and the step status.
+            """
+            text = str(keys).strip()
+            parts = [text] if text == "+" else [k.strip() for k in text.split("+") if k.strip()]
+            return self._act({"type": "press", "keys": parts})
+
+        def scroll(self, dx: int, dy: int) -> str:
+            """Scroll at the pointer position.
+
+            Args:
+                dx: horizontal pixels to scroll (positive = right).
+                dy: vertical pixels to scroll (positive = down).
+
+            Returns:
+                The observation text and the step status.
+            """
+            return self._act({"type": "scroll", "scroll": {"x": int(dx), "y": int(dy)}})
+
+        def answer(self, text: str) -> str:
+            """Give the final answer. This ends the episode.
+
+            Args:
+                text: the final answer.
+
+            Returns:
+                The observation text and the step status.
+            """
+            return self._act({"type": "response", "text": str(text)})
+
+        # ------------------------------------------------------------ helpers
+
+        def _keep_image(self, observation: dict[str, Any]) -> None:
+            screenshot = observation.get("screenshot") if isinstance(observation, dict) else None
+            if screenshot is not None:
+                from PIL import Image
+
+                self.last_image = Image.fromarray(screenshot)
+
+        def _act(self, action: dict[str, Any]) -> str:
+            if self.env is None or self._task is None:
+                return "Error: the environment has not been reset."
+            if self._over:
+                return "Error: the episode is over; no more actions are accepted."
+            observation, reward, terminated, truncated, info = self.env.step(action)
+            self._keep_image(observation)
+            status = info.get("status", "ok")
+            lines = [observation.get("text", ""), f"Status: {status}"]
+            error = info.get("action_error") or info.get("error")
+            if error:
+                lines.append(f"Error: {error}")
+            if terminated or truncated:
+                self._over, self._status = True, status
+                self._reward = None if status in FAILED or reward is None else float(reward)
+                lines.append("The episode is over.")
+            return "\n".join(line for line in lines if line)
+
+    HudTRLEnvironment.__name__ = HudTRLEnvironment.__qualname__ = f"HudTRLEnvironment_{gym_id.split('/')[-1].replace('-', '_')}"
+    return HudTRLEnvironment

@@ -1,0 +1,305 @@
+"""GRPO grouped rollouts, trainer-agnostic.
+
+- :func:`rollout` runs one task with a policy and returns a :class:`Trajectory`.
+- :func:`rollout_group` runs G copies of one task concurrently, with the same seed (so the same
+  initial state) and one ``group_id``.
+- :func:`rollout_groups` streams groups as they complete, with a bound on concurrent rollouts.
+- :func:`group_advantages` normalises rewards within groups, excluding failed runs.
+
+A policy is any callable ``policy(observation, history, task)`` (sync or async) returning the CLA
+actions of the next step, or a :class:`PolicyOutput` that also carries an opaque ``trace`` (token
+ids, logprobs) kept on the step for the trainer. Sync policies run in a worker thread, so they
+never block the event loop. An :class:`hud_gym.agents.Agent` (an object with ``act(observation,
+info)`` and no ``__call__``) works too: it is ``reset()`` at the start of each run and given the
+env's latest ``info``.
+
+Example:
+    >>> async def main():
+    ...     group = await rollout_group(task, my_policy, group_size=8)
+    ...     return group_advantages(group.rewards())
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol, runtime_checkable
+
+import numpy as np
+
+from hud_gym.actions import CLAAction
+from hud_gym.agents.policy import start_run
+from hud_gym.core.env import HudEnv
+from hud_gym.task import Task
+from hud_gym.tasksets import resolve_task
+from hud_gym.trajectory import FAILED, Trajectory, TrajectoryGroup, TrajectoryStep, new_id, utc_now
+from hud_gym.wrappers.rollout.pool import EnvPool
+
+__all__ = ["Policy", "PolicyOutput", "group_advantages", "rollout", "rollout_group", "rollout_groups"]
+
+
+@dataclass
+class PolicyOutput:
+    """A policy's answer: the actions, and an opaque trace kept on the step (tokens, logprobs)."""
+
+    actions: Any
+    trace: Any = None
+
+
+@runtime_checkable
+class Policy(Protocol):
+    """``policy(observation, history, task) -> actions | PolicyOutput`` (sync or async)."""
+
+    def __call__(self, observation: dict[str, Any], history: list[TrajectoryStep], task: Task) -> Any: ...
+
+
+def _is_agent(policy: Any) -> bool:
+    return not callable(policy) and callable(getattr(policy, "act", None))
+
+
+async def _decide(policy: Callable[..., Any], observation: dict[str, Any], history: list[TrajectoryStep],
+                  task: Task, info: dict[str, Any] | None = None) -> PolicyOutput:
+    call, args = (policy.act, (observation, info or {})) if _is_agent(policy) else (policy, (observation, history, task))
+    if inspect.iscoroutinefunction(call) or inspect.iscoroutinefunction(type(call).__call__):  # an async __call__
+        result = await call(*args)
+    else:
+        result = await asyncio.to_thread(call, *args)
+        if inspect.isawaitable(result):
+            result = await result
+    return result if isinstance(result, PolicyOutput) else PolicyOutput(actions=result)
+
+
+def _make_env(task: Task, env_kwargs: dict[str, Any]) -> HudEnv:
+    import hud_gym
+
+    env = hud_gym.make(task, **env_kwargs)
+    return env.unwrapped  # type: ignore[return-value]
+
+
+def _json_info(info: dict[str, Any]) -> dict[str, Any]:
+    keep = {}
+    for key in ("status", "action_error", "error", "url", "title", "position", "focused_window"):
+        if info.get(key) is not None:
+            keep[key] = info[key]
+    return keep
+
+
+async def rollout(task: Task | dict[str, Any] | str, policy: Callable[..., Any], *, env: HudEnv | None = None,
+                  seed: int | None = None, max_steps: int | None = None, timeout_s: float | None = None,
+                  group_id: str | None = None, rollout_index: int = 0, keep_observations: bool = True,
+                  env_kwargs: dict[str, Any] | None = None) -> Trajectory:
+    """Run ``task`` once with ``policy`` and return the :class:`Trajectory`.
+
+    Args:
+        task: the task (or a dict / ``"<taskset>/<id>"`` reference).
+        policy: see :class:`Policy`.
+        env: an env to use (reset with the task); made with ``hud_gym.make`` (and closed) when None.
+        seed: the reset seed (same seed, same initial state).
+        max_steps: the env's step limit for this run.
+        timeout_s: wall-clock budget for the whole run (status ``timeout`` past it).
+        group_id / rollout_index: the GRPO group this run belongs to, and its place in it.
+        keep_observations: keep each step's observation in memory (for :meth:`Trajectory.to_messages`).
+        env_kwargs: keyword arguments for ``hud_gym.make`` when ``env`` is None.
+
+    Never raises for env, policy, evaluation or timeout failures: they end the run with
+    ``reward=None`` and a ``status`` saying which (``env_error``, ``policy_error``, ``eval_error``,
+    ``timeout``). A failure the env did not see itself (the policy raised, ``timeout_s`` passed) is
+    passed to :meth:`~hud_gym.core.env.HudEnv.end_episode` at once, so a job recording the env
+    stores it before anything else can happen to the process.
+    """
+    task = resolve_task(task)
+    own_env = env is None
+    kwargs = dict(env_kwargs or {})
+    if max_steps is not None:
+        kwargs["max_steps"] = max_steps
+    trajectory = Trajectory(group_id=group_id, rollout_index=rollout_index, task=task, task_id=task.id, seed=seed,
+                            prompt=task.prompt)
+    try:
+        if env is None:
+            env = await asyncio.to_thread(_make_env, task, kwargs)
+        elif max_steps is not None:
+            env._max_steps = max_steps
+        await asyncio.wait_for(_run(env, task, policy, trajectory, seed, keep_observations), timeout_s)
+    except asyncio.TimeoutError:
+        trajectory.status, trajectory.reward = "timeout", None
+        trajectory.error = f"the rollout did not finish within {timeout_s} s"
+    except Exception as exc:  # noqa: BLE001  (an env that cannot even reset is an env failure)
+        trajectory.status, trajectory.reward = "env_error", None
+        trajectory.error = f"{type(exc).__name__}: {exc}"
+    finally:
+        trajectory.ended_at = utc_now()
+        if env is not None and trajectory.failed:
+            try:
+                await env.aend_episode(trajectory.status, trajectory.error)
+            except Exception:  # noqa: BLE001  (the run's own record below still says what failed)
+                pass
+        if own_env and env is not None:
+            await env.aclose()
+    return trajectory
+
+
+async def _run(env: HudEnv, task: Task, policy: Callable[..., Any], trajectory: Trajectory, seed: int | None,
+               keep_observations: bool) -> None:
+    # The trajectory rides along so a job recorder on the env stores the run under its id and group.
+    observation, info = await env.areset(seed=seed, options={"task": task, "trajectory": trajectory})
+    try:
+        policy = start_run(policy)  # this run's own agent for HUD-style agents (hud_gym.agents.policy)
+        if _is_agent(policy) and callable(getattr(policy, "reset", None)):
+            await asyncio.to_thread(policy.reset)
+    except Exception as exc:  # noqa: BLE001  (the agent itself failed)
+        trajectory.status, trajectory.reward = "policy_error", None
+        trajectory.error = f"agent reset raised {type(exc).__name__}: {exc}"
+        return
+    trajectory.prompt = info.get("prompt") or task.prompt
+    trajectory.initial_observation = observation if keep_observations else None
+    index = 0
+    while True:
+        try:
+            decision = await _decide(policy, observation, trajectory.steps, task, info)
+        except Exception as exc:  # noqa: BLE001  (the policy itself failed)
+            trajectory.status, trajectory.reward = "policy_error", None
+            trajectory.error = f"policy raised {type(exc).__name__}: {exc}"
+            return
+        # A malformed action is the policy's mistake within the episode: the env reports it
+        # (status "action_error") and the episode goes on.
+        step = TrajectoryStep(index=index, actions=_dump(decision.actions), policy_trace=decision.trace)
+        observation, reward, terminated, truncated, info = await env.astep(decision.actions)
+        step.ended_at = utc_now()
+        step.reward = None if reward is None else float(reward)
+        step.terminated, step.truncated = bool(terminated), bool(truncated)
+        step.text, step.status, step.error = observation["text"], info.get("status", "ok"), info.get("error") or info.get("action_error")
+        step.info = _json_info(info)
+        step.timings = dict(info.get("timings") or {})
+        step.observation = observation if keep_observations else None
+        trajectory.steps.append(step)
+        index += 1
+        if terminated or truncated:
+            grade = info.get("grade")
+            trajectory.final_response = env.final_response
+            trajectory.grade = grade.model_dump(exclude={"raw"}) if grade is not None else None
+            if step.status in FAILED or reward is None:
+                trajectory.status, trajectory.reward = step.status, None  # type: ignore[assignment]
+                trajectory.error = step.error
+            else:
+                trajectory.status = "truncated" if truncated and not terminated else "ok"
+                trajectory.reward = float(reward)
+            return
+
+
+async def _pooled_rollout(pool: EnvPool | None, task: Task, policy: Callable[..., Any], **kwargs: Any) -> Trajectory:
+    if pool is None:
+        return await rollout(task, policy, **kwargs)
+    async with pool.lease(task) as env:
+        return await rollout(task, policy, env=env, **kwargs)
+
+
+def _dump(actions: Any) -> list[dict[str, Any]]:
+    items = actions if isinstance(actions, (list, tuple)) else [actions]
+    out = []
+    for item in items:
+        if isinstance(item, CLAAction):
+            out.append(item.model_dump(mode="json", exclude_none=True))
+        elif isinstance(item, dict):
+            out.append({k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in item.items()})
+        else:
+            out.append({"value": repr(item)})
+    return out
+
+
+async def rollout_group(task: Task | dict[str, Any] | str, policy: Callable[..., Any], group_size: int, *,
+                        seed: int | None = None, group_id: str | None = None, max_concurrent: int | None = None,
+                        pool: EnvPool | None = None, **rollout_kwargs: Any) -> TrajectoryGroup:
+    """Run ``group_size`` copies of ``task`` concurrently with one seed and one ``group_id``.
+
+    Each copy runs in its own env (all share the process's browser or display server), so the G
+    copies start from the same state and never see each other's. With a ``pool`` the envs are
+    leased warm (much faster); without, each rollout makes and closes one. ``seed`` defaults to a
+    random one, shared by the group.
+    """
+    task = resolve_task(task)
+    if group_size < 1:
+        raise ValueError("group_size must be at least 1")
+    seed = int(np.random.default_rng().integers(2**31 - 1)) if seed is None else seed
+    group = TrajectoryGroup(group_id=group_id or new_id(), task=task, seed=seed)
+    limit = asyncio.Semaphore(max_concurrent or group_size)
+
+    async def one(index: int) -> Trajectory:
+        async with limit:
+            return await _pooled_rollout(pool, task, policy, seed=seed, group_id=group.group_id, rollout_index=index,
+                                         **rollout_kwargs)
+
+    group.trajectories = list(await asyncio.gather(*(one(i) for i in range(group_size))))
+    return group
+
+
+async def rollout_groups(tasks: Iterable[Task | dict[str, Any] | str], policy: Callable[..., Any], group_size: int, *,
+                         max_concurrent: int = 8, seeds: Sequence[int | None] | None = None,
+                         pool: EnvPool | None = None, **rollout_kwargs: Any) -> AsyncIterator[TrajectoryGroup]:
+    """Yield a :class:`TrajectoryGroup` per task as each completes, with at most
+    ``max_concurrent`` rollouts (envs) alive at once across all groups (leased from ``pool``
+    when given). ``seeds`` has one seed per task (``None``: a random one).
+
+    Raises:
+        ValueError: ``seeds`` of another length than ``tasks``.
+    """
+    task_list = [resolve_task(t) for t in tasks]
+    limit = asyncio.Semaphore(max_concurrent)
+    seed_list = list(seeds) if seeds is not None else [None] * len(task_list)
+    if len(seed_list) != len(task_list):
+        raise ValueError(f"got {len(seed_list)} seeds for {len(task_list)} tasks")
+
+    async def bounded(task: Task, policy: Callable[..., Any], **kwargs: Any) -> Trajectory:
+        async with limit:
+            return await _pooled_rollout(pool, task, policy, **kwargs)
+
+    async def group_of(task: Task, seed: int | None) -> TrajectoryGroup:
+        seed = int(np.random.default_rng().integers(2**31 - 1)) if seed is None else seed
+        group = TrajectoryGroup(task=task, seed=seed)
+        group.trajectories = list(await asyncio.gather(*(
+            bounded(task, policy, seed=seed, group_id=group.group_id, rollout_index=i, **rollout_kwargs)
+            for i in range(group_size)
+        )))
+        return group
+
+    pending = [asyncio.ensure_future(group_of(t, s)) for t, s in zip(task_list, seed_list, strict=True)]
+    try:
+        for next_done in asyncio.as_completed(pending):
+            yield await next_done
+    finally:
+        for future in pending:
+            future.cancel()
+
+
+# TODO(lead): import from hud_gym.advantages (part C moves group_advantages into the core, so that
+# hud_gym.trajectory need not import upward); keep hud_gym.wrappers.grpo.group_advantages importable.
+def group_advantages(rewards: Sequence[float | None], *, scale: Literal["group", "none"] = "group",
+                     eps: float = 1e-6, ddof: int = 0) -> np.ndarray:
+    """GRPO advantages of one group: ``(r - mean) / (std + eps)`` over the scorable runs.
+
+    - Failed runs (``None`` or NaN reward) get advantage 0 and are left out of mean and std.
+    - A group whose scorable rewards are all equal (including a single run) gets zeros.
+    - ``scale="none"`` gives ``r - mean`` (verifiers' rule).
+    - ``ddof`` is the std's delta degrees of freedom: TRL's ``GRPOTrainer`` uses the sample std
+      (``ddof=1``, ``eps=1e-4``); ART, TRL's async trainer and our default use the population std
+      (``ddof=0``, ``eps=1e-6`` for ART).
+    """
+    values = np.array([np.nan if r is None else float(r) for r in rewards], dtype=np.float64)
+    scored = ~np.isnan(values)
+    advantages = np.zeros(len(values), dtype=np.float64)
+    if scored.sum() == 0:
+        return advantages
+    kept = values[scored]
+    centered = kept - kept.mean()
+    if np.allclose(kept, kept[0]):
+        return advantages
+    if scale == "none":
+        advantages[scored] = centered
+    elif scale == "group":
+        if len(kept) - ddof <= 0:
+            return advantages
+        advantages[scored] = centered / (kept.std(ddof=ddof) + eps)
+    else:
+        raise ValueError(f"scale must be 'group' or 'none', got {scale!r}")
+    return advantages

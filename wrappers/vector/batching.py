@@ -1,0 +1,129 @@
+"""What every hud-gym vector env does the same way: read ``reset``'s seeds and mask, split a
+batched action, and batch the rows a ``recv`` returns (Gymnasium's info layout included).
+
+Used by :class:`~hud_gym.wrappers.vector.send_recv.SendRecvVectorEnv`, the base of
+:class:`~hud_gym.wrappers.vector.local.HudVectorEnv` and
+:class:`~hud_gym.wrappers.integrations.ray_vector.RayVectorEnv`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import concatenate, create_empty_array, iterate
+
+__all__ = ["StepResult", "batch_rows", "reset_indices", "reset_seeds", "send_ids", "unbatch_actions"]
+
+StepResult = tuple[Any, float | None, bool, bool, dict[str, Any]]
+"""One env's step: ``reward`` is ``None`` when the step failed (batched as NaN)."""
+
+
+def reset_seeds(seed: int | Sequence[int | None] | None, num_envs: int) -> list[int | None]:
+    """Per-env seeds: ``None`` for all, ``seed + i`` for an int, or the list as given (``[s] * N``:
+    a GRPO group, every env in the same initial state).
+
+    Raises:
+        ValueError: a list of another length than ``num_envs``.
+    """
+    if seed is None:
+        return [None] * num_envs
+    if isinstance(seed, (int, np.integer)):
+        return [int(seed) + i for i in range(num_envs)]
+    seeds = list(seed)
+    if len(seeds) != num_envs:
+        raise ValueError(f"got {len(seeds)} seeds for {num_envs} envs")
+    return seeds
+
+
+def reset_indices(options: dict[str, Any] | None, num_envs: int) -> tuple[list[int], dict[str, Any]]:
+    """The envs to reset (``options["reset_mask"]``, all by default) and the options without the mask.
+
+    Raises:
+        ValueError: a mask that is not a bool array of shape ``(num_envs,)``.
+    """
+    options = dict(options or {})
+    mask = options.pop("reset_mask", None)
+    if mask is None:
+        return list(range(num_envs)), options
+    if not (isinstance(mask, np.ndarray) and mask.dtype == np.bool_ and mask.shape == (num_envs,)):
+        raise ValueError(f"options['reset_mask'] must be a bool array of shape ({num_envs},)")
+    return [i for i in range(num_envs) if mask[i]], options
+
+
+def send_ids(actions: Sequence[Any], env_ids: Sequence[int] | None, num_envs: int, *, busy: Collection[int],
+             ended: Sequence[bool], autoreset_mode: AutoresetMode) -> list[int]:
+    """The env ids a ``send`` of ``actions`` starts (all envs by default), checked before any
+    step starts.
+
+    Raises:
+        ValueError: as many actions as ids, or an id named twice.
+        IndexError: an id outside ``[0, num_envs)``.
+        RuntimeError: an env with a step in flight (``busy``), or one whose episode ended
+            (``ended``) while autoreset is ``DISABLED``.
+    """
+    ids = list(range(num_envs)) if env_ids is None else [int(i) for i in env_ids]
+    if len(actions) != len(ids):
+        raise ValueError(f"{len(actions)} actions for {len(ids)} env ids")
+    outside = [i for i in ids if not 0 <= i < num_envs]
+    if outside:
+        raise IndexError(f"env ids {outside} are not in [0, {num_envs - 1}]")
+    if len(set(ids)) != len(ids):
+        raise ValueError(f"env ids {ids} name an env twice")
+    in_flight = [i for i in ids if i in busy]
+    if in_flight:
+        raise RuntimeError(f"envs {in_flight} already have a step in flight: recv() first")
+    if autoreset_mode is AutoresetMode.DISABLED:
+        over = [i for i in ids if ended[i]]
+        if over:
+            raise RuntimeError(f"envs {over} ended their episode: reset them with "
+                               "options={'reset_mask': mask} (autoreset is DISABLED)")
+    return ids
+
+
+def unbatch_actions(action_space: gymnasium.Space, actions: Any, num_envs: int) -> list[Any]:
+    """One action per env from a batched action-space element or a sequence of ``num_envs``
+    actions (CLA models, CLA dicts, lists of them, or single-space samples).
+
+    Raises:
+        ValueError: neither form.
+    """
+    if isinstance(actions, dict) and isinstance(action_space, gymnasium.spaces.Dict) \
+            and set(actions) == set(action_space.spaces):
+        return list(iterate(action_space, actions))
+    if isinstance(actions, np.ndarray) and len(actions) == num_envs:
+        return list(iterate(action_space, actions))
+    if isinstance(actions, (list, tuple)) and len(actions) == num_envs:
+        return list(actions)
+    raise ValueError(f"expected {num_envs} actions (a batched action-space element or a list), "
+                     f"got {type(actions).__name__}")
+
+
+def batch_rows(env: VectorEnv, rows: Sequence[tuple[int, StepResult]], *,
+               with_env_ids: bool) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+    """The ``(env id, step result)`` rows of a ``recv`` as one batch, infos in Gymnasium's layout
+    (arrays plus ``_key`` masks); ``infos["env_id"]`` names each row's env when ``with_env_ids``.
+    An absent reward (``None``: the step failed) is ``NaN`` in the reward array."""
+    n = len(rows)
+    rewards = np.zeros(n, dtype=np.float64)
+    terminations = np.zeros(n, dtype=np.bool_)
+    truncations = np.zeros(n, dtype=np.bool_)
+    infos: dict[str, Any] = {}
+    observations = []
+    # VectorEnv._add_info sizes its arrays by num_envs; a recv batch may be smaller.
+    num_envs, env.num_envs = env.num_envs, n
+    try:
+        for row, (_, (observation, reward, terminated, truncated, info)) in enumerate(rows):
+            observations.append(observation)
+            rewards[row] = np.nan if reward is None else reward
+            terminations[row], truncations[row] = terminated, truncated
+            infos = env._add_info(infos, info, row)
+    finally:
+        env.num_envs = num_envs
+    batch = concatenate(env.single_observation_space, observations, create_empty_array(env.single_observation_space, n))
+    if with_env_ids:
+        infos["env_id"] = np.array([i for i, _ in rows], dtype=np.int64)
+    return batch, rewards, terminations, truncations, infos
