@@ -42,6 +42,7 @@ from hud_gym.evaluation import (
 )
 from hud_gym.jobs import Job, arun_job, create_job, current_job, list_jobs, load_job, register_job, run_job
 from hud_gym.keys import KEYS, UnknownKeyError, normalize_key, normalize_keys
+from hud_gym.errors import HudGymError, HudGymWarning
 from hud_gym.make import make
 from hud_gym.registration import register_envs
 from hud_gym.spaces import ActionSpaceConfig, decode, encode, sanitize_text

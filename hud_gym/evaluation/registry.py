@@ -29,6 +29,7 @@ from typing import Any, Literal
 
 from pydantic import TypeAdapter, ValidationError
 
+from hud_gym.errors import HudGymError
 from hud_gym.evaluation.grade import RewardRange, reward_range_of
 from hud_gym.task import FunctionConfig, Task
 
@@ -90,11 +91,11 @@ class FunctionContext:
     state: dict[str, Any] = field(default_factory=dict)
 
 
-class UnknownFunctionError(ValueError):
+class UnknownFunctionError(HudGymError, ValueError):
     """A task names a setup/evaluate function that is not registered for its gym."""
 
 
-class FunctionArgumentError(ValueError):
+class FunctionArgumentError(HudGymError, ValueError):
     """A task's arguments do not fit the function's signature."""
 
 

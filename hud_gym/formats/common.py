@@ -11,6 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from hud_gym.errors import HudGymWarning
 from hud_gym.evaluation.registry import REGISTRY, FunctionArgumentError, Phase, UnknownFunctionError
 from hud_gym.registration import GYM_IDS, gym_id_for
 from hud_gym.task import Task, TaskFileError
@@ -33,7 +34,7 @@ __all__ = [
 ]
 
 
-class ConversionWarning(UserWarning):
+class ConversionWarning(HudGymWarning):
     """Some rows of a foreign task set were skipped or changed on conversion (see the report)."""
 
 

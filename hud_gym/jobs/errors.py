@@ -3,10 +3,12 @@ directory and what to do (the CLI prints them as ``hud-gym: error: ...``, exit c
 
 from __future__ import annotations
 
+from hud_gym.errors import HudGymError
+
 __all__ = ["StoreError", "StoreReadOnlyError"]
 
 
-class StoreError(RuntimeError):
+class StoreError(HudGymError, RuntimeError):
     """The job store cannot be used: not a database, written by a newer hud-gym, not a directory,
     read-only for a write..."""
 

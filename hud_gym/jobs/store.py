@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from hud_gym.errors import HudGymError
 from hud_gym.jobs.database import DB_NAME, Database
 from hud_gym.jobs.errors import StoreError, StoreReadOnlyError
 from hud_gym.jobs.failures import RecordFailures
@@ -60,14 +61,14 @@ _MARK_RECORD_ERROR = (
 )
 
 
-class JobNotFoundError(KeyError):
+class JobNotFoundError(HudGymError, KeyError):
     """No job has this id (or id prefix)."""
 
     def __str__(self) -> str:
         return str(self.args[0]) if self.args else "job not found"
 
 
-class TrajectoryNotFoundError(KeyError):
+class TrajectoryNotFoundError(HudGymError, KeyError):
     """No trajectory has this id."""
 
     def __str__(self) -> str:
