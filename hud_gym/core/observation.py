@@ -5,7 +5,6 @@ scaled to the observation size."""
 from __future__ import annotations
 
 import numpy as np
-from PIL import Image
 
 from hud_gym.controllers.base import Frame
 from hud_gym.task import Task
@@ -35,5 +34,7 @@ def observed_pixels(frame: Frame, crop: tuple[int, int, int, int] | None, size: 
         screenshot = screenshot[y : y + h, x : x + w]
     width, height = size
     if screenshot.shape[:2] != (height, width):
+        from PIL import Image  # only envs whose observation is scaled need it
+
         screenshot = np.asarray(Image.fromarray(screenshot).resize((width, height), Image.Resampling.BILINEAR))
     return np.array(screenshot[..., :3], dtype=np.uint8, order="C", copy=True)
