@@ -76,7 +76,7 @@ def gaia_score(response: str, answer: str) -> tuple[bool, str]:
         expected, got = _split_list(answer), _split_list(response)
         if len(expected) != len(got):
             return False, "list"
-        for got_item, expected_item in zip(got, expected):
+        for got_item, expected_item in zip(got, expected, strict=True):
             if _is_number(expected_item):
                 same = normalize_gaia_number(got_item) == float(expected_item)
             else:

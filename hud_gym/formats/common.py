@@ -225,4 +225,4 @@ def check_unique_ids(path: Path, tasks: list[Task], rows: list[Row]) -> None:
     Raises:
         TaskFileError: naming the file, the line/index of the second occurrence, the first one, and the id.
     """
-    _check_unique_ids(path, ((task.id, row.index, row.line) for task, row in zip(tasks, rows)))
+    _check_unique_ids(path, ((task.id, row.index, row.line) for task, row in zip(tasks, rows, strict=True)))

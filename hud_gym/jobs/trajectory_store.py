@@ -110,7 +110,7 @@ class TrajectoryStore(RecordingStore):
                     "initial_observation_ref = COALESCE(initial_observation_ref, ?) WHERE id = ?",
                     (trajectory.group_id, trajectory.rollout_index, trajectory.seed, ref, trajectory.trajectory_id),
                 )
-                for step, step_ref in zip(trajectory.steps, step_refs):
+                for step, step_ref in zip(trajectory.steps, step_refs, strict=True):
                     conn.execute(_INSERT_STEP.replace("INSERT", "INSERT OR IGNORE", 1),
                                  _step_values(trajectory.trajectory_id, step, step_ref or _relative(self, step.observation_ref)))
                     if step.policy_trace is not None:
