@@ -22,6 +22,7 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
 
+from hud_gym.errors import HudGymError
 from hud_gym.keys import normalize_keys
 
 __all__ = [
@@ -70,7 +71,7 @@ class ActionType(str, Enum):
     CUSTOM = "custom"
 
 
-class ActionError(ValueError):
+class ActionError(HudGymError, ValueError):
     """An action that cannot be parsed or executed. The message names the field at fault."""
 
 

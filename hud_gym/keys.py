@@ -19,6 +19,8 @@ import difflib
 import string
 from collections.abc import Iterable
 
+from hud_gym.errors import HudGymError
+
 __all__ = ["KEYS", "KEY_INDEX", "KEY_ALIASES", "MODIFIER_KEYS", "UnknownKeyError", "normalize_key", "normalize_keys"]
 
 _CONTROL = (
@@ -103,7 +105,7 @@ KEY_ALIASES: dict[str, str] = {
 """Common alternative spellings, lower-cased, mapped to canonical names."""
 
 
-class UnknownKeyError(ValueError):
+class UnknownKeyError(HudGymError, ValueError):
     """A key name that is neither canonical nor a known alias."""
 
     def __init__(self, key: object, suggestions: list[str]) -> None:

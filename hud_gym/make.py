@@ -6,7 +6,7 @@ from typing import Any
 
 import gymnasium
 
-from hud_gym.registration import gym_id_for
+from hud_gym.gyms import get_gym
 from hud_gym.task import Task
 from hud_gym.tasksets import resolve_task
 
@@ -17,8 +17,9 @@ def make(env_src: Task | dict[str, Any] | str, *, job: Any = None, **kwargs: Any
     """Make the environment for ``env_src``.
 
     ``env_src`` is a :class:`Task` (or task dict, or ``"<taskset>/<task id>"`` reference), whose
-    ``gym`` picks the environment (``"qa"``, ``"hud-browser"``, ``"hud-ubuntu"``; ``qa`` when
-    unset), or a gym name / Gymnasium id for an environment with no task yet. ``kwargs`` go to
+    ``gym`` picks the environment (a gym's name or alias: ``"qa"``, ``"hud-browser"``,
+    ``"hud-ubuntu"``, ...; ``qa`` when unset, see :func:`hud_gym.gyms.get_gym`), or a gym name /
+    Gymnasium id for an environment with no task yet. ``kwargs`` go to
     ``gymnasium.make``; ``max_episode_steps`` becomes the env's own ``max_steps``, so the final
     step is graded and the returned env is not wrapped. ``job`` (a :class:`hud_gym.jobs.Job` or
     job id) records every episode of the env in that job; by default the current job
@@ -32,8 +33,8 @@ def make(env_src: Task | dict[str, Any] | str, *, job: Any = None, **kwargs: Any
     if "max_episode_steps" in kwargs:
         kwargs["max_steps"] = kwargs.pop("max_episode_steps")
     if isinstance(env_src, str) and "/" not in env_src:
-        return gymnasium.make(gym_id_for(env_src), **kwargs)
+        return gymnasium.make(get_gym(env_src).id, **kwargs)
     if isinstance(env_src, str) and env_src in gymnasium.registry:
         return gymnasium.make(env_src, **kwargs)
     task = resolve_task(env_src)
-    return gymnasium.make(gym_id_for(task.gym), task=task, **kwargs)
+    return gymnasium.make(get_gym(task.gym).id, task=task, **kwargs)

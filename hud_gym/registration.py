@@ -1,77 +1,78 @@
-"""Registers the hud-gym environment ids with Gymnasium (done on ``import hud_gym``).
+"""Makes hud-gym's gyms usable (done on ``import hud_gym``): their Gymnasium ids, and the remote
+placements of their controllers.
 
-The envs enforce reset-before-step and their own step limit (so the reward of the final,
-truncated step is the evaluator's), and their observations are sanitised into their spaces;
-so they are registered without Gymnasium's ``OrderEnforcing`` and passive-checker wrappers, and
-``gymnasium.make`` returns the env itself: ``env.evaluate()`` and ``env.final_response`` work on
-it as in HUD. ``gymnasium.utils.env_checker.check_env`` passes on every id.
+The ids come from the gyms' descriptors (:mod:`hud_gym.gyms`). The envs enforce reset-before-step
+and their own step limit (so the reward of the final, truncated step is the evaluator's), and
+their observations are sanitised into their spaces; so they are registered without Gymnasium's
+``OrderEnforcing`` and passive-checker wrappers, and ``gymnasium.make`` returns the env itself:
+``env.evaluate()`` and ``env.final_response`` work on it as in HUD.
+``gymnasium.utils.env_checker.check_env`` passes on every id.
+
+A process that never imported hud-gym (a Ray worker, a subprocess vector env) finds the ids
+through Gymnasium's module form: ``gymnasium.make("hud_gym:hud/Browser-v0")`` imports
+:mod:`hud_gym` first.
 """
 
 from __future__ import annotations
 
-import gymnasium
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from hud_gym.core.placement import set_remote_placement
+from hud_gym.gyms import all_gyms, get_gym
 
 __all__ = ["GYM_IDS", "gym_id_for", "register_envs"]
 
-GYM_IDS: dict[str, str] = {
-    "qa": "hud/QA-v0",
-    "browser": "hud/Browser-v0",
-    "ubuntu": "hud/Ubuntu-v0",
-}
-"""Gym type to Gymnasium id."""
 
-_GYM_ALIASES: dict[str, str] = {
-    "qa": "qa",
-    "question-answer": "qa",
-    "hud-browser": "browser",
-    "browser": "browser",
-    "hud-ubuntu": "ubuntu",
-    "ubuntu": "ubuntu",
-    "desktop": "ubuntu",
-}
+class _GymIds(Mapping[str, str]):
+    """Gym name to Gymnasium id, for every registered gym (read live)."""
+
+    def __getitem__(self, name: str) -> str:
+        return next(gym.id for gym in all_gyms() if gym.name == name)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter([gym.name for gym in all_gyms()])
+
+    def __len__(self) -> int:
+        return len(all_gyms())
+
+
+GYM_IDS: Mapping[str, str] = _GymIds()
+"""Gym name to Gymnasium id (``{"qa": "hud/QA-v0", ...}``), from the descriptors."""
 
 
 def gym_id_for(gym: str | None) -> str:
-    """The Gymnasium id for a task's ``gym`` (``"qa"``, ``"hud-browser"``, ``"hud-ubuntu"``, or an id).
+    """The Gymnasium id for a task's ``gym`` (a name such as ``"qa"``, an alias such as
+    ``"hud-browser"``, or an id; ``None``: the QA gym).
 
     Raises:
-        ValueError: unknown gym, or one whose environment is not available yet.
+        ValueError: unknown gym (:class:`~hud_gym.core.gym_type.UnknownGymError`).
     """
-    if gym is None:
-        gym = "qa"
-    if gym in GYM_IDS.values():
-        gym_id = gym
-    elif gym.lower() in _GYM_ALIASES:
-        gym_id = GYM_IDS[_GYM_ALIASES[gym.lower()]]
-    else:
-        raise ValueError(f"unknown gym {gym!r}; expected one of {', '.join(sorted(_GYM_ALIASES))} or a hud/ id")
-    if gym_id not in gymnasium.registry:
-        raise ValueError(f"gym {gym!r} ({gym_id}) is not available in this version of hud-gym")
-    return gym_id
+    return get_gym(gym).id
 
 
-# id, env entry point, vector entry point, nondeterministic (a real browser or desktop cannot
-# reproduce frames exactly: fonts, animations, timestamps).
-_ENVS: tuple[tuple[str, str, str, bool], ...] = (
-    ("hud/QA-v0", "hud_gym.envs.qa:QAEnv", "hud_gym.wrappers.vector:qa_vector_env", False),
-    ("hud/Browser-v0", "hud_gym.envs.browser:BrowserEnv", "hud_gym.wrappers.vector:browser_vector_env", True),
-    ("hud/Ubuntu-v0", "hud_gym.envs.ubuntu:UbuntuEnv", "hud_gym.wrappers.vector:ubuntu_vector_env", True),
-)
+class _RemoteControllers:
+    """The remote placements (``"subprocess"``, ``"docker"``, ``ws://``), served by
+    :mod:`hud_gym.controllers.remote.client`, imported when an env first uses one."""
+
+    def check(self, placement: str, token: str | None) -> tuple[str, str | None]:
+        from hud_gym.controllers.remote.client import check_controller_spec
+
+        return check_controller_spec(placement, token)
+
+    def controller(self, gym: str, screen_size: tuple[int, int], placement: str, token: str | None,
+                   options: dict[str, Any]) -> Any:
+        from hud_gym.controllers.remote.client import RemoteController
+
+        return RemoteController(gym, screen_size, where=placement, token=token, options=options)
 
 
 def register_envs() -> None:
-    """Register every hud-gym id (idempotent).
+    """Register every hud-gym id and the remote controller placements (idempotent).
 
     ``gymnasium.make_vec(id, num_envs=N)`` uses the id's ``vector_entry_point``: a
     :class:`~hud_gym.wrappers.vector.HudVectorEnv` of N envs on one event loop.
     """
-    for gym_id, entry_point, vector_entry_point, nondeterministic in _ENVS:
-        if gym_id not in gymnasium.registry:
-            gymnasium.register(
-                id=gym_id,
-                entry_point=entry_point,
-                vector_entry_point=vector_entry_point,
-                nondeterministic=nondeterministic,
-                order_enforce=False,
-                disable_env_checker=True,
-            )
+    for gym in all_gyms():
+        gym.register_id()
+    set_remote_placement(_RemoteControllers())

@@ -32,6 +32,8 @@ from typing import Any
 
 import numpy as np
 
+from hud_gym.errors import HudGymError
+
 __all__ = [
     "MAX_DEPTH",
     "MAX_FILE_BYTES",
@@ -63,7 +65,7 @@ _LARGE_EXPONENT = re.compile(r"[eE][+-]?0*[0-9]{3,}")  # a float that may overfl
 _HUGE_INT = re.compile(r"[0-9]{4000,}")
 
 
-class TaskFileError(ValueError):
+class TaskFileError(HudGymError, ValueError):
     """A task file that cannot be read. The message names the file, the line or index, and the field."""
 
     def __init__(self, path: str | Path, message: str, *, line: int | None = None, index: int | None = None,

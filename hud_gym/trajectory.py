@@ -20,6 +20,7 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
+from hud_gym.advantages import group_advantages
 from hud_gym.task import Task
 
 __all__ = ["Status", "Trajectory", "TrajectoryGroup", "TrajectoryStep", "new_id", "utc_now"]
@@ -168,7 +169,5 @@ class TrajectoryGroup(BaseModel):
         return len(scored) <= 1
 
     def advantages(self, **kwargs: Any) -> np.ndarray:
-        """:func:`hud_gym.wrappers.grpo.group_advantages` of this group's rewards."""
-        from hud_gym.wrappers.grpo import group_advantages
-
+        """:func:`hud_gym.advantages.group_advantages` of this group's rewards."""
         return group_advantages(self.rewards(), **kwargs)

@@ -30,7 +30,7 @@ from hud_gym.formats import (
     detect_format,
     gaia_score,
 )
-from hud_gym.formats.common import gym_type
+from hud_gym.gyms import get_gym
 from hud_gym.task import FunctionConfig, Task
 from local_site import serve_directory
 
@@ -77,8 +77,8 @@ def _evaluate(task: Task, response: str | None) -> Any:
 
     from hud_gym.evaluation import run_evaluate
 
-    calls = resolve_calls("evaluate", gym_type(task.gym), task.evaluate)
-    ctx = FunctionContext(gym=gym_type(task.gym), task=task, final_response=response)
+    calls = resolve_calls("evaluate", get_gym(task.gym).name, task.evaluate)
+    ctx = FunctionContext(gym=get_gym(task.gym).name, task=task, final_response=response)
     return asyncio.run(run_evaluate(calls, ctx))
 
 
@@ -90,12 +90,12 @@ def test_every_converted_call_resolves_in_the_registry(name: str) -> None:
     taskset, report = convert(SAMPLES[name])
     assert len(taskset) == len(report.converted) > 0
     for task in taskset:
-        kind = gym_type(task.gym)
+        gym = get_gym(task.gym).name
         for phase, calls in (("setup", task.setup), ("evaluate", task.evaluate)):
-            bound = resolve_calls(phase, kind, calls)
+            bound = resolve_calls(phase, gym, calls)
             assert len(bound) == len(calls or [])
             for call in bound:
-                assert call.function.name == REGISTRY.get(phase, kind, call.config.function).name
+                assert call.function.name == REGISTRY.get(phase, gym, call.config.function).name
         assert task.evaluate or task.target, f"{task.id}: every converted task says how it is graded"
         assert task.metadata["source"]["format"] == name.split("-")[0]
 

@@ -1,7 +1,8 @@
 """The ``hud-gym`` command line.
 
 Commands: ``run``, ``jobs list|show|export``, ``report``, ``tasksets list``, ``doctor``, ``serve``
-(see ``hud-gym --help`` and :mod:`hud_gym.cli.app`). User mistakes print one line on stderr and
+(see ``hud-gym --help``; :mod:`hud_gym.cli.app` is the root, the commands are in
+:mod:`~hud_gym.cli.commands` and :mod:`~hud_gym.cli.jobs_commands`). User mistakes print one line on stderr and
 exit with code 2.
 
 Example:

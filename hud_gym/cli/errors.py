@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from hud_gym.errors import HudGymError
+
 __all__ = ["USAGE_EXIT_CODE", "CLIError"]
 
 USAGE_EXIT_CODE = 2
 """Exit code for a user mistake (unknown name, bad option value), as click uses for usage errors."""
 
 
-class CLIError(Exception):
+class CLIError(HudGymError):
     """A mistake the user can fix; ``hud-gym`` prints ``hud-gym: error: <message>`` on stderr and
     exits with ``exit_code``."""
 

@@ -117,11 +117,11 @@ def select_tasks(taskset: TaskSet, task_ids: Sequence[str] = (), limit: int | No
 
 def _check_gyms(taskset: TaskSet) -> None:
     """Refuse a task whose ``gym`` is unknown before any env starts."""
-    from hud_gym.registration import gym_id_for
+    from hud_gym.gyms import get_gym
 
     for index, task in enumerate(taskset):
         try:
-            gym_id_for(task.gym)
+            get_gym(task.gym)
         except ValueError as exc:
             raise CLIError(f"task set {taskset.id or '(file)'!r}, task {index}"
                            f"{f' ({task.id!r})' if task.id else ''}, field 'gym': {exc}") from None

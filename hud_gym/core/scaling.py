@@ -1,4 +1,5 @@
-"""Mapping action coordinates from observation pixels to screen pixels."""
+"""Mapping action coordinates from observation pixels to screen pixels, and the geometry (crop,
+size, mapping) of an env's observation."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from dataclasses import dataclass
 
 from hud_gym.actions import CLAAction, ClickAction, DragAction, MoveAction, Point, ScrollAction
 
-__all__ = ["ScreenMapping"]
+__all__ = ["ScreenMapping", "screen_geometry"]
 
 
 @dataclass(frozen=True)
@@ -62,3 +63,26 @@ class ScreenMapping:
         if isinstance(action, DragAction):
             return action.model_copy(update={"path": [self.position(p) for p in action.path]})
         return action
+
+
+def screen_geometry(screen_size: tuple[int, int], observation_size: tuple[int, int] | None,
+                    observation_crop: tuple[int, int, int, int] | None
+                    ) -> tuple[tuple[int, int, int, int] | None, tuple[int, int], ScreenMapping]:
+    """An env's observed region (``observation_crop`` checked, or ``None`` for the whole screen),
+    its observation size (default: the region's size) and the mapping from observation to screen
+    pixels.
+
+    Raises:
+        ValueError: the crop is not inside the screen.
+    """
+    crop: tuple[int, int, int, int] | None = None
+    if observation_crop is not None:
+        x, y, w, h = (int(v) for v in observation_crop)
+        if w < 1 or h < 1 or x < 0 or y < 0 or x + w > screen_size[0] or y + h > screen_size[1]:
+            raise ValueError(f"observation_crop {observation_crop} is not inside the {screen_size} screen")
+        crop = (x, y, w, h)
+    region = crop[2:] if crop else screen_size
+    size = (int(observation_size[0]), int(observation_size[1])) if observation_size else (int(region[0]), int(region[1]))
+    mapping = ScreenMapping(scale_x=region[0] / size[0], scale_y=region[1] / size[1],
+                            origin_x=crop[0] if crop else 0, origin_y=crop[1] if crop else 0)
+    return crop, size, mapping

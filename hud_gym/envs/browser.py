@@ -2,23 +2,24 @@
 
 Every env in a process shares one Chromium (launched on the first reset, closed with the last
 env) and has its own isolated browser context: cookies, storage, cache and downloads are never
-seen by another env, nor by the next episode of the same env.
+seen by another env, nor by the next episode of the same env. The gym's descriptor is :data:`GYM`.
 """
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any
 
-from hud_gym.controllers.base import Frame
-from hud_gym.controllers.browser import BrowserController
-from hud_gym.controllers.browser.controller import ResetMode
-from hud_gym.controllers.browser.observation import ImageFormat
-from hud_gym.controllers.browser.urls import UrlPolicy
+from hud_gym.controllers.base import Controller, Frame
 from hud_gym.core.env import HudEnv, Observation
+from hud_gym.core.gym_type import GymType
 
-__all__ = ["BrowserEnv"]
+if TYPE_CHECKING:
+    from hud_gym.controllers.browser.controller import ResetMode
+    from hud_gym.controllers.browser.observation import ImageFormat
+
+__all__ = ["GYM", "BrowserEnv"]
 
 
 class BrowserEnv(HudEnv):
@@ -65,9 +66,6 @@ class BrowserEnv(HudEnv):
         >>> env.close()                                                      # doctest: +SKIP
     """
 
-    gym_type: ClassVar[str] = "browser"
-    default_max_episode_steps: ClassVar[int | None] = 50
-
     def __init__(
         self,
         *args: Any,
@@ -103,17 +101,22 @@ class BrowserEnv(HudEnv):
         # Fail at make time, not at the first reset, on a bad option. The allowed directory of a
         # controller in a container or on another machine is a path there, not here.
         checked = dict(self._controller_options)
-        if self.controller_spec not in ("local", "subprocess"):
+        if self.placement not in ("local", "subprocess"):
             checked["allow_file_urls"] = None
-        BrowserController(self.screen_size, **checked)
+        assert self.descriptor is not None
+        self.descriptor.make_controller(self.screen_size, **checked)
         if allow_file_urls is not None:
+            from hud_gym.controllers.browser.urls import UrlPolicy
+
             UrlPolicy.check_path(allow_file_urls)
 
-    def _make_controller(self) -> BrowserController:
-        return BrowserController(self.screen_size, **self._controller_options)
+    def _make_controller(self) -> Controller:
+        assert self.descriptor is not None
+        controller: Controller = self.descriptor.make_controller(self.screen_size, **self._controller_options)
+        return controller
 
     def controller_options(self) -> dict[str, Any]:
-        """The options of this env's :class:`BrowserController` (JSON-ready)."""
+        """The options of this env's :class:`~hud_gym.controllers.browser.BrowserController` (JSON-ready)."""
         files = self._controller_options["allow_file_urls"]
         return {**self._controller_options, "launch_args": list(self._controller_options["launch_args"]),
                 "allow_file_urls": os.fspath(files) if isinstance(files, os.PathLike) else files}
@@ -133,3 +136,21 @@ class BrowserEnv(HudEnv):
                 visible.append(element)
             frame.info["elements"] = visible
         return super()._observation(frame)
+
+
+GYM = GymType(
+    name="browser",
+    id="hud/Browser-v0",
+    env=BrowserEnv,
+    controller="hud_gym.controllers.browser:BrowserController",
+    aliases=("hud-browser",),
+    function_modules=("hud_gym.controllers.browser.functions", "hud_gym.controllers.browser.miniwob"),
+    function_prefixes=("browser", "chrome", "chromium", "page"),
+    tasksets={
+        "miniwob": "hud_gym.controllers.browser.miniwob:miniwob_taskset",
+        "miniwob-flight": "hud_gym.controllers.browser.miniwob:miniwob_flight_taskset",
+    },
+    max_episode_steps=50,
+    description="a Chromium tab (Playwright), one isolated context per env",
+)
+"""The browser gym."""

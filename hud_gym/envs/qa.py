@@ -1,13 +1,12 @@
-"""``hud/QA-v0``: text question answering with a rendered screenshot of the question."""
+"""``hud/QA-v0``: text question answering with a rendered screenshot of the question; its
+env class and its descriptor (:data:`GYM`)."""
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
-
-from hud_gym.controllers.qa import QAController
 from hud_gym.core.env import HudEnv
+from hud_gym.core.gym_type import GymType
 
-__all__ = ["QAEnv"]
+__all__ = ["GYM", "QAEnv"]
 
 
 class QAEnv(HudEnv):
@@ -27,11 +26,16 @@ class QAEnv(HudEnv):
         >>> env.close()
     """
 
-    gym_type: ClassVar[str] = "qa"
-    default_max_episode_steps: ClassVar[int | None] = 20
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-
-    def _make_controller(self) -> QAController:
-        return QAController(self.screen_size)
+GYM = GymType(
+    name="qa",
+    id="hud/QA-v0",
+    env=QAEnv,
+    controller="hud_gym.controllers.qa:QAController",
+    aliases=("question-answer",),
+    function_modules=("hud_gym.controllers.qa.functions",),
+    deterministic=True,
+    max_episode_steps=20,
+    description="question answering: a rendered question, answered with a ResponseAction",
+)
+"""The QA gym."""

@@ -4,17 +4,17 @@ X input and observed as pixels.
 Every env owns its Xvfb display, window manager (openbox), home and temp directories, started on
 the first reset (never at make time) and stopped by ``close()``. See
 :class:`~hud_gym.controllers.ubuntu.controller.UbuntuController` for the episode reset, the input
-and the observation's synchronisation.
+and the observation's synchronisation. The gym's descriptor is :data:`GYM`.
 """
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any
 
-from hud_gym.controllers.ubuntu import UbuntuController
 from hud_gym.core.env import HudEnv
+from hud_gym.core.gym_type import GymType
 
-__all__ = ["UbuntuEnv"]
+__all__ = ["GYM", "UbuntuEnv"]
 
 
 class UbuntuEnv(HudEnv):
@@ -57,9 +57,6 @@ class UbuntuEnv(HudEnv):
         >>> env.close()                                                             # doctest: +SKIP
     """
 
-    gym_type: ClassVar[str] = "ubuntu"
-    default_max_episode_steps: ClassVar[int | None] = 50
-
     def __init__(
         self,
         *args: Any,
@@ -87,11 +84,24 @@ class UbuntuEnv(HudEnv):
             "settle_limit": settle_limit,
         }
         # Fail at make time, not at the first reset, on a bad option (nothing starts here).
-        UbuntuController(self.screen_size, **self._controller_options)
-
-    def _make_controller(self) -> UbuntuController:
-        return UbuntuController(self.screen_size, **self._controller_options)
+        self._make_controller()
 
     def controller_options(self) -> dict[str, Any]:
-        """The options of this env's :class:`UbuntuController` (JSON-ready)."""
+        """The options of this env's :class:`~hud_gym.controllers.ubuntu.UbuntuController` (JSON-ready)."""
         return dict(self._controller_options)
+
+
+GYM = GymType(
+    name="ubuntu",
+    id="hud/Ubuntu-v0",
+    env=UbuntuEnv,
+    controller="hud_gym.controllers.ubuntu:UbuntuController",
+    aliases=("hud-ubuntu", "desktop"),
+    # The OSWorld functions (download_file, command_output_check, file_content_check) are desktop
+    # functions too, whichever module defines them.
+    function_modules=("hud_gym.controllers.ubuntu.functions", "hud_gym.formats.desktop"),
+    function_prefixes=("ubuntu", "desktop", "os"),
+    max_episode_steps=50,
+    description="a Linux desktop on a private X display, driven through real X input",
+)
+"""The desktop gym."""

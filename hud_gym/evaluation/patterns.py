@@ -26,13 +26,15 @@ from typing import Any
 
 import regex
 
+from hud_gym.errors import HudGymError
+
 __all__ = ["MATCH_TIMEOUT_S", "PatternError", "PatternTimeout", "TaskPattern", "compile_task_pattern"]
 
 MATCH_TIMEOUT_S = 1.0
 """Seconds one search or match of a task pattern may take before it fails with :class:`PatternTimeout`."""
 
 
-class PatternError(ValueError):
+class PatternError(HudGymError, ValueError):
     """A task's regular expression is invalid, or matching it failed."""
 
 

@@ -29,6 +29,7 @@ from typing import Any, Literal
 
 from pydantic import TypeAdapter, ValidationError
 
+from hud_gym.errors import HudGymError
 from hud_gym.evaluation.grade import RewardRange, reward_range_of
 from hud_gym.task import FunctionConfig, Task
 
@@ -49,20 +50,6 @@ __all__ = [
 Phase = Literal["setup", "evaluate"]
 SHARED = "*"
 """The gym name under which functions every gym type shares are registered."""
-
-GYM_PREFIXES: dict[str, tuple[str, ...]] = {
-    "qa": ("qa",),
-    "browser": ("browser", "chrome", "chromium", "page"),
-    "ubuntu": ("ubuntu", "desktop", "os"),
-}
-"""Dotted prefixes that name a gym's own namespace: ``"browser.maximize"`` is ``maximize``."""
-
-GYM_FUNCTION_MODULES: dict[str, tuple[str, ...]] = {
-    "qa": ("hud_gym.controllers.qa.functions",),
-    "browser": ("hud_gym.controllers.browser.functions", "hud_gym.controllers.browser.miniwob"),
-    "ubuntu": ("hud_gym.controllers.ubuntu.functions",),
-}
-"""Modules that register each gym's functions; imported the first time the gym's names are needed."""
 
 
 @dataclass
@@ -90,11 +77,11 @@ class FunctionContext:
     state: dict[str, Any] = field(default_factory=dict)
 
 
-class UnknownFunctionError(ValueError):
+class UnknownFunctionError(HudGymError, ValueError):
     """A task names a setup/evaluate function that is not registered for its gym."""
 
 
-class FunctionArgumentError(ValueError):
+class FunctionArgumentError(HudGymError, ValueError):
     """A task's arguments do not fit the function's signature."""
 
 
@@ -151,7 +138,17 @@ class FunctionRegistry:
     def __init__(self, function_modules: dict[str, tuple[str, ...]] | None = None) -> None:
         self._functions: dict[tuple[Phase, str, str], RegisteredFunction] = {}
         self._function_modules = dict(function_modules or {})
+        self._prefixes: dict[str, tuple[str, ...]] = {}
         self._loaded: set[str] = set()
+
+    def add_gym(self, gym: str, *, prefixes: tuple[str, ...] = (), function_modules: tuple[str, ...] = ()) -> None:
+        """Declare ``gym``'s namespace: the dotted ``prefixes`` of its names (``"chrome.maximize"``
+        is ``maximize``; default: the gym's name) and the ``function_modules`` that register its
+        functions, imported the first time its names are needed. Called by
+        :func:`hud_gym.core.gym_type.register_gym` from the gym's descriptor."""
+        self._prefixes[gym] = tuple(prefixes) or (gym,)
+        self._function_modules[gym] = tuple(function_modules)
+        self._loaded.discard(gym)
 
     def _load(self, gym: str) -> None:
         if gym in self._loaded:
@@ -210,7 +207,7 @@ class FunctionRegistry:
         candidates = [name]
         if "." in name:
             prefix, rest = name.split(".", 1)
-            if prefix in GYM_PREFIXES.get(gym, (gym,)) or prefix == phase:
+            if prefix in self._prefixes.get(gym, (gym,)) or prefix == phase:
                 candidates.append(rest)
         for candidate in candidates:
             for g in (gym, SHARED):
@@ -257,8 +254,9 @@ class FunctionRegistry:
         return BoundCall(function, tuple(bound.args[1:]), dict(bound.kwargs), config)
 
 
-REGISTRY = FunctionRegistry(GYM_FUNCTION_MODULES)
-"""The process-wide registry every environment uses."""
+REGISTRY = FunctionRegistry()
+"""The process-wide registry every environment uses; each gym's descriptor declares its namespace
+(:meth:`FunctionRegistry.add_gym`)."""
 
 
 def setup_function(gym: str = SHARED, name: str | None = None,

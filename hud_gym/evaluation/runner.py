@@ -6,6 +6,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from hud_gym.errors import HudGymError
 from hud_gym.evaluation.calls import call_function
 from hud_gym.evaluation.grade import DEFAULT_REWARD_RANGE, Grade, RewardRange, check_reward, combine_grades, \
     reward_range_of, to_grade
@@ -16,7 +17,7 @@ from hud_gym.task import FunctionConfig, Task
 __all__ = ["SetupError", "resolve_calls", "run_evaluate", "run_setup"]
 
 
-class SetupError(RuntimeError):
+class SetupError(HudGymError, RuntimeError):
     """A setup call raised; the message names the call."""
 
 

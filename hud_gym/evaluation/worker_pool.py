@@ -31,6 +31,7 @@ import time
 from collections import deque
 from typing import Any
 
+from hud_gym.errors import HudGymError
 from hud_gym.evaluation.frames import HEADER, READY, frame
 
 __all__ = ["MAX_WORKERS", "NoWorkerReady", "WorkerDied", "WorkerPool", "get_worker_pool"]
@@ -39,11 +40,11 @@ MAX_WORKERS = max(0, int(os.environ.get("HUD_GYM_EVAL_WORKERS", "4")))
 """Worker processes one process may run at once (``0``: isolated functions run on threads)."""
 
 
-class WorkerDied(RuntimeError):
+class WorkerDied(HudGymError, RuntimeError):
     """The worker process running a call died (killed, crashed, out of memory)."""
 
 
-class NoWorkerReady(RuntimeError):
+class NoWorkerReady(HudGymError, RuntimeError):
     """Every worker is still starting; the caller runs the function elsewhere meanwhile."""
 
 

@@ -11,8 +11,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from hud_gym.errors import HudGymWarning
 from hud_gym.evaluation.registry import REGISTRY, FunctionArgumentError, Phase, UnknownFunctionError
-from hud_gym.registration import GYM_IDS, gym_id_for
+from hud_gym.gyms import get_gym
 from hud_gym.task import Task, TaskFileError
 from hud_gym.task_files import check_unique_ids as _check_unique_ids
 from hud_gym.task_files import jsonl_records, parse_json, read_text
@@ -25,7 +26,6 @@ __all__ = [
     "build_task",
     "check_unique_ids",
     "check_task_calls",
-    "gym_type",
     "read_json",
     "read_rows",
     "require_str",
@@ -33,7 +33,7 @@ __all__ = [
 ]
 
 
-class ConversionWarning(UserWarning):
+class ConversionWarning(HudGymWarning):
     """Some rows of a foreign task set were skipped or changed on conversion (see the report)."""
 
 
@@ -183,16 +183,6 @@ def source_metadata(format_name: str, row: dict[str, Any], **extra: Any) -> dict
     return {"source": {"format": format_name, "row": row, **extra}}
 
 
-def gym_type(gym: str | None) -> str:
-    """The registry's gym type (``"qa"``, ``"browser"``, ``"ubuntu"``) of a task's ``gym``.
-
-    Raises:
-        ValueError: unknown gym.
-    """
-    gym_id = gym_id_for(gym)
-    return next(kind for kind, registered in GYM_IDS.items() if registered == gym_id)
-
-
 def check_task_calls(path: Path, task: Task, *, index: int, line: int | None = None) -> None:
     """Resolve every setup and evaluate call of ``task`` in the registry (names and arguments).
 
@@ -201,14 +191,14 @@ def check_task_calls(path: Path, task: Task, *, index: int, line: int | None = N
             the row and the call.
     """
     try:
-        kind = gym_type(task.gym)
+        gym = get_gym(task.gym).name
     except ValueError as exc:
         raise TaskFileError(path, str(exc), line=line, index=index, field="gym") from None
     phases: tuple[tuple[Phase, Any], ...] = (("setup", task.setup), ("evaluate", task.evaluate))
     for phase, calls in phases:
         for position, call in enumerate(calls or ()):
             try:
-                REGISTRY.resolve(phase, kind, call)
+                REGISTRY.resolve(phase, gym, call)
             except (UnknownFunctionError, FunctionArgumentError) as exc:
                 raise TaskFileError(path, str(exc), line=line, index=index, field=f"{phase}[{position}]") from None
 
@@ -235,4 +225,4 @@ def check_unique_ids(path: Path, tasks: list[Task], rows: list[Row]) -> None:
     Raises:
         TaskFileError: naming the file, the line/index of the second occurrence, the first one, and the id.
     """
-    _check_unique_ids(path, ((task.id, row.index, row.line) for task, row in zip(tasks, rows)))
+    _check_unique_ids(path, ((task.id, row.index, row.line) for task, row in zip(tasks, rows, strict=True)))

@@ -2,9 +2,9 @@
 
 Each row ``{"task_id", "Question", "Level", "Final answer", "file_name", "Annotator Metadata"}``
 becomes a ``qa`` task: the prompt is the question, ``target`` the final answer, and the
-evaluation :func:`~hud_gym.formats.evaluators.gaia_match` (GAIA's quasi-exact match). The test
+evaluation :func:`~hud_gym.evaluation.benchmarks.gaia_match` (GAIA's quasi-exact match). The test
 split's answers are private (``"?"``): those tasks are evaluated :func:`ungraded
-<hud_gym.formats.evaluators.ungraded>` and have no target.
+<hud_gym.evaluation.benchmarks.ungraded>` and have no target.
 
 An attached file (``file_name``, resolved next to the metadata file) is listed in ``task.files``
 (name to absolute path). A text file (UTF-8, at most :data:`MAX_PASSAGE_BYTES`) is also shown to

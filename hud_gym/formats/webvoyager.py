@@ -6,11 +6,11 @@ Each row ``{"web_name", "id", "ques", "web"}`` becomes a ``hud-browser`` task wh
 WebVoyager has no automatic evaluator: its tasks are judged by a person or a multimodal model
 looking at the trajectory. So, honestly:
 
-- without reference answers the evaluation is :func:`~hud_gym.formats.evaluators.ungraded`:
+- without reference answers the evaluation is :func:`~hud_gym.evaluation.benchmarks.ungraded`:
   the response is recorded and the grade is an error grade saying it was not graded;
 - with WebVoyager's ``reference_answer.json`` (``{web_name: {"answers": [{"id", "type", "ans"}]}}``,
   given as ``reference_answers`` or found next to the data file), a ``golden`` answer is checked
-  by :func:`~hud_gym.formats.evaluators.webvoyager_answer` (the response must contain it) and a
+  by :func:`~hud_gym.evaluation.benchmarks.webvoyager_answer` (the response must contain it) and a
   ``possible`` one is attached to an ungraded grade. ``task.target`` is the reference answer.
 
 Example:

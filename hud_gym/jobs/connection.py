@@ -60,7 +60,10 @@ def _setup(conn: sqlite3.Connection, db: Path, *pragmas: str) -> sqlite3.Connect
         conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
     except sqlite3.DatabaseError as exc:
         conn.close()
-        raise damaged(exc, db) or exc
+        error = damaged(exc, db)
+        if error is None:
+            raise
+        raise error from exc
     return conn
 
 

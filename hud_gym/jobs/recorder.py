@@ -35,6 +35,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from hud_gym.errors import HudGymWarning
 from hud_gym.actions import CLAAction, parse_actions
 from hud_gym.jobs.rows import json_safe
 from hud_gym.jobs.store import Store, get_store
@@ -51,7 +52,7 @@ WRITER_THREADS = 4
 _SKIPPED_INFO_KEYS = frozenset({"grade", "timings", "prompt", "final_obs", "final_info", "_final_obs", "_final_info"})
 
 
-class RecordingWarning(UserWarning):
+class RecordingWarning(HudGymWarning):
     """A trajectory or step could not be written to the job store."""
 
 
@@ -105,7 +106,7 @@ class TrajectoryRecorder:
             seed=info.get("seed"),
             prompt=info.get("prompt") or (task.prompt if task else ""),
             started_at=hint.started_at if hint else started,
-            metadata={"gym": env.gym_type},
+            metadata={"gym": env.gym},
         )
         self._episode = _Episode(trajectory, from_rollout=hint is not None)
         if not await self._io(info, self.store.start_trajectory, trajectory, self.job_id,

@@ -1,8 +1,12 @@
 """Bundled task sets and the loaders that find task sets and tasks by name or path.
 
 A task set is found by, in order: an existing file path (``.json``, ``.jsonl``, ``.yaml``), a
-registered loader (e.g. ``"miniwob"``, added by the browser gym), or a file shipped in this
-package (``qa-basic``). A task is referenced as ``"<taskset>/<task id>"``.
+registered loader (e.g. ``"miniwob"``, declared by the browser gym's descriptor), or a file shipped
+in this package (``qa-basic``). A task is referenced as ``"<taskset>/<task id>"``.
+
+Files are read by the reader :func:`set_file_reader` installs: :mod:`hud_gym.formats` (hud-gym's
+own format and the foreign ones it converts), installed when it is imported; this module never
+imports it. Without one, files are read in hud-gym's own format only.
 
 Example:
     >>> ts = load_taskset("qa-basic")
@@ -20,19 +24,34 @@ from typing import Any
 
 from hud_gym.task import Task, TaskSet
 
-__all__ = ["available_tasksets", "get_task", "load_taskset", "register_taskset", "resolve_task", "resolve_taskset"]
+__all__ = ["FileReader", "available_tasksets", "get_task", "load_taskset", "register_taskset", "resolve_task",
+           "resolve_taskset", "set_file_reader"]
 
-_LOADERS: dict[str, Callable[[], TaskSet]] = {}
-# Generated task sets whose module is imported only when the set is asked for.
-_LAZY_LOADERS: dict[str, str] = {
-    "miniwob": "hud_gym.controllers.browser.miniwob:miniwob_taskset",
-    "miniwob-flight": "hud_gym.controllers.browser.miniwob:miniwob_flight_taskset",
-}
+FileReader = Callable[[Path, "str | None"], TaskSet]
+"""Reads a task file or directory in a format (``None``: detect it)."""
+
+_LOADERS: dict[str, Callable[[], TaskSet] | str] = {}
 _SUFFIXES = (".json", ".jsonl", ".yaml", ".yml")
 
 
-def register_taskset(name: str, loader: Callable[[], TaskSet]) -> None:
-    """Make ``load_taskset(name)`` call ``loader`` (for generated sets such as MiniWoB++)."""
+def _read_native(path: Path, format: str | None) -> TaskSet:  # noqa: A002
+    if format not in (None, "native") or path.is_dir():
+        raise ValueError(f"reading {format or 'this'} task files needs hud_gym.formats")
+    return TaskSet.load(path)
+
+
+_reader: list[FileReader] = [_read_native]
+
+
+def set_file_reader(reader: FileReader) -> None:
+    """Read task files with ``reader`` (installed by :mod:`hud_gym.formats`)."""
+    _reader[0] = reader
+
+
+def register_taskset(name: str, loader: Callable[[], TaskSet] | str) -> None:
+    """Make ``load_taskset(name)`` call ``loader`` (for generated sets such as MiniWoB++): a
+    function, or its import path ``"package.module:function"`` (imported when the set is first
+    asked for; a gym's descriptor declares its sets this way)."""
     _LOADERS[name] = loader
     _load_named.cache_clear()
 
@@ -47,16 +66,17 @@ def _bundled_files() -> dict[str, Any]:
 
 def available_tasksets() -> list[str]:
     """Names :func:`load_taskset` accepts besides file paths."""
-    return sorted(set(_bundled_files()) | set(_LOADERS) | set(_LAZY_LOADERS))
+    return sorted(set(_bundled_files()) | set(_LOADERS))
 
 
 @lru_cache(maxsize=32)
 def _load_named(name: str) -> TaskSet:
-    if name in _LOADERS:
-        return _LOADERS[name]()
-    if name in _LAZY_LOADERS:
-        module, attribute = _LAZY_LOADERS[name].split(":")
-        return getattr(import_module(module), attribute)()
+    loader = _LOADERS.get(name)
+    if isinstance(loader, str):
+        module, attribute = loader.split(":")
+        loader = getattr(import_module(module), attribute)
+    if loader is not None:
+        return loader()
     entry = _bundled_files().get(name)
     if entry is None:
         raise KeyError(name)
@@ -79,8 +99,7 @@ def load_taskset(name_or_path: str | Path, format: str | None = None) -> TaskSet
             unknown format.
         TaskFileError: the file is malformed.
     """
-    from hud_gym.formats import read_taskset
-
+    read_taskset = _reader[0]
     path = Path(name_or_path)
     if path.suffix.lower() in _SUFFIXES and path.is_file():
         return read_taskset(path, format)

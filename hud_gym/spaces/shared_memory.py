@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 from gymnasium.vector.utils.shared_memory import read_from_shared_memory
 
-from hud_gym.spaces import UnicodeText
+from hud_gym.spaces.text import UnicodeText
 
 __all__ = ["LiveTextBatch"]
 

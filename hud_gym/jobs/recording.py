@@ -1,0 +1,100 @@
+"""The base of the job store that writes runs: screenshot files, and runs whose recording
+failed (they end ``record_error`` at once, or when the job, the env or the process ends: see
+:mod:`hud_gym.jobs.failures`). :class:`~hud_gym.jobs.store.Store` is the complete store."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from hud_gym.jobs.database import Database
+from hud_gym.jobs.failures import RecordFailures
+from hud_gym.jobs.images import EXTENSIONS, ImageFormat, screenshot_of, write_image
+from hud_gym.jobs.paths import resolve_home
+from hud_gym.jobs.reserve import is_disk_full
+from hud_gym.jobs.rows import to_time
+from hud_gym.trajectory import utc_now
+
+__all__ = ["RecordingStore"]
+
+_MARK_RECORD_ERROR = (
+    "UPDATE trajectories SET status = 'record_error', reward = NULL, error = ?, ended_at = COALESCE(ended_at, ?) "
+    "WHERE id = ? AND status IN ('running', 'ok', 'truncated')"
+)
+
+
+class RecordingStore(Database):
+    """Screenshots and failed recordings; the arguments are :class:`~hud_gym.jobs.store.Store`'s."""
+
+    def __init__(self, home: str | os.PathLike[str] | None = None, *, image_format: ImageFormat = "jpeg",
+                 jpeg_quality: int = 85, read_only: bool | None = None) -> None:
+        if image_format not in EXTENSIONS:
+            raise ValueError(f"image_format must be one of {sorted(EXTENSIONS)}, got {image_format!r}")
+        if not 1 <= jpeg_quality <= 100:
+            raise ValueError(f"jpeg_quality must be in 1..100, got {jpeg_quality}")
+        self.image_format: ImageFormat = image_format
+        self.jpeg_quality = jpeg_quality
+        self._failures = RecordFailures()
+        super().__init__(resolve_home(home), read_only=read_only)
+
+    # ------------------------------------------------------------------ runs that could not be recorded
+
+    @contextmanager
+    def _recording(self, job_id: str | None, trajectory_id: str) -> Iterator[None]:
+        """The writes of one run: when one fails, the run ends ``record_error`` (now if possible)."""
+        try:
+            yield
+        except (OSError, sqlite3.DatabaseError) as exc:
+            if not self.read_only and not isinstance(exc, sqlite3.IntegrityError):
+                self._failures.add(job_id or "", trajectory_id, exc)
+                try:
+                    self.settle_unrecorded(job_id)
+                except Exception:  # noqa: BLE001  (tried again at close, at the job's end, at exit)
+                    pass
+            raise
+
+    def settle_unrecorded(self, job_id: str | None = None) -> int:
+        """Mark ``record_error`` (reward ``None``) the runs (of ``job_id``, or all) of this process
+        whose recording failed and that are not marked yet; returns how many were marked."""
+        pending = self._failures.unsettled(job_id)
+        if not pending or self.read_only:
+            return 0
+        now = to_time(utc_now())
+
+        def mark(conn: sqlite3.Connection) -> None:
+            for trajectory_id, message in pending.items():
+                conn.execute(_MARK_RECORD_ERROR, (message, now, trajectory_id))
+
+        self._status_write(mark)
+        self._failures.settled(list(pending))
+        return len(pending)
+
+    # ------------------------------------------------------------------ images
+
+    def image_path(self, ref: str) -> Path:
+        """The absolute path of a stored image reference."""
+        return self.images_dir / ref
+
+    def _image_ref(self, job_id: str, trajectory_id: str, name: str) -> str:
+        return f"{job_id}/{trajectory_id}/{name}.{EXTENSIONS[self.image_format]}"
+
+    def save_image(self, job_id: str, trajectory_id: str, name: str, observation: Any) -> str | None:
+        """Write the observation's screenshot as ``<job>/<trajectory>/<name>.<ext>``; returns the
+        reference (``None`` when the observation has no screenshot)."""
+        screenshot = screenshot_of(observation)
+        if screenshot is None:
+            return None
+        self.require_writable()
+        self._reserve.check()
+        ref = self._image_ref(job_id, trajectory_id, name)
+        try:
+            write_image(self.image_path(ref), screenshot, self.image_format, self.jpeg_quality)
+        except OSError as exc:
+            if is_disk_full(exc):
+                self._reserve.note_full()
+            raise
+        return ref
