@@ -3,10 +3,12 @@ run with status ``policy_error`` and ``reward=None``, the message in ``Trajector
 
 from __future__ import annotations
 
+from hud_gym.errors import HudGymError
+
 __all__ = ["AgentConfigError", "AgentError", "ModelCallError", "ReplyParseError"]
 
 
-class AgentError(RuntimeError):
+class AgentError(HudGymError, RuntimeError):
     """The agent failed; the message says why in one line."""
 
 
