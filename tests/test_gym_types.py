@@ -47,7 +47,7 @@ def test_builtin_gyms_are_registered_with_gymnasium_from_their_descriptors() -> 
     for gym in BUILTIN_GYMS:
         spec = gymnasium.spec(gym.id)
         assert spec.entry_point == gym.entry_point == f"{gym.env.__module__}:{gym.env.__name__}"
-        assert spec.vector_entry_point == f"hud_gym.vector_entry_points:{gym.name}"
+        assert spec.vector_entry_point == f"hud_gym.wrappers.vector.entry_points:{gym.name}"
         assert spec.nondeterministic is (not gym.deterministic)
         assert not spec.order_enforce and spec.disable_env_checker
     assert gymnasium.make("hud/QA-v0").unwrapped.max_episode_steps == 20

@@ -55,15 +55,16 @@ def test_the_old_ray_vector_path_still_has_the_actor_helpers() -> None:
 
 def test_the_vector_package_is_the_old_vector_module() -> None:
     from hud_gym.wrappers.vector import HudVectorEnv, browser_vector_env, qa_vector_env, ubuntu_vector_env
-    from hud_gym.wrappers.vector import local
+    from hud_gym.wrappers.vector import entry_points, local
 
-    assert (HudVectorEnv, qa_vector_env, browser_vector_env, ubuntu_vector_env) == (
-        local.HudVectorEnv, local.qa_vector_env, local.browser_vector_env, local.ubuntu_vector_env)
+    assert HudVectorEnv is local.HudVectorEnv
+    assert (qa_vector_env, browser_vector_env, ubuntu_vector_env) == (
+        entry_points.qa, entry_points.browser, entry_points.ubuntu)
     # The gym ids' vector entry points name this path, and load the same creators.
     for gym_id, creator in (("hud/QA-v0", qa_vector_env), ("hud/Browser-v0", browser_vector_env),
                             ("hud/Ubuntu-v0", ubuntu_vector_env)):
         entry_point = gymnasium.spec(gym_id).vector_entry_point
-        assert entry_point.startswith("hud_gym.wrappers.vector:")
+        assert entry_point.startswith("hud_gym.wrappers.vector.entry_points:")
         module, name = entry_point.split(":")
         assert getattr(importlib.import_module(module), name) is creator
 

@@ -41,7 +41,7 @@ __all__ = ["DEFAULT_GYM", "VECTOR_ENTRY_MODULE", "GymType", "UnknownGymError", "
 DEFAULT_GYM = "qa"
 """The gym of a task whose ``gym`` is unset."""
 
-VECTOR_ENTRY_MODULE = "hud_gym.vector_entry_points"
+VECTOR_ENTRY_MODULE = "hud_gym.wrappers.vector.entry_points"
 """The module whose attribute ``<gym name>`` is the ``vector_entry_point`` of that gym's id."""
 
 _NAME = re.compile(r"^[a-z][a-z0-9_-]*$")

@@ -10,7 +10,7 @@
 - :mod:`~hud_gym.wrappers.vector.batching`: seeds, ``reset_mask``, batched actions and rows.
 
 This package is also the module path of earlier versions, ``hud_gym.wrappers.vector``: the
-``vector_entry_point`` of each gym id (``hud_gym.wrappers.vector:qa_vector_env``) names it.
+``vector_entry_point`` of each gym id (``hud_gym.wrappers.vector.entry_points:qa``) names it.
 
 Example:
     >>> import gymnasium, hud_gym
@@ -20,7 +20,8 @@ Example:
     >>> envs.close()
 """
 
-from hud_gym.wrappers.vector.local import HudVectorEnv, browser_vector_env, qa_vector_env, ubuntu_vector_env
+from hud_gym.wrappers.vector.local import HudVectorEnv
+from hud_gym.wrappers.vector.entry_points import browser_vector_env, qa_vector_env, ubuntu_vector_env
 from hud_gym.wrappers.vector.send_recv import SendRecvVectorEnv
 
 __all__ = ["HudVectorEnv", "SendRecvVectorEnv", "browser_vector_env", "qa_vector_env", "ubuntu_vector_env"]

@@ -34,7 +34,6 @@ import asyncio
 import concurrent.futures
 import contextvars
 import functools
-import importlib
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -48,7 +47,7 @@ from hud_gym.wrappers.vector import autoreset
 from hud_gym.wrappers.vector.batching import StepResult
 from hud_gym.wrappers.vector.send_recv import SendRecvVectorEnv
 
-__all__ = ["HudVectorEnv", "browser_vector_env", "qa_vector_env", "ubuntu_vector_env"]
+__all__ = ["HudVectorEnv"]
 
 
 class HudVectorEnv(SendRecvVectorEnv):
@@ -196,18 +195,3 @@ class HudVectorEnv(SendRecvVectorEnv):
         for env in self.envs:
             env.close()
         self._closed = True
-
-
-def _creator(env_path: str) -> Callable[..., HudVectorEnv]:
-    def create(num_envs: int = 1, **kwargs: Any) -> HudVectorEnv:
-        module, name = env_path.split(":")
-        env_class = getattr(importlib.import_module(module), name)
-        return HudVectorEnv.from_env_class(env_class, num_envs, **kwargs)
-
-    create.__doc__ = f"``vector_entry_point`` of the gym id: a :class:`HudVectorEnv` of ``{env_path}``."
-    return create
-
-
-qa_vector_env = _creator("hud_gym.envs.qa:QAEnv")
-browser_vector_env = _creator("hud_gym.envs.browser:BrowserEnv")
-ubuntu_vector_env = _creator("hud_gym.envs.ubuntu:UbuntuEnv")
