@@ -198,6 +198,7 @@ class HudEnv(EnvCore, gymnasium.Env[Observation, dict[str, Any]]):
     @property
     def gym_type(self) -> str:
         """Deprecated: :attr:`gym`."""
+        warnings.warn("HudEnv.gym_type is deprecated: use HudEnv.gym", DeprecationWarning, stacklevel=2)
         return self.gym
 
     @property

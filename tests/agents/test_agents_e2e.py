@@ -38,7 +38,7 @@ class Recorder:
     async def on_reset(self, env: Any, observation: dict[str, Any], info: dict[str, Any], options: dict[str, Any]) -> None:
         self.info, self.prompt = info, info["prompt"]
         self.size = (observation["screenshot"].shape[1], observation["screenshot"].shape[0])
-        if env.gym_type == "ubuntu":
+        if env.gym == "ubuntu":
             self.windows = await env.controller.windows()
 
     async def on_step(self, env: Any, action: Any, observation: dict[str, Any], reward: float, terminated: bool,

@@ -97,10 +97,10 @@ class GymEnvMaker:
 
     def __call__(self) -> gymnasium.Env:
         import hud_gym  # noqa: F401  (registers the hud ids in this process)
-        from hud_gym.registration import GYM_IDS
+        from hud_gym.gyms import all_gyms
 
         kwargs = dict(self.kwargs)
-        if self.env_id in GYM_IDS.values():
+        if self.env_id in {gym.id for gym in all_gyms()}:
             if "max_episode_steps" in kwargs:
                 kwargs["max_steps"] = kwargs.pop("max_episode_steps")
             return gymnasium.make(self.env_id, **kwargs).unwrapped
@@ -133,7 +133,7 @@ class EnvWorker:
             "metadata": dict(env.metadata),
             "render_mode": env.render_mode,
             "spec": env.spec,
-            "gym_type": getattr(env.unwrapped, "gym_type", None),
+            "gym": getattr(env.unwrapped, "gym", None),
             "max_steps": getattr(env.unwrapped, "_max_steps", None),
             "pid": os.getpid(),
             "actor_id": ray.get_runtime_context().get_actor_id(),

@@ -3,7 +3,7 @@
 :class:`RayEnvPool` is an :class:`~hud_gym.wrappers.rollout.pool.EnvPool` (``acquire``, ``release``,
 ``lease``, ``aclose``, ``async with``) whose envs are :class:`RayEnvProxy` objects: each drives one
 env in its own actor with the async API :func:`~hud_gym.wrappers.rollout.grpo.rollout` uses (``areset``,
-``astep``, ``aevaluate``, ``aclose``, ``final_response``, ``gym_type``). So
+``astep``, ``aevaluate``, ``aclose``, ``final_response``, ``gym``). So
 ``rollout_group(task, policy, G, pool=RayEnvPool(size=G))`` and ``rollout_groups(..., pool=...)``
 run unchanged, with the envs on the cluster and the policy in the driver.
 
@@ -48,7 +48,7 @@ class RayEnvProxy:
 
     Attributes:
         actor: the Ray actor handle.
-        gym_type: the env's gym type (``"qa"``, ``"browser"``, ``"ubuntu"``).
+        gym: the env's gym name (``"qa"``, ``"browser"``, ``"ubuntu"``).
         pid: the actor's process id (on its node).
         actor_id: the actor's Ray id (hex).
         broken: True once a call failed on the Ray side (the actor died) or was interrupted.
@@ -57,7 +57,7 @@ class RayEnvProxy:
     def __init__(self, ray: Any, actor: Any, description: dict[str, Any]) -> None:
         self._ray = ray
         self.actor = actor
-        self.gym_type: str = description["gym_type"]
+        self.gym: str = description["gym"]
         self.pid: int = description["pid"]
         self.actor_id: str = description["actor_id"]
         self.observation_space = description["observation_space"]
@@ -124,7 +124,7 @@ class RayEnvProxy:
 
     def __repr__(self) -> str:
         state = "closed" if self.closed else "broken" if self.broken else "live"
-        return f"<RayEnvProxy gym={self.gym_type!r} pid={self.pid} {state}>"
+        return f"<RayEnvProxy gym={self.gym!r} pid={self.pid} {state}>"
 
 
 class RayEnvPool(EnvPool):

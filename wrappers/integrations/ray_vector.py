@@ -304,7 +304,7 @@ class RayVectorEnv(SendRecvVectorEnv):
 
     def describe(self) -> list[dict[str, Any]]:
         """What every sub-env's actor reports of itself: ``pid`` (on its node), ``actor_id``,
-        ``gym_type``, spaces."""
+        ``gym``, spaces."""
         self._check_open()
         return [self._get(i, actor.describe.remote(), "describe()") for i, actor in enumerate(self.actors)]
 

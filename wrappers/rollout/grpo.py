@@ -25,13 +25,15 @@ import asyncio
 import inspect
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
 from hud_gym.actions import CLAAction
+from hud_gym.advantages import group_advantages
 from hud_gym.agents.policy import start_run
 from hud_gym.core.env import HudEnv
+from hud_gym.make import make
 from hud_gym.task import Task
 from hud_gym.tasksets import resolve_task
 from hud_gym.trajectory import FAILED, Trajectory, TrajectoryGroup, TrajectoryStep, new_id, utc_now
@@ -72,9 +74,7 @@ async def _decide(policy: Callable[..., Any], observation: dict[str, Any], histo
 
 
 def _make_env(task: Task, env_kwargs: dict[str, Any]) -> HudEnv:
-    import hud_gym
-
-    env = hud_gym.make(task, **env_kwargs)
+    env = make(task, **env_kwargs)
     return env.unwrapped  # type: ignore[return-value]
 
 
@@ -270,36 +270,3 @@ async def rollout_groups(tasks: Iterable[Task | dict[str, Any] | str], policy: C
     finally:
         for future in pending:
             future.cancel()
-
-
-# TODO(lead): import from hud_gym.advantages (part C moves group_advantages into the core, so that
-# hud_gym.trajectory need not import upward); keep hud_gym.wrappers.grpo.group_advantages importable.
-def group_advantages(rewards: Sequence[float | None], *, scale: Literal["group", "none"] = "group",
-                     eps: float = 1e-6, ddof: int = 0) -> np.ndarray:
-    """GRPO advantages of one group: ``(r - mean) / (std + eps)`` over the scorable runs.
-
-    - Failed runs (``None`` or NaN reward) get advantage 0 and are left out of mean and std.
-    - A group whose scorable rewards are all equal (including a single run) gets zeros.
-    - ``scale="none"`` gives ``r - mean`` (verifiers' rule).
-    - ``ddof`` is the std's delta degrees of freedom: TRL's ``GRPOTrainer`` uses the sample std
-      (``ddof=1``, ``eps=1e-4``); ART, TRL's async trainer and our default use the population std
-      (``ddof=0``, ``eps=1e-6`` for ART).
-    """
-    values = np.array([np.nan if r is None else float(r) for r in rewards], dtype=np.float64)
-    scored = ~np.isnan(values)
-    advantages = np.zeros(len(values), dtype=np.float64)
-    if scored.sum() == 0:
-        return advantages
-    kept = values[scored]
-    centered = kept - kept.mean()
-    if np.allclose(kept, kept[0]):
-        return advantages
-    if scale == "none":
-        advantages[scored] = centered
-    elif scale == "group":
-        if len(kept) - ddof <= 0:
-            return advantages
-        advantages[scored] = centered / (kept.std(ddof=ddof) + eps)
-    else:
-        raise ValueError(f"scale must be 'group' or 'none', got {scale!r}")
-    return advantages

@@ -19,6 +19,8 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from hud_gym.core.env import HudEnv
+from hud_gym.gyms import get_gym
+from hud_gym.make import make
 from hud_gym.registration import gym_id_for
 from hud_gym.task import Task
 from hud_gym.wrappers.rollout.placement import controller_kwargs
@@ -83,9 +85,7 @@ class EnvPool:
         return controller_kwargs(self.env_kwargs, index)
 
     def _make(self, task: Task) -> HudEnv:
-        import hud_gym
-
-        return hud_gym.make(task, **self._next_env_kwargs()).unwrapped  # type: ignore[return-value]
+        return make(task, **self._next_env_kwargs()).unwrapped  # type: ignore[return-value]
 
     async def release(self, env: HudEnv) -> None:
         """Return a leased env to the pool."""
@@ -94,7 +94,7 @@ class EnvPool:
                 await env.aclose()
                 self._count -= 1
                 return
-            self._idle.setdefault(gym_id_for(env.gym_type), []).append(env)
+            self._idle.setdefault(get_gym(env.gym).id, []).append(env)
             self._available.notify()
 
     @asynccontextmanager
