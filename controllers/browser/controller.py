@@ -70,14 +70,12 @@ from hud_gym.controllers.browser.keys import playwright_keys
 from hud_gym.controllers.browser.observation import ImageFormat
 from hud_gym.controllers.browser.session import PageSession
 from hud_gym.controllers.browser.urls import NavigationRefused, UrlPolicy, with_scheme
+from hud_gym.controllers.dispatch import ActionTable, CustomActions
 from hud_gym.task import Task
 
 __all__ = ["CUSTOM_ACTIONS", "BrowserController", "ResetMode", "with_scheme"]
 
 ResetMode = Literal["clear", "fresh"]
-
-CUSTOM_ACTIONS: tuple[str, ...] = ("goto", "back", "forward", "reload", "new_tab", "switch_tab", "close_tab")
-"""The custom actions of the browser gym (``CustomAction(action=name, args={...})``)."""
 
 # Drag interpolation: one mousemove per _STEP_PX pixels, at most _MAX_STEPS per path segment.
 # Chromium delivers mousemoves once per frame (~16 ms each), so a few suffice: draggables,
@@ -585,9 +583,11 @@ class BrowserController(Controller):
         """
         self._check_alive()
         self._check_crashes()
+        if self._active is None:
+            raise ControllerError("the browser has no open tab")
         self._loads_at_action = {page: session.loads for page, session in self._sessions.items()}
         try:
-            return await self._dispatch(action)
+            return await ACTIONS.run(self, action)
         except ActionError:
             raise
         except PlaywrightError as exc:
@@ -595,44 +595,71 @@ class BrowserController(Controller):
             self._check_crashes()
             return ActionOutcome(info={"browser_error": str(exc).splitlines()[0]})
 
-    async def _dispatch(self, action: CLAAction) -> ActionOutcome:
+    # One handler per CLA type (the table is :data:`ACTIONS`, after the class); each returns the outcome.
+
+    async def _click(self, action: ClickAction) -> ActionOutcome:
         page = self.page
-        if isinstance(action, ClickAction):
-            await self._holding(page, action.hold_keys, lambda: self._click(page, action))
-        elif isinstance(action, PressAction):
-            await self._press(page, playwright_keys(action.keys))
-        elif isinstance(action, KeyDownAction):
-            for key in playwright_keys(action.keys):
-                if key not in self._held_keys:
-                    await page.keyboard.down(key)
-                    self._held_keys.append(key)
-        elif isinstance(action, KeyUpAction):
-            for key in reversed(playwright_keys(action.keys)):
-                await page.keyboard.up(key)
-                if key in self._held_keys:
-                    self._held_keys.remove(key)
-        elif isinstance(action, TypeAction):
-            if action.text:
-                await page.keyboard.type(action.text)
-            if action.enter_after:
-                await page.keyboard.press("Enter")
-        elif isinstance(action, ScrollAction):
-            await self._holding(page, action.hold_keys, lambda: self._scroll(page, action))
-        elif isinstance(action, MoveAction):
-            await self._move(page, action)
-        elif isinstance(action, DragAction):
-            await self._holding(page, action.hold_keys, lambda: self._drag(page, action))
-        elif isinstance(action, WaitAction):
-            await asyncio.sleep(action.time / 1000)
-        elif isinstance(action, PositionFetch):
-            return ActionOutcome(info={"position": self.pointer})
-        elif isinstance(action, ScreenshotFetch):
-            pass
-        elif isinstance(action, CustomAction):
-            return await self._custom(action)
-        else:
-            raise ActionError(f"the browser gym cannot execute {action.type!r} actions")
+        await self._holding(page, action.hold_keys, lambda: self._click_at(page, action))
         return ActionOutcome()
+
+    async def _press(self, action: PressAction) -> ActionOutcome:
+        await self._press_keys(self.page, playwright_keys(action.keys))
+        return ActionOutcome()
+
+    async def _key_down(self, action: KeyDownAction) -> ActionOutcome:
+        page = self.page
+        for key in playwright_keys(action.keys):
+            if key not in self._held_keys:
+                await page.keyboard.down(key)
+                self._held_keys.append(key)
+        return ActionOutcome()
+
+    async def _key_up(self, action: KeyUpAction) -> ActionOutcome:
+        page = self.page
+        for key in reversed(playwright_keys(action.keys)):
+            await page.keyboard.up(key)
+            if key in self._held_keys:
+                self._held_keys.remove(key)
+        return ActionOutcome()
+
+    async def _type(self, action: TypeAction) -> ActionOutcome:
+        page = self.page
+        if action.text:
+            await page.keyboard.type(action.text)
+        if action.enter_after:
+            await page.keyboard.press("Enter")
+        return ActionOutcome()
+
+    async def _scroll(self, action: ScrollAction) -> ActionOutcome:
+        page = self.page
+        await self._holding(page, action.hold_keys, lambda: self._scroll_at(page, action))
+        return ActionOutcome()
+
+    async def _move(self, action: MoveAction) -> ActionOutcome:
+        if action.point is not None:
+            target = self._clamp(action.point)
+        elif action.offset is not None:
+            target = self._clamp(Point(x=self.pointer[0] + action.offset.x, y=self.pointer[1] + action.offset.y))
+        else:
+            return ActionOutcome()
+        await self.page.mouse.move(*target)  # a jump, as xdotool/pyautogui moves with no duration
+        self.pointer = target
+        return ActionOutcome()
+
+    async def _drag(self, action: DragAction) -> ActionOutcome:
+        page = self.page
+        await self._holding(page, action.hold_keys, lambda: self._drag_along(page, action))
+        return ActionOutcome()
+
+    async def _wait(self, action: WaitAction) -> ActionOutcome:
+        await asyncio.sleep(action.time / 1000)
+        return ActionOutcome()
+
+    async def _position(self, action: PositionFetch) -> ActionOutcome:
+        return ActionOutcome(info={"position": self.pointer})
+
+    async def _screenshot(self, action: ScreenshotFetch) -> ActionOutcome:
+        return ActionOutcome()  # the observation after every step is the screenshot
 
     def _clamp(self, point: Point | None) -> tuple[int, int]:
         if point is None:
@@ -654,7 +681,7 @@ class BrowserController(Controller):
                 with contextlib.suppress(PlaywrightError):
                     await page.keyboard.up(key)
 
-    async def _click(self, page: Page, action: ClickAction) -> None:
+    async def _click_at(self, page: Page, action: ClickAction) -> None:
         x, y = self._clamp(action.point)
         delays = action.pattern or []
         if delays or action.button in ("back", "forward"):
@@ -682,7 +709,7 @@ class BrowserController(Controller):
         await session.send("Input.dispatchMouseEvent", {"type": "mousePressed", "buttons": mask, **base})
         await session.send("Input.dispatchMouseEvent", {"type": "mouseReleased", "buttons": 0, **base})
 
-    async def _press(self, page: Page, keys: list[str]) -> None:
+    async def _press_keys(self, page: Page, keys: list[str]) -> None:
         if len(keys) == 1:
             await page.keyboard.press(keys[0])
             return
@@ -696,7 +723,7 @@ class BrowserController(Controller):
                 with contextlib.suppress(PlaywrightError):
                     await page.keyboard.up(key)
 
-    async def _scroll(self, page: Page, action: ScrollAction) -> None:
+    async def _scroll_at(self, page: Page, action: ScrollAction) -> None:
         x, y = self._clamp(action.point)
         await page.mouse.move(x, y)
         self.pointer = (x, y)
@@ -710,22 +737,12 @@ class BrowserController(Controller):
                     {"expression": "new Promise(r => requestAnimationFrame(() => r(0)))", "awaitPromise": True},
                 )
 
-    async def _move(self, page: Page, action: MoveAction) -> None:
-        if action.point is not None:
-            target = self._clamp(action.point)
-        elif action.offset is not None:
-            target = self._clamp(Point(x=self.pointer[0] + action.offset.x, y=self.pointer[1] + action.offset.y))
-        else:
-            return
-        await page.mouse.move(*target)  # a jump, as xdotool/pyautogui moves with no duration
-        self.pointer = target
-
     @staticmethod
     def _steps(start: tuple[int, int], end: tuple[int, int]) -> int:
         distance = math.hypot(end[0] - start[0], end[1] - start[1])
         return max(1, min(_MAX_STEPS, math.ceil(distance / _STEP_PX)))
 
-    async def _drag(self, page: Page, action: DragAction) -> None:
+    async def _drag_along(self, page: Page, action: DragAction) -> None:
         path = [self._clamp(p) for p in action.path]
         delays = action.pattern or []
         await page.mouse.move(*path[0])
@@ -743,30 +760,55 @@ class BrowserController(Controller):
     # ----------------------------------------------------------------- custom actions
 
     async def _custom(self, action: CustomAction) -> ActionOutcome:
-        name, args = action.action, dict(action.args or {})
-        if name not in CUSTOM_ACTIONS:
-            raise ActionError(f"unknown custom action {name!r}; the browser gym supports: {', '.join(CUSTOM_ACTIONS)}")
+        return await CUSTOM.run(self, action)
+
+    # One handler per custom action (the table is :data:`CUSTOM`, after the class).
+
+    async def _goto(self, args: dict[str, Any]) -> ActionOutcome:
+        page = self.page
+        url = args.get("url")
+        if not isinstance(url, str) or not url:
+            raise ActionError("custom action 'goto' needs args {'url': '<address>'}")
+        target = self._allowed(url)
         timeout_ms = self.navigation_timeout * 1000
-        if name in ("goto", "back", "forward", "reload"):
-            return await self._go(name, args, timeout_ms)
-        if name == "new_tab":
-            url = args.get("url")
-            if url is not None and not isinstance(url, str):
-                raise ActionError("custom action 'new_tab' takes args {'url': '<address>'} (optional)")
-            address = self._allowed(url) if url else None
-            tab = await self._new_tab()
-            self._active = tab
-            if address:
-                return await self._navigate(tab, lambda wait_until: tab.goto(address, timeout=timeout_ms,
-                                                                             wait_until=wait_until))
-            return ActionOutcome()
-        if name == "switch_tab":
-            index = self._tab_index(args.get("index"), name)
-            self._active = self._pages[index]
-            await self._active.bring_to_front()
-            return ActionOutcome()
-        # close_tab
-        index = self._tab_index(args.get("index", self._pages.index(self.page)), name)
+        return await self._navigate(page, lambda wait_until: page.goto(target, timeout=timeout_ms,
+                                                                       wait_until=wait_until))
+
+    async def _back(self, args: dict[str, Any]) -> ActionOutcome:
+        return await self._history(self.page.go_back)
+
+    async def _forward(self, args: dict[str, Any]) -> ActionOutcome:
+        return await self._history(self.page.go_forward)
+
+    async def _reload(self, args: dict[str, Any]) -> ActionOutcome:
+        return await self._history(self.page.reload)
+
+    async def _history(self, move: Callable[..., Awaitable[Response | None]]) -> ActionOutcome:
+        """``back``, ``forward`` or ``reload`` of the active tab (``move`` is the page's method)."""
+        timeout_ms = self.navigation_timeout * 1000
+        return await self._navigate(self.page, lambda wait_until: move(timeout=timeout_ms, wait_until=wait_until))
+
+    async def _new_tab_action(self, args: dict[str, Any]) -> ActionOutcome:
+        url = args.get("url")
+        if url is not None and not isinstance(url, str):
+            raise ActionError("custom action 'new_tab' takes args {'url': '<address>'} (optional)")
+        address = self._allowed(url) if url else None
+        tab = await self._new_tab()
+        self._active = tab
+        if address:
+            timeout_ms = self.navigation_timeout * 1000
+            return await self._navigate(tab, lambda wait_until: tab.goto(address, timeout=timeout_ms,
+                                                                         wait_until=wait_until))
+        return ActionOutcome()
+
+    async def _switch_tab(self, args: dict[str, Any]) -> ActionOutcome:
+        index = self._tab_index(args.get("index"), "switch_tab")
+        self._active = self._pages[index]
+        await self._active.bring_to_front()
+        return ActionOutcome()
+
+    async def _close_tab(self, args: dict[str, Any]) -> ActionOutcome:
+        index = self._tab_index(args.get("index", self._pages.index(self.page)), "close_tab")
         page = self._pages[index]
         if len(self._pages) == 1:
             # A browser window never has zero tabs: open a blank one first.
@@ -776,19 +818,6 @@ class BrowserController(Controller):
         if self._active is not None:
             await self._active.bring_to_front()
         return ActionOutcome()
-
-    async def _go(self, name: str, args: dict[str, Any], timeout_ms: float) -> ActionOutcome:
-        """The ``goto``, ``back``, ``forward`` and ``reload`` custom actions of the active tab."""
-        page = self.page
-        if name == "goto":
-            url = args.get("url")
-            if not isinstance(url, str) or not url:
-                raise ActionError("custom action 'goto' needs args {'url': '<address>'}")
-            target = self._allowed(url)
-            return await self._navigate(page, lambda wait_until: page.goto(target, timeout=timeout_ms,
-                                                                           wait_until=wait_until))
-        history = {"back": page.go_back, "forward": page.go_forward, "reload": page.reload}[name]
-        return await self._navigate(page, lambda wait_until: history(timeout=timeout_ms, wait_until=wait_until))
 
     def _tab_index(self, index: Any, name: str) -> int:
         if isinstance(index, bool) or not isinstance(index, int):
@@ -950,3 +979,34 @@ class BrowserController(Controller):
             x, y, w, h = self.capture_region
             screenshot = screenshot[y : y + h, x : x + w]
         return Frame(screenshot=screenshot, text=f"URL: {url}\nTitle: {title}", info=info, region=self.capture_region)
+
+
+ACTIONS: ActionTable[BrowserController, ActionOutcome] = ActionTable(BrowserController.gym, {
+    ClickAction: BrowserController._click,
+    PressAction: BrowserController._press,
+    KeyDownAction: BrowserController._key_down,
+    KeyUpAction: BrowserController._key_up,
+    TypeAction: BrowserController._type,
+    ScrollAction: BrowserController._scroll,
+    MoveAction: BrowserController._move,
+    DragAction: BrowserController._drag,
+    WaitAction: BrowserController._wait,
+    PositionFetch: BrowserController._position,
+    ScreenshotFetch: BrowserController._screenshot,
+    CustomAction: BrowserController._custom,
+})
+"""What :meth:`BrowserController.step` runs for each CLA type (``ResponseAction`` never reaches a controller)."""
+
+CUSTOM: CustomActions[BrowserController, ActionOutcome] = CustomActions(BrowserController.gym, {
+    "goto": BrowserController._goto,
+    "back": BrowserController._back,
+    "forward": BrowserController._forward,
+    "reload": BrowserController._reload,
+    "new_tab": BrowserController._new_tab_action,
+    "switch_tab": BrowserController._switch_tab,
+    "close_tab": BrowserController._close_tab,
+})
+"""The browser gym's custom actions (``CustomAction(action=name, args={...})``)."""
+
+CUSTOM_ACTIONS: tuple[str, ...] = CUSTOM.names
+"""The names of the browser gym's custom actions."""

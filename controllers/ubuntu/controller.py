@@ -61,6 +61,7 @@ from hud_gym.actions import (
     WaitAction,
 )
 from hud_gym.controllers.base import ActionOutcome, Controller, ControllerError, Frame
+from hud_gym.controllers.dispatch import ActionTable, CustomActions
 from hud_gym.controllers.ubuntu import windows as xwindows
 from hud_gym.controllers.ubuntu.apps import KNOWN_APPS
 from hud_gym.controllers.ubuntu.capture import ScreenCapture
@@ -77,8 +78,8 @@ from hud_gym.task import Task
 
 __all__ = ["CUSTOM_ACTIONS", "LAUNCHABLE", "PIXELS_PER_WHEEL_CLICK", "UbuntuController", "wheel_clicks"]
 
-CUSTOM_ACTIONS: tuple[str, ...] = ("launch", "key_sequence", "clipboard_set")
-"""The custom actions of the desktop gym (``CustomAction(action=name, args={...})``)."""
+Settled = tuple[ActionOutcome, float | None]
+"""What an action handler returns: the outcome, and the quiet time the observation settles with."""
 
 PIXELS_PER_WHEEL_CLICK = 100
 """Scroll pixels per mouse-wheel click (X buttons 4-7), as HUD's xdo executor."""
@@ -542,10 +543,10 @@ class UbuntuController(Controller):
             ActionError: an invalid action (unknown custom action, a disallowed launch, ...).
             ControllerError: the display is gone.
         """
-        conn, xin = self._x
+        conn, _ = self._x
         conn.begin()
         try:
-            outcome, settle = await self._dispatch(conn, xin, action)
+            outcome, settle = await ACTIONS.run(self, action)
             conn.sync()
         except X_ERRORS as exc:
             self._check_alive()
@@ -555,45 +556,78 @@ class UbuntuController(Controller):
             self._pending_settle = (max(first, self.first_paint), max(quiet, settle))
         return outcome
 
-    async def _dispatch(self, conn: XConnection, xin: XInput, action: CLAAction) -> tuple[ActionOutcome, float | None]:
-        """Run ``action``; returns its outcome and the quiet time the observation should settle
-        with (``None``: the action sent no input)."""
-        quiet = self.quiet
-        if isinstance(action, ClickAction):
-            await self._click(conn, xin, action)
-        elif isinstance(action, PressAction):
-            await self._keys_ready(conn, xin, action.keys)
-            xin.press(action.keys)
-        elif isinstance(action, KeyDownAction):
-            await self._keys_ready(conn, xin, action.keys)
-            xin.key_down(action.keys)
-        elif isinstance(action, KeyUpAction):
-            xin.key_up(action.keys)
-        elif isinstance(action, TypeAction):
-            for chunk in xin.chunks(action.text.replace("\r\n", "\n")):
-                await self._map_keysyms(conn, xin, [char_keysym(c) for c in chunk])
-                xin.type_text(chunk)
-            if action.enter_after:
-                xin.press(["enter"])
-        elif isinstance(action, ScrollAction):
-            await self._holding(conn, xin, action.hold_keys, lambda: self._scroll(xin, action))
-        elif isinstance(action, MoveAction):
-            self._move(xin, action)
-        elif isinstance(action, DragAction):
-            await self._holding(conn, xin, action.hold_keys, lambda: self._drag(conn, xin, action))
-        elif isinstance(action, WaitAction):
-            await asyncio.sleep(action.time / 1000)
-            return ActionOutcome(), None
-        elif isinstance(action, PositionFetch):
-            x, y, _mask = xin.pointer()
-            return ActionOutcome(info={"position": (x, y)}), None
-        elif isinstance(action, ScreenshotFetch):
-            return ActionOutcome(), None
-        elif isinstance(action, CustomAction):
-            return await self._custom(conn, xin, action)
-        else:
-            raise ActionError(f"the desktop gym cannot execute {action.type!r} actions")
-        return ActionOutcome(), quiet
+    # One handler per CLA type (the table is :data:`ACTIONS`, after the class). Each returns the
+    # outcome and the quiet time the observation should settle with (``None``: no input was sent).
+
+    @property
+    def _io(self) -> tuple[XConnection, XInput]:
+        """The X connection and input of a started desktop (``step`` checked it is alive)."""
+        assert self._conn is not None and self._input is not None
+        return self._conn, self._input
+
+    async def _click(self, action: ClickAction) -> Settled:
+        conn, xin = self._io
+        await self._holding(conn, xin, action.hold_keys, lambda: self._clicks(conn, xin, action))
+        return ActionOutcome(), self.quiet
+
+    async def _press(self, action: PressAction) -> Settled:
+        conn, xin = self._io
+        await self._keys_ready(conn, xin, action.keys)
+        xin.press(action.keys)
+        return ActionOutcome(), self.quiet
+
+    async def _key_down(self, action: KeyDownAction) -> Settled:
+        conn, xin = self._io
+        await self._keys_ready(conn, xin, action.keys)
+        xin.key_down(action.keys)
+        return ActionOutcome(), self.quiet
+
+    async def _key_up(self, action: KeyUpAction) -> Settled:
+        _, xin = self._io
+        xin.key_up(action.keys)
+        return ActionOutcome(), self.quiet
+
+    async def _type(self, action: TypeAction) -> Settled:
+        conn, xin = self._io
+        for chunk in xin.chunks(action.text.replace("\r\n", "\n")):
+            await self._map_keysyms(conn, xin, [char_keysym(c) for c in chunk])
+            xin.type_text(chunk)
+        if action.enter_after:
+            xin.press(["enter"])
+        return ActionOutcome(), self.quiet
+
+    async def _scroll(self, action: ScrollAction) -> Settled:
+        conn, xin = self._io
+        await self._holding(conn, xin, action.hold_keys, lambda: self._scroll_at(xin, action))
+        return ActionOutcome(), self.quiet
+
+    async def _move(self, action: MoveAction) -> Settled:
+        _, xin = self._io
+        if action.point is not None:
+            xin.move(*self._clamp(xin, action.point))
+        elif action.offset is not None:
+            x, y, _ = xin.pointer()
+            xin.move(*self._clamp(xin, Point(x=x + action.offset.x, y=y + action.offset.y)))
+        return ActionOutcome(), self.quiet
+
+    async def _drag(self, action: DragAction) -> Settled:
+        conn, xin = self._io
+        await self._holding(conn, xin, action.hold_keys, lambda: self._drag_along(conn, xin, action))
+        return ActionOutcome(), self.quiet
+
+    async def _wait(self, action: WaitAction) -> Settled:
+        await asyncio.sleep(action.time / 1000)
+        return ActionOutcome(), None
+
+    async def _position(self, action: PositionFetch) -> Settled:
+        x, y, _mask = self._io[1].pointer()
+        return ActionOutcome(info={"position": (x, y)}), None
+
+    async def _screenshot(self, action: ScreenshotFetch) -> Settled:
+        return ActionOutcome(), None  # the observation after every step is the screenshot
+
+    async def _custom(self, action: CustomAction) -> Settled:
+        return await CUSTOM.run(self, action)
 
     def _clamp(self, xin: XInput, point: Point | None) -> tuple[int, int]:
         if point is None:
@@ -634,21 +668,18 @@ class UbuntuController(Controller):
             for code in reversed(pressed):
                 xin.key_event(code, False)
 
-    async def _click(self, conn: XConnection, xin: XInput, action: ClickAction) -> None:
-        async def clicks() -> None:
-            x, y = self._clamp(xin, action.point)
-            xin.move(x, y)
-            delays = action.pattern or []
-            number = BUTTONS[action.button]
-            for i in range(len(delays) + 1):
-                xin.click(number)
-                if i < len(delays):
-                    conn.display.flush()  # the server timestamps each click when it gets it
-                    await asyncio.sleep(delays[i] / 1000)
+    async def _clicks(self, conn: XConnection, xin: XInput, action: ClickAction) -> None:
+        x, y = self._clamp(xin, action.point)
+        xin.move(x, y)
+        delays = action.pattern or []
+        number = BUTTONS[action.button]
+        for i in range(len(delays) + 1):
+            xin.click(number)
+            if i < len(delays):
+                conn.display.flush()  # the server timestamps each click when it gets it
+                await asyncio.sleep(delays[i] / 1000)
 
-        await self._holding(conn, xin, action.hold_keys, clicks)
-
-    async def _scroll(self, xin: XInput, action: ScrollAction) -> None:
+    async def _scroll_at(self, xin: XInput, action: ScrollAction) -> None:
         x, y = self._clamp(xin, action.point)
         xin.move(x, y)
         if action.scroll is None:
@@ -658,14 +689,7 @@ class UbuntuController(Controller):
             for _ in range(abs(clicks)):
                 xin.click(positive if clicks > 0 else negative)
 
-    def _move(self, xin: XInput, action: MoveAction) -> None:
-        if action.point is not None:
-            xin.move(*self._clamp(xin, action.point))
-        elif action.offset is not None:
-            x, y, _ = xin.pointer()
-            xin.move(*self._clamp(xin, Point(x=x + action.offset.x, y=y + action.offset.y)))
-
-    async def _drag(self, conn: XConnection, xin: XInput, action: DragAction) -> None:
+    async def _drag_along(self, conn: XConnection, xin: XInput, action: DragAction) -> None:
         path = [self._clamp(xin, p) for p in action.path]
         delays = action.pattern or []
         xin.move(*path[0])
@@ -687,29 +711,28 @@ class UbuntuController(Controller):
 
     # ----------------------------------------------------------------- custom actions
 
-    async def _custom(self, conn: XConnection, xin: XInput, action: CustomAction) -> tuple[ActionOutcome, float | None]:
-        name, args = action.action, dict(action.args or {})
-        if name not in CUSTOM_ACTIONS:
-            raise ActionError(f"unknown custom action {name!r}; the desktop gym supports: {', '.join(CUSTOM_ACTIONS)}")
-        if name == "key_sequence":
-            keys = args.get("keys")
-            if not isinstance(keys, list) or not keys or not all(isinstance(k, (str, list)) for k in keys):
-                raise ActionError("custom action 'key_sequence' needs args {'keys': ['ctrl+a', 'Delete', ...]}")
-            try:
-                chords = [normalize_keys(k) for k in keys]
-            except UnknownKeyError as exc:
-                raise ActionError(f"custom action 'key_sequence': {exc}") from None
-            for chord in chords:
-                await self._keys_ready(conn, xin, chord)
-                xin.press(chord)
-            return ActionOutcome(), self.quiet
-        if name == "clipboard_set":
-            text = args.get("text")
-            if not isinstance(text, str):
-                raise ActionError("custom action 'clipboard_set' needs args {'text': '<text>'}")
-            await self.clipboard_set(text)
-            return ActionOutcome(), None
-        return await self._launch(args)
+    # One handler per custom action (the table is :data:`CUSTOM`, after the class).
+
+    async def _key_sequence(self, args: dict[str, Any]) -> Settled:
+        conn, xin = self._io
+        keys = args.get("keys")
+        if not isinstance(keys, list) or not keys or not all(isinstance(k, (str, list)) for k in keys):
+            raise ActionError("custom action 'key_sequence' needs args {'keys': ['ctrl+a', 'Delete', ...]}")
+        try:
+            chords = [normalize_keys(k) for k in keys]
+        except UnknownKeyError as exc:
+            raise ActionError(f"custom action 'key_sequence': {exc}") from None
+        for chord in chords:
+            await self._keys_ready(conn, xin, chord)
+            xin.press(chord)
+        return ActionOutcome(), self.quiet
+
+    async def _clipboard_set(self, args: dict[str, Any]) -> Settled:
+        text = args.get("text")
+        if not isinstance(text, str):
+            raise ActionError("custom action 'clipboard_set' needs args {'text': '<text>'}")
+        await self.clipboard_set(text)
+        return ActionOutcome(), None
 
     @property
     def known_apps(self) -> dict[str, list[str]]:
@@ -769,7 +792,7 @@ class UbuntuController(Controller):
                 f"(allowed: {', '.join(sorted(options))}, each with a value; or create the env with allow_shell=True)"
             )
 
-    async def _launch(self, args: dict[str, Any]) -> tuple[ActionOutcome, float | None]:
+    async def _launch(self, args: dict[str, Any]) -> Settled:
         app = args.get("app")
         extra = args.get("args", [])
         if not isinstance(app, str) or not app:
@@ -828,3 +851,30 @@ class UbuntuController(Controller):
             text=f"Focused window: {title if title is not None else '(none)'}",
             info={"focused_window": title, "windows": titles},
         )
+
+
+ACTIONS: ActionTable[UbuntuController, Settled] = ActionTable(UbuntuController.gym, {
+    ClickAction: UbuntuController._click,
+    PressAction: UbuntuController._press,
+    KeyDownAction: UbuntuController._key_down,
+    KeyUpAction: UbuntuController._key_up,
+    TypeAction: UbuntuController._type,
+    ScrollAction: UbuntuController._scroll,
+    MoveAction: UbuntuController._move,
+    DragAction: UbuntuController._drag,
+    WaitAction: UbuntuController._wait,
+    PositionFetch: UbuntuController._position,
+    ScreenshotFetch: UbuntuController._screenshot,
+    CustomAction: UbuntuController._custom,
+})
+"""What :meth:`UbuntuController.step` runs for each CLA type (``ResponseAction`` never reaches a controller)."""
+
+CUSTOM: CustomActions[UbuntuController, Settled] = CustomActions(UbuntuController.gym, {
+    "launch": UbuntuController._launch,
+    "key_sequence": UbuntuController._key_sequence,
+    "clipboard_set": UbuntuController._clipboard_set,
+})
+"""The desktop gym's custom actions (``CustomAction(action=name, args={...})``)."""
+
+CUSTOM_ACTIONS: tuple[str, ...] = CUSTOM.names
+"""The names of the desktop gym's custom actions."""
