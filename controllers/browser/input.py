@@ -113,6 +113,8 @@ class BrowserInput(BrowserTabs):
     async def _screenshot(self, action: ScreenshotFetch) -> ActionOutcome:
         return ActionOutcome()  # the observation after every step is the screenshot
 
+    # ----------------------------------------------------------------- helpers
+
     def _clamp(self, point: Point | None) -> tuple[int, int]:
         if point is None:
             return self.pointer

@@ -84,6 +84,7 @@ class BrowserLifecycle(BrowserTabs):
         info = await session.send("Target.getTargetInfo")
         self._context_id = info["targetInfo"].get("browserContextId")
         await self._watch_targets()
+
     async def _close_context(self, timeout: float = 10.0) -> bool:
         """Close the context; False when it did not close in time (a wedged renderer)."""
         for task in list(self._background) + list(self._session_tasks.values()):
