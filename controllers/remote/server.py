@@ -44,6 +44,7 @@ import signal
 import sys
 import threading
 import weakref
+from collections.abc import Sequence
 from http import HTTPStatus
 from typing import Any
 
@@ -71,6 +72,7 @@ __all__ = [
     "options_model",
     "read_token",
     "serve",
+    "server_imports",
     "validate_options",
 ]
 
@@ -187,8 +189,14 @@ def serve(gym: str, host: str = "127.0.0.1", port: int = DEFAULT_PORT, token: st
     """Run a controller server until SIGINT or SIGTERM (blocking; call from the main thread).
 
     Prints where it listens, the token when it generated one, and then a line
-    ``HUD_GYM_SERVER_READY <url>`` once it accepts connections.
+    ``HUD_GYM_SERVER_READY <url>`` once it accepts connections; warnings go to stderr (unless
+    logging is configured already). ``hud-gym serve`` and :func:`main` run it after
+    :func:`read_token` and the imports of :func:`server_imports`.
+
+    Raises:
+        OSError: the address cannot be bound.
     """
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(name)s: %(message)s")
     generated = token is None
     token = token or secrets.token_urlsafe(24)
     runner = get_loop_thread()
@@ -236,6 +244,13 @@ def read_token(token_file: str | os.PathLike[str] | None) -> str | None:
     return token
 
 
+def server_imports(imports: Sequence[str] = ()) -> list[str]:
+    """The modules a server imports before serving: ``imports`` (``--import``), then the
+    comma-separated ones of ``$HUD_GYM_SERVER_IMPORTS``."""
+    from_env = [m.strip() for m in os.environ.get(IMPORTS_ENV_VAR, "").split(",") if m.strip()]
+    return [*imports, *from_env]
+
+
 def main(argv: list[str] | None = None) -> int:
     """Command line: ``python -m hud_gym.controllers.remote.server GYM [--host H] [--port N] ...``."""
     parser = argparse.ArgumentParser(
@@ -261,9 +276,7 @@ def main(argv: list[str] | None = None) -> int:
         token = read_token(args.token_file)
     except ValueError as exc:
         parser.error(str(exc))
-    logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(name)s: %(message)s")
-    from_env = [m.strip() for m in os.environ.get(IMPORTS_ENV_VAR, "").split(",") if m.strip()]
-    for module in [*args.imports, *from_env]:
+    for module in server_imports(args.imports):
         importlib.import_module(module)
     serve(args.gym, args.host, args.port, token, max_message_size=args.max_message_size,
           trust_client_options=args.trust_client_options)
