@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -52,11 +52,24 @@ from hud_gym.controllers.remote.trust import controller_class, validate_options
 from hud_gym.evaluation import FunctionContext
 from hud_gym.task import FunctionConfig, Task
 
-__all__ = ["CLOSE_TIMEOUT", "MAX_ENVS_PER_CONNECTION", "MAX_IN_FLIGHT", "ClientSession", "HostedEnv", "ServerSettings"]
+__all__ = [
+    "CLOSE_TIMEOUT",
+    "ENV_OPS",
+    "MAX_ENVS_PER_CONNECTION",
+    "MAX_IN_FLIGHT",
+    "ClientSession",
+    "HostedEnv",
+    "Reply",
+    "ServerSettings",
+]
 
 MAX_ENVS_PER_CONNECTION = 256
 MAX_IN_FLIGHT = 256
 CLOSE_TIMEOUT = 30.0
+
+
+Reply = tuple[dict[str, Any], bytes | None]
+"""A request's result and the binary frame sent before it (``observe``'s screenshot), if any."""
 
 
 class ServerSettings(Protocol):
@@ -105,6 +118,50 @@ class HostedEnv:
         if self.context is None:
             self.context = FunctionContext(gym=self.controller.gym, controller=self.controller)
         return self.context
+
+    # One handler per env op (the table is :data:`ENV_OPS`); each returns the result and the binary frame.
+
+    async def _step(self, request: Step) -> Reply:
+        outcome = await self.controller.step(parse_action(request.action))
+        return {"response": outcome.response, "info": outcome.info}, None
+
+    async def _observe(self, request: Observe) -> Reply:
+        frame = await self.controller.observe()
+        width, height, binary = self.encode(request.id, frame.screenshot)
+        region = getattr(frame, "region", None)
+        result = {"text": frame.text, "info": frame.info, "region": list(region) if region else None,
+                  "frame": {"format": self.frame_format, "width": width, "height": height}}
+        return result, binary
+
+    async def _reset(self, request: Reset) -> Reply:
+        controller = self.controller
+        try:
+            task = Task.model_validate(request.task) if request.task is not None else None
+        except ValidationError as exc:
+            raise ProtocolError(f"invalid task: {exc.errors(include_url=False)[0]['msg']}", request.id) from None
+        await controller.reset(task, request.seed)
+        self.context = FunctionContext(gym=controller.gym, controller=controller, task=task, seed=request.seed)
+        return {}, None
+
+    async def _setup(self, request: Setup) -> Reply:
+        calls = self.controller.resolve("setup", _configs(request.calls, request.id))
+        context = self.function_context()
+        await self.controller.setup(calls, context)
+        return {"instruction": context.instruction}, None
+
+    async def _evaluate(self, request: Evaluate) -> Reply:
+        calls = self.controller.resolve("evaluate", _configs(request.calls, request.id))
+        context = self.function_context()
+        context.final_response = request.final_response
+        grade = await self.controller.evaluate(calls, context, request.combine)
+        return {"grade": grade.model_dump()}, None
+
+    async def _health(self, request: Health) -> Reply:
+        return {"healthy": bool(await self.controller.health())}, None
+
+    async def _start(self, request: Start) -> Reply:
+        await self.controller.start()
+        return {}, None
 
     async def close(self) -> None:
         current = asyncio.current_task()
@@ -226,7 +283,7 @@ class ClientSession:
             raise ProtocolError(f"no env {env_id!r} on this connection (open one first)", request.id, "UnknownEnv")
         return hosted
 
-    async def _perform(self, request: ClientRequest) -> tuple[dict[str, Any], bytes | None]:
+    async def _perform(self, request: ClientRequest) -> Reply:
         if isinstance(request, Ping):
             return {"gym": self.server.gym, "envs": len(self.envs)}, None
         if isinstance(request, Open):
@@ -266,46 +323,26 @@ class ClientSession:
         self.envs[env_id] = HostedEnv(env_id, controller, frame_format, request.jpeg_quality)
         return {"env": env_id}
 
-    async def _on_env(self, hosted: HostedEnv, request: ClientRequest) -> tuple[dict[str, Any], bytes | None]:
-        controller = hosted.controller
-        if isinstance(request, Step):
-            outcome = await controller.step(parse_action(request.action))
-            return {"response": outcome.response, "info": outcome.info}, None
-        if isinstance(request, Observe):
-            frame = await controller.observe()
-            width, height, binary = hosted.encode(request.id, frame.screenshot)
-            region = getattr(frame, "region", None)
-            result = {"text": frame.text, "info": frame.info, "region": list(region) if region else None,
-                      "frame": {"format": hosted.frame_format, "width": width, "height": height}}
-            return result, binary
-        if isinstance(request, Reset):
-            try:
-                task = Task.model_validate(request.task) if request.task is not None else None
-            except ValidationError as exc:
-                raise ProtocolError(f"invalid task: {exc.errors(include_url=False)[0]['msg']}", request.id) from None
-            await controller.reset(task, request.seed)
-            hosted.context = FunctionContext(gym=controller.gym, controller=controller, task=task, seed=request.seed)
-            return {}, None
-        if isinstance(request, Setup):
-            calls = controller.resolve("setup", _configs(request.calls, request.id))
-            context = hosted.function_context()
-            await controller.setup(calls, context)
-            return {"instruction": context.instruction}, None
-        if isinstance(request, Evaluate):
-            calls = controller.resolve("evaluate", _configs(request.calls, request.id))
-            context = hosted.function_context()
-            context.final_response = request.final_response
-            grade = await controller.evaluate(calls, context, request.combine)
-            return {"grade": grade.model_dump()}, None
-        if isinstance(request, Health):
-            return {"healthy": bool(await controller.health())}, None
-        if isinstance(request, Start):
-            await controller.start()
-            return {}, None
-        raise ProtocolError(f"op {request.op!r} does not apply to an env", request.id)
+    async def _on_env(self, hosted: HostedEnv, request: ClientRequest) -> Reply:
+        handler = ENV_OPS.get(type(request))
+        if handler is None:
+            raise ProtocolError(f"op {request.op!r} does not apply to an env", request.id)
+        return await handler(hosted, request)
 
     async def shutdown(self) -> None:
         for task in list(self.in_flight):
             task.cancel()
         envs, self.envs = list(self.envs.values()), {}
         await asyncio.gather(*(hosted.close() for hosted in envs), return_exceptions=True)
+
+
+ENV_OPS: dict[type[ClientRequest], Callable[[HostedEnv, Any], Awaitable[Reply]]] = {
+    Step: HostedEnv._step,
+    Observe: HostedEnv._observe,
+    Reset: HostedEnv._reset,
+    Setup: HostedEnv._setup,
+    Evaluate: HostedEnv._evaluate,
+    Health: HostedEnv._health,
+    Start: HostedEnv._start,
+}
+"""The ops a session runs on one of its envs (one at a time per env), by request type."""
