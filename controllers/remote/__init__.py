@@ -7,7 +7,8 @@ container or on another machine, through a small versioned WebSocket protocol.
   :mod:`~hud_gym.controllers.remote.sessions` and its :mod:`~hud_gym.controllers.remote.trust`
   policy (which controller options a client may send);
 - :mod:`~hud_gym.controllers.remote.client`: :class:`RemoteController`, which an env uses when made
-  with ``controller="subprocess" | "docker" | "ws://host:port"``;
+  with ``controller="subprocess" | "docker" | "ws://host:port"``, over the shared WebSockets of
+  :mod:`~hud_gym.controllers.remote.connection`;
 - :mod:`~hud_gym.controllers.remote.launch`: starting and stopping servers for
   ``"subprocess"`` and ``"docker"``.
 
