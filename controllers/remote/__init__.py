@@ -10,7 +10,7 @@ container or on another machine, through a small versioned WebSocket protocol.
   with ``controller="subprocess" | "docker" | "ws://host:port"``, over the shared WebSockets of
   :mod:`~hud_gym.controllers.remote.connection`;
 - :mod:`~hud_gym.controllers.remote.launch`: starting and stopping servers for
-  ``"subprocess"`` and ``"docker"``.
+  ``"subprocess"`` and ``"docker"`` (the Docker engine side: :mod:`~hud_gym.controllers.remote.docker`).
 
 Example:
     >>> import gymnasium, hud_gym

@@ -63,6 +63,7 @@ __all__ = [
     "GYM_CONTROLLERS",
     "IMPORTS_ENV_VAR",
     "READY_PREFIX",
+    "SERVER_MODULE",
     "TOKEN_ENV_VAR",
     "TOKEN_ON_COMMAND_LINE",
     "ControllerServer",
@@ -90,6 +91,8 @@ TOKEN_ON_COMMAND_LINE = (
     f"(ps, /proc/PID/cmdline): put it in a file readable only by you and pass --token-file FILE, "
     f"or set ${TOKEN_ENV_VAR}"
 )
+SERVER_MODULE = "hud_gym.controllers.remote.server"
+"""This module, as ``python -m`` runs it (what the ``"subprocess"`` and ``"docker"`` launchers start)."""
 READY_PREFIX = "HUD_GYM_SERVER_READY "
 """The line a server prints on stdout, followed by its URL, once it accepts connections."""
 
