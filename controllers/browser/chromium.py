@@ -37,6 +37,7 @@ from playwright.async_api import Browser, Playwright, async_playwright
 
 from hud_gym.controllers.process_utils import alive, kill_process_tree, process_tree, wait_gone
 from hud_gym.core.loop import add_shutdown_hook
+from hud_gym.errors import HudGymError
 
 __all__ = [
     "CHROMIUM_ENV",
@@ -91,7 +92,7 @@ _INSTALL_HINT = (
 )
 
 
-class ChromiumNotFoundError(FileNotFoundError):
+class ChromiumNotFoundError(HudGymError, FileNotFoundError):
     """No usable Chromium executable; the message says what to install."""
 
 
