@@ -85,9 +85,6 @@ class BrowserController(BrowserInput, BrowserCustom, BrowserObservation):
         url_policy: the URLs this env opens (:class:`~.urls.UrlPolicy`).
     """
 
-    gym = "browser"
-    supports_capture_region = True
-
     async def step(self, action: CLAAction) -> ActionOutcome:
         """Execute one CLA action (coordinates in screen pixels).
 

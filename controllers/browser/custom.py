@@ -119,7 +119,7 @@ class BrowserCustom(BrowserLifecycle):
         return ActionOutcome()
 
 
-CUSTOM: CustomActions[BrowserCustom, ActionOutcome] = CustomActions("browser", {
+CUSTOM: CustomActions[BrowserCustom, ActionOutcome] = CustomActions(BrowserCustom.gym, {
     "goto": BrowserCustom._goto,
     "back": BrowserCustom._back,
     "forward": BrowserCustom._forward,

@@ -34,6 +34,9 @@ ResetMode = Literal["clear", "fresh"]
 class BrowserState(Controller):
     """The browser controller's options and state (the parts are its subclasses)."""
 
+    gym = "browser"
+    supports_capture_region = True
+
     def __init__(
         self,
         screen_size: tuple[int, int] = (1280, 720),

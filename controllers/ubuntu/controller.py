@@ -107,8 +107,6 @@ class UbuntuController(DesktopCustom):
             (see :meth:`~hud_gym.controllers.ubuntu.connection.XConnection.settle`).
     """
 
-    gym = "ubuntu"
-
     async def step(self, action: CLAAction) -> ActionOutcome:
         """Execute one CLA action (screen pixels) with XTEST input, then ``XSync``.
 

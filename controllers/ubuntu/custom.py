@@ -85,7 +85,7 @@ class DesktopCustom(DesktopInput, DesktopAPI):
         return ActionOutcome(info=info), max(self.quiet, 0.1)
 
 
-CUSTOM: CustomActions[DesktopCustom, Settled] = CustomActions("ubuntu", {
+CUSTOM: CustomActions[DesktopCustom, Settled] = CustomActions(DesktopCustom.gym, {
     "launch": DesktopCustom._launch,
     "key_sequence": DesktopCustom._key_sequence,
     "clipboard_set": DesktopCustom._clipboard_set,

@@ -26,6 +26,8 @@ __all__ = ["UbuntuState"]
 class UbuntuState(Controller):
     """The desktop controller's options, state and folders (the parts are its subclasses)."""
 
+    gym = "ubuntu"
+
     def __init__(
         self,
         screen_size: tuple[int, int] = (1280, 720),
