@@ -10,7 +10,8 @@ Modules, one job each:
 - :mod:`.input`: click, press, type, scroll, move, drag as trusted input events;
 - :mod:`.custom`: the custom actions (``goto``, ``new_tab``, ...);
 - :mod:`.observation`: the frame after an action; :mod:`.capture` its screenshot and page state;
-- :mod:`.chromium` (the shared browsers), :mod:`.session` (a tab's DevTools session),
+- :mod:`.chromium` (the shared browsers), :mod:`.binary` (which Chromium, with which flags),
+  :mod:`.session` (a tab's DevTools session),
   :mod:`.dialogs`, :mod:`.urls` (the navigation policy), :mod:`.keys` (CLA keys to Playwright's).
 
 The parts are mixins of one class, stacked so that each uses only the ones below it
