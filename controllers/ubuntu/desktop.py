@@ -17,7 +17,7 @@ from typing import Any
 
 import hud_gym.controllers.ubuntu.windows as xwindows
 from hud_gym.controllers.base import ControllerError
-from hud_gym.controllers.ubuntu import policy
+import hud_gym.controllers.ubuntu.policy as policy
 from hud_gym.controllers.ubuntu.apps import KNOWN_APPS
 from hud_gym.controllers.ubuntu.connection import X_ERRORS
 from hud_gym.controllers.ubuntu.display import DesktopNotAvailableError
