@@ -79,7 +79,11 @@ class ServerSettings(Protocol):
     hello_timeout: float
     max_message_size: int
     trust_client_options: bool
-    env_ids: Iterator[int]
+
+    @property
+    def env_ids(self) -> Iterator[int]:
+        """The numbers of the envs opened on the server (``e1``, ``e2``, ...)."""
+        ...
 
     def check_token(self, token: str) -> bool:
         """Constant-time comparison with the server's token."""
