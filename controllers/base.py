@@ -22,13 +22,14 @@ from typing import Any, ClassVar
 import numpy as np
 
 from hud_gym.actions import CLAAction
+from hud_gym.errors import HudGymError
 from hud_gym.evaluation import BoundCall, FunctionContext, Grade, Phase, resolve_calls, run_evaluate, run_setup
 from hud_gym.task import FunctionConfig, Task
 
 __all__ = ["ActionOutcome", "Controller", "ControllerError", "Frame"]
 
 
-class ControllerError(RuntimeError):
+class ControllerError(HudGymError, RuntimeError):
     """The controlled resource failed (crashed browser, dead display): not the agent's fault."""
 
 

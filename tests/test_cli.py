@@ -212,7 +212,10 @@ def test_tasksets_list_and_doctor() -> None:
     (["jobs", "export", "x", "--format", "csv"], ["--format", "csv"]),
     (["jobs", "export", "x", "--images", "inline"], ["--images", "inline"]),
     (["jobs", "list", "--limit", "0"], ["--limit"]),
-    (["serve", "desktop"], ["unknown gym 'desktop'", "qa"]),
+    (["serve", "spreadsheet"], ["unknown gym 'spreadsheet'", "qa"]),
+    (["serve", "qa", "--token", "abc"], ["--token-file", "/proc/PID/cmdline"]),
+    (["serve", "qa", "--token-file", "/no/such/token"], ["--token-file /no/such/token: cannot read it"]),
+    (["serve", "qa", "--import", "no_such_module_xyz"], ["--import no_such_module_xyz", "ModuleNotFoundError"]),
     (["no-such-command"], ["no-such-command"]),
 ])
 def test_user_mistakes_are_one_line_and_exit_2(args: list[str], needles: list[str]) -> None:

@@ -152,3 +152,21 @@ def test_a_bad_placement_is_refused_at_make_time() -> None:
         env = hud_gym.make(COUNT_TO_4, controller="subprocess")  # nothing starts before reset
     assert env.placement == "subprocess" and env.controller is None
     env.close()
+
+
+@pytest.mark.timeout(120)
+def test_a_controller_server_serves_the_gym_its_import_registers(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The server (a subprocess) learns the gym from the module HUD_GYM_SERVER_IMPORTS names, then
+    # builds its controller and runs its functions from the descriptor, as for a built-in gym.
+    monkeypatch.setenv("PYTHONPATH", str(Path(counter_gym.__file__).parent))
+    monkeypatch.setenv("HUD_GYM_SERVER_IMPORTS", "counter_gym")
+    env = hud_gym.make(COUNT_TO_4, controller="subprocess", step_size=3)
+    try:
+        observation, _ = env.reset(seed=0)
+        assert observation["text"].endswith("Count: 1")
+        _, _, _, _, info = env.step(ClickAction(button="left"))
+        assert info["count"] == 4
+        _, reward, terminated, _, _ = env.step(ResponseAction(text="done"))
+        assert (reward, terminated) == (1.0, True)
+    finally:
+        env.close()

@@ -1,18 +1,14 @@
-"""Finding Chromium without downloading it, and one shared Chromium per process.
-
-:func:`find_chromium` looks, in order, at ``$HUD_GYM_CHROMIUM``, at a browser Playwright has
-already installed (``$PLAYWRIGHT_BROWSERS_PATH`` or ``~/.cache/ms-playwright``), then at the
-system's Chromium/Chrome. ``playwright install`` is never needed.
+"""One shared Chromium per process (per set of launch options), leased by the browser envs.
 
 :data:`MANAGER` (a :class:`ChromiumManager`) owns the Playwright driver and the browsers of this
 process. It lives on the hud-gym loop thread (:mod:`hud_gym.core.loop`), where every controller
 runs: each :class:`~hud_gym.controllers.browser.controller.BrowserController` takes a
 :class:`BrowserLease` on start and gives it back on close; the browser is launched on the first
 lease and closed (and its processes reaped) when the last lease is returned. A browser that died
-is relaunched by the next :meth:`ChromiumManager.acquire`.
+is relaunched by the next :meth:`ChromiumManager.acquire`. Which executable, with which flags, is
+:mod:`.binary`'s (its names are importable from here as well).
 
 Example:
-    >>> path = find_chromium()          # doctest: +SKIP
     >>> lease = await MANAGER.acquire()  # doctest: +SKIP
     >>> context = await lease.browser.new_context()  # doctest: +SKIP
     >>> await MANAGER.release(lease)     # doctest: +SKIP
@@ -21,20 +17,24 @@ Example:
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import itertools
 import os
-import re
-import shutil
-import signal
-import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import psutil
 from playwright.async_api import Browser, Playwright, async_playwright
 
+from hud_gym.controllers.browser.binary import (
+    CHROMIUM_ENV,
+    LAUNCH_ARGS,
+    SYSTEM_CANDIDATES,
+    ChromiumNotFoundError,
+    find_chromium,
+    playwright_browsers_dirs,
+    playwright_chromiums,
+)
 from hud_gym.controllers.process_utils import alive, kill_process_tree, process_tree, wait_gone
 from hud_gym.core.loop import add_shutdown_hook
 
@@ -42,135 +42,14 @@ __all__ = [
     "CHROMIUM_ENV",
     "LAUNCH_ARGS",
     "MANAGER",
+    "SYSTEM_CANDIDATES",
     "BrowserLease",
     "ChromiumManager",
     "ChromiumNotFoundError",
     "find_chromium",
+    "playwright_browsers_dirs",
+    "playwright_chromiums",
 ]
-
-CHROMIUM_ENV = "HUD_GYM_CHROMIUM"
-"""Environment variable naming the Chromium/Chrome executable to use."""
-
-LAUNCH_ARGS: tuple[str, ...] = (
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-default-apps",
-    "--disable-translate",
-    "--mute-audio",
-    # Screenshots wait for a new compositor frame; without a 60 Hz frame clock they come sooner
-    # (CDP captureScreenshot 33 -> 20-30 ms at 1280x720 on a 2-core box, benchmarks/README.md).
-    "--disable-frame-rate-limit",
-    "--disable-gpu-vsync",
-    # Software compositing in the browser process: one IPC hop less per frame (~3 ms a step).
-    "--in-process-gpu",
-    # Wheel scrolling lands at once instead of animating over several frames.
-    "--disable-smooth-scrolling",
-)
-"""Flags every hud-gym Chromium is launched with (Playwright adds its own defaults)."""
-
-SYSTEM_CANDIDATES: tuple[str, ...] = (
-    "/usr/bin/chromium",
-    "/usr/bin/chromium-browser",
-    "/usr/bin/google-chrome",
-    "/usr/bin/google-chrome-stable",
-)
-"""System browsers tried after Playwright's cache, in order."""
-
-# Debian's /usr/bin/chromium is a shell script that execs this binary; launching the binary
-# directly saves a shell and keeps the browser's pid the one Playwright started.
-_WRAPPED_BINARIES: dict[str, str] = {"/usr/bin/chromium": "/usr/lib/chromium/chromium"}
-
-_INSTALL_HINT = (
-    "no Chromium found. Install one without Playwright's downloader: `apt-get install chromium` "
-    f"(Debian/Ubuntu), or point {CHROMIUM_ENV} at a Chromium/Chrome executable."
-)
-
-
-class ChromiumNotFoundError(FileNotFoundError):
-    """No usable Chromium executable; the message says what to install."""
-
-
-def _is_executable(path: Path) -> bool:
-    return path.is_file() and os.access(path, os.X_OK)
-
-
-def _revision(path: Path) -> int:
-    """The Playwright revision in ``chromium-1187/...`` (higher is newer)."""
-    for part in path.parts:
-        match = re.fullmatch(r"chromium(?:_headless_shell)?-(\d+)", part)
-        if match:
-            return int(match.group(1))
-    return -1
-
-
-def playwright_browsers_dirs() -> list[Path]:
-    """Where Playwright keeps downloaded browsers on this machine."""
-    dirs = []
-    configured = os.environ.get("PLAYWRIGHT_BROWSERS_PATH")
-    if configured and configured != "0":
-        dirs.append(Path(configured).expanduser())
-    elif configured == "0":
-        import playwright
-
-        dirs.append(Path(playwright.__file__).parent / "driver" / "package" / ".local-browsers")
-    dirs.append(Path.home() / ".cache" / "ms-playwright")
-    return list(dict.fromkeys(dirs))
-
-
-def playwright_chromiums(headless: bool = True) -> list[Path]:
-    """Chromium builds Playwright already downloaded, newest first; headless shells first when
-    ``headless`` (they render faster and cannot show a window)."""
-    full: list[Path] = []
-    shells: list[Path] = []
-    for root in playwright_browsers_dirs():
-        if not root.is_dir():
-            continue
-        full += [p for p in root.glob("chromium-*/chrome-linux*/chrome") if _is_executable(p)]
-        for name in ("headless_shell", "chrome-headless-shell"):
-            shells += [p for p in root.glob(f"chromium_headless_shell-*/chrome-*linux*/{name}") if _is_executable(p)]
-    full.sort(key=_revision, reverse=True)
-    shells.sort(key=_revision, reverse=True)
-    return shells + full if headless else full
-
-
-def find_chromium(headless: bool = True) -> Path:
-    """The Chromium executable to launch, found without downloading anything.
-
-    Order: ``$HUD_GYM_CHROMIUM``; a build in Playwright's browser cache; ``/usr/bin/chromium``,
-    ``chromium-browser``, ``google-chrome``.
-
-    Raises:
-        ChromiumNotFoundError: nothing found (or ``$HUD_GYM_CHROMIUM`` is not an executable).
-    """
-    configured = os.environ.get(CHROMIUM_ENV)
-    if configured:
-        path = Path(configured).expanduser()
-        if not path.is_absolute():
-            found = shutil.which(configured)
-            path = Path(found) if found else path
-        if not _is_executable(path):
-            raise ChromiumNotFoundError(f"{CHROMIUM_ENV}={configured!r} is not an executable file")
-        return path
-    cached = playwright_chromiums(headless)
-    if cached:
-        return cached[0]
-    for candidate in SYSTEM_CANDIDATES:
-        path = Path(candidate)
-        if _is_executable(path):
-            wrapped = Path(_WRAPPED_BINARIES.get(candidate, candidate))
-            return wrapped if _is_executable(wrapped) else path
-    raise ChromiumNotFoundError(_INSTALL_HINT)
-
-
-
-
-
-
 
 
 def profile_pids(user_data_dir: str) -> set[int]:
@@ -197,8 +76,6 @@ def _user_data_dir(pid: int) -> str | None:
     except psutil.Error:
         pass
     return None
-
-
 
 
 @dataclass(frozen=True)

@@ -1,112 +1,177 @@
-"""What the browser gym observes: a fresh screenshot of the viewport and the page's state.
+"""What the browser controller observes after an action: the active tab, once the action's effects are in.
 
-Screenshots come from the DevTools protocol's ``Page.captureScreenshot`` on the page's own CDP
-session (JPEG, ``optimizeForSpeed``), decoded with ``simplejpeg``: about 4x faster than
-Playwright's ``page.screenshot()`` PNG + Pillow decode at 1280x720 (``benchmarks/README.md``).
-``captureScreenshot`` asks the compositor for a new frame and copies that frame, so the image
-always reflects every DOM change made before the call (no stale frame, unlike a screencast).
-``format="png"`` gives lossless frames at about twice the cost.
+After the action, one ``Runtime.evaluate`` round trip on the tab's own DevTools session returns the
+title (and the elements); a navigation the action started has been reported by then, and is waited
+for (up to ``navigation_timeout``); a new tab the page opened is waited for and becomes the active
+tab; then ``Page.captureScreenshot`` renders a new frame (:mod:`.capture`). The frame's ``info``
+has the URL, title, tabs, and the dialogs and downloads since the last observation.
 
-The page's title (and, optionally, its visible elements) come from one ``Runtime.evaluate`` of
-:data:`PAGE_STATE_JS`.
+The capture primitives live in :mod:`.capture`; their names are importable from here as well.
 """
 
 from __future__ import annotations
 
-import base64
-import io
-import json
-from typing import Any, Literal
+import asyncio
+import contextlib
+from typing import Any
 
 import numpy as np
-import simplejpeg
-from PIL import Image
-from playwright.async_api import CDPSession
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Page
 
-__all__ = ["ELEMENTS_JS", "PAGE_STATE_JS", "ImageFormat", "capture", "decode_image", "page_state_expression"]
+from hud_gym.controllers.base import ControllerError, Frame
+from hud_gym.controllers.browser.capture import (
+    ELEMENTS_JS,
+    PAGE_STATE_JS,
+    ImageFormat,
+    capture,
+    decode_image,
+    page_state_expression,
+)
+from hud_gym.controllers.browser.lifecycle import BrowserLifecycle
 
-ImageFormat = Literal["jpeg", "png"]
-
-
-def decode_image(data: bytes, image_format: ImageFormat) -> np.ndarray:
-    """Decode a JPEG or PNG screenshot to an ``(H, W, 3)`` uint8 RGB array."""
-    if image_format == "jpeg":
-        return simplejpeg.decode_jpeg(data, colorspace="RGB")
-    with Image.open(io.BytesIO(data)) as image:
-        return np.asarray(image.convert("RGB"))
-
-
-async def capture(session: CDPSession, image_format: ImageFormat = "jpeg", quality: int = 85) -> np.ndarray:
-    """A fresh screenshot of the page's viewport as an ``(H, W, 3)`` uint8 RGB array.
-
-    Raises:
-        playwright.async_api.Error: the page is gone or crashed.
-    """
-    params: dict[str, Any] = {"format": image_format, "optimizeForSpeed": True, "captureBeyondViewport": False}
-    if image_format == "jpeg":
-        params["quality"] = quality
-    result = await session.send("Page.captureScreenshot", params)
-    return decode_image(base64.b64decode(result["data"]), image_format)
+__all__ = [
+    "ELEMENTS_JS",
+    "PAGE_STATE_JS",
+    "BrowserObservation",
+    "ImageFormat",
+    "capture",
+    "decode_image",
+    "page_state_expression",
+]
 
 
-ELEMENTS_JS = r"""
-(limit) => {
-  const INTERACTIVE = 'a[href], button, input, select, textarea, summary, label, option, details, ' +
-    '[role=button], [role=link], [role=checkbox], [role=radio], [role=tab], [role=menuitem], ' +
-    '[role=option], [role=switch], [role=textbox], [role=combobox], [role=slider], [role=spinbutton], ' +
-    '[onclick], [contenteditable=""], [contenteditable=true], [tabindex]:not([tabindex="-1"])';
-  const vw = window.innerWidth, vh = window.innerHeight;
-  const clip = (s, n) => (s || '').replace(/\s+/g, ' ').trim().slice(0, n);
-  const out = [];
-  const all = document.body ? document.body.getElementsByTagName('*') : [];
-  for (let i = 0; i < all.length && out.length < limit; i++) {
-    const el = all[i];
-    const tag = el.tagName.toLowerCase();
-    if (tag === 'script' || tag === 'style' || tag === 'noscript' || tag === 'template') continue;
-    const interactive = el.matches(INTERACTIVE);
-    let ownText = '';
-    if (!interactive) {
-      for (const node of el.childNodes) if (node.nodeType === 3) ownText += node.nodeValue;
-      ownText = clip(ownText, 200);
-      if (!ownText) continue;
-    }
-    const r = el.getBoundingClientRect();
-    if (r.width < 1 || r.height < 1 || r.right <= 0 || r.bottom <= 0 || r.left >= vw || r.top >= vh) continue;
-    const style = getComputedStyle(el);
-    if (style.visibility === 'hidden' || style.display === 'none' || parseFloat(style.opacity) === 0) continue;
-    const cx = Math.min(Math.max(r.left + r.width / 2, 0), vw - 1);
-    const cy = Math.min(Math.max(r.top + r.height / 2, 0), vh - 1);
-    const hit = document.elementFromPoint(cx, cy);
-    const item = {
-      tag: tag,
-      text: interactive ? clip(el.innerText || el.getAttribute('aria-label') || el.getAttribute('title') ||
-                               el.getAttribute('placeholder') || el.getAttribute('alt') || '', 200) : ownText,
-      value: ('value' in el && typeof el.value === 'string' && tag !== 'button' && tag !== 'option') ? el.value.slice(0, 200) : null,
-      id: el.id || null,
-      interactive: interactive,
-      topmost: !!hit && (hit === el || el.contains(hit) || hit.contains(el)),
-      bbox: [Math.round(r.left * 10) / 10, Math.round(r.top * 10) / 10,
-             Math.round(r.width * 10) / 10, Math.round(r.height * 10) / 10],
-    };
-    const role = el.getAttribute('role'); if (role) item.role = role;
-    const type = el.getAttribute('type'); if (type && (tag === 'input' || tag === 'button')) item.type = type;
-    const name = el.getAttribute('name'); if (name) item.name = name;
-    if (tag === 'a' && el.href) item.href = el.href;
-    if (tag === 'input' && (el.type === 'checkbox' || el.type === 'radio')) item.checked = el.checked;
-    if (el.disabled) item.disabled = true;
-    out.push(item);
-  }
-  return out;
-}
-"""
-"""Visible interactive elements (links, buttons, form fields, ARIA widgets, click handlers) and
-visible elements with their own text, in document order, with their viewport bounding boxes."""
+class BrowserObservation(BrowserLifecycle):
+    """:meth:`observe` (a part of :class:`~.controller.BrowserController`)."""
 
-PAGE_STATE_JS = "(elements, limit) => ({title: document.title, elements: elements ? ELEMENTS(limit) : null})"
-"""Title and, when asked, the elements of the page (one round trip)."""
+    async def observe(self) -> Frame:
+        """The active tab after everything the last action started: see the module docstring.
 
+        Raises:
+            ControllerError: the browser is gone, or a tab of this episode crashed.
+        """
+        self._check_alive()
+        self._check_crashes()
+        try:
+            return await self._observe()
+        except PlaywrightError as exc:
+            self._check_alive()
+            self._check_crashes()
+            raise ControllerError(f"could not observe the page: {exc}") from exc
 
-def page_state_expression(elements: bool, limit: int) -> str:
-    """The ``Runtime.evaluate`` expression returning ``{title, elements}``."""
-    body = PAGE_STATE_JS.replace("ELEMENTS", f"({ELEMENTS_JS.strip()})")
-    return f"({body})({json.dumps(bool(elements))}, {int(limit)})"
+    async def _observe(self) -> Frame:
+        info: dict[str, Any] = {}
+        failures = 0
+        # Wait for a load the last action (or setup) started; a page that keeps loading after
+        # that wait timed out, or that was loading before the action, is observed as it is.
+        patient = True
+        for _attempt in range(6):
+            if not self._targets_settled.is_set():
+                # The page opened a tab during the action: wait until Playwright has it.
+                with contextlib.suppress(asyncio.TimeoutError):
+                    await asyncio.wait_for(self._targets_settled.wait(), self.navigation_timeout)
+            if self._active is None:
+                await self._open_blank()
+            page = self.page
+            self._check_crashes()
+            session = await self._session(page)
+            if session is None:
+                if page.is_closed():
+                    continue
+                raise ControllerError("could not attach to the active tab")
+            others = [p for p in self._pages if p is not page]
+            loads_before = session.loads
+            # No load started since the action began: a load in progress is an old one.
+            wait = patient and self._loads_at_action.get(page) != loads_before
+
+            def navigated() -> bool:
+                return session.loads != loads_before or (wait and session.loading)  # noqa: B023
+
+            # The state round trip and the capture go out together; the capture is fresh
+            # anyway (a new compositor frame after the action). The round trip's reply comes
+            # after any navigation the action started was reported: then the capture (which
+            # may never finish on a document being replaced) is dropped, the navigation waited
+            # for, and the page observed again.
+            state_task = asyncio.ensure_future(session.state(self.elements, self.max_elements))
+            shot_task = asyncio.ensure_future(session.screenshot(self.screenshot_format, self.jpeg_quality))
+            try:
+                state = await asyncio.wait_for(asyncio.shield(state_task), self.navigation_timeout)
+                if not navigated() and self._targets_settled.is_set():
+                    screenshot = await asyncio.wait_for(asyncio.shield(shot_task), self.navigation_timeout)
+                    if not navigated() and self._active is page:
+                        titles = await asyncio.gather(*(self._title(p) for p in others))
+                        names = {**dict(zip(others, titles, strict=True)), page: state["title"]}
+                        return self._frame(page, state, screenshot, info, names)
+            except (PlaywrightError, asyncio.TimeoutError) as exc:
+                self._check_alive()
+                self._check_crashes()
+                if not (navigated() or page in self._crashed or page.is_closed() or self._active is not page):
+                    failures += 1
+                    if failures >= 2:
+                        raise ControllerError(
+                            f"the page did not render a frame ({type(exc).__name__}: {exc}); a busy or hung renderer?"
+                        ) from exc
+            finally:
+                for task in (state_task, shot_task):
+                    if not task.done():
+                        task.cancel()
+                    elif not task.cancelled():
+                        task.exception()  # mark retrieved: a dropped capture may have failed
+            if (wait or session.loads != loads_before) and session.loading:
+                if not await session.wait_loaded(self.navigation_timeout):
+                    info["loading"] = True
+                    patient = False
+        raise ControllerError("the active tab kept changing while it was observed")
+
+    async def _open_blank(self) -> None:
+        page = await self._new_tab()
+        self._active = page
+
+    async def _title(self, page: Page) -> str:
+        """The title of a background tab ('' when it does not answer within a second)."""
+        session = self._sessions.get(page)
+        if session is None:
+            return ""
+        try:
+            return (await asyncio.wait_for(session.state(), 1.0))["title"]
+        except (asyncio.TimeoutError, PlaywrightError):
+            return ""
+
+    def _frame(
+        self,
+        page: Page,
+        state: dict[str, Any],
+        screenshot: np.ndarray,
+        extra: dict[str, Any],
+        titles: dict[Page, str],
+    ) -> Frame:
+        width, height = self.screen_size
+        if screenshot.shape[:2] != (height, width):
+            # A page-zoomed or resized tab: keep the observation at the screen size.
+            canvas = np.full((height, width, 3), 255, np.uint8)
+            h, w = min(height, screenshot.shape[0]), min(width, screenshot.shape[1])
+            canvas[:h, :w] = screenshot[:h, :w]
+            screenshot = canvas
+        url, title = page.url, state["title"]
+        tabs = [
+            {"index": i, "url": p.url, "title": titles.get(p, ""), "active": p is page}
+            for i, p in enumerate(self._pages)
+        ]
+        info: dict[str, Any] = {
+            "url": url,
+            "title": title,
+            "tabs": tabs,
+            "dialogs": [dict(d) for d in self.dialogs[self._reported_dialogs :]],
+            "downloads": self.downloads[self._reported_downloads :],
+            **extra,
+        }
+        self._reported_dialogs = len(self.dialogs)
+        self._reported_downloads = len(self.downloads)
+        if self.elements:
+            info["elements"] = state["elements"] or []
+        if self.capture_region is not None:
+            # A view, not a copy: the browser encodes the whole viewport either way (a CDP clip
+            # measured slower), but a remote env is sent only these pixels.
+            x, y, w, h = self.capture_region
+            screenshot = screenshot[y : y + h, x : x + w]
+        return Frame(screenshot=screenshot, text=f"URL: {url}\nTitle: {title}", info=info, region=self.capture_region)

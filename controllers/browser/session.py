@@ -19,7 +19,7 @@ from typing import Any
 
 from playwright.async_api import BrowserContext, CDPSession, Page
 
-from hud_gym.controllers.browser.observation import ImageFormat, capture, page_state_expression
+from hud_gym.controllers.browser.capture import ImageFormat, capture, page_state_expression
 from hud_gym.controllers.browser.urls import FILE_REQUESTS
 
 __all__ = ["PageSession"]

@@ -40,6 +40,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+from hud_gym.errors import HudGymError
+
 __all__ = ["FILE_REQUESTS", "NavigationRefused", "UrlPolicy", "normalize_url", "with_scheme"]
 
 FILE_REQUESTS: dict[str, Any] = {"patterns": [{"urlPattern": "file:*", "requestStage": "Request"}]}
@@ -54,7 +56,7 @@ _REASONS = {
 }
 
 
-class NavigationRefused(ValueError):
+class NavigationRefused(HudGymError, ValueError):
     """A URL the navigation policy does not open; the message names the rule."""
 
 

@@ -11,12 +11,12 @@ from __future__ import annotations
 import asyncio
 import textwrap
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from hud_gym.actions import (
-    ActionError,
     CLAAction,
     ClickAction,
     CustomAction,
@@ -32,6 +32,7 @@ from hud_gym.actions import (
     WaitAction,
 )
 from hud_gym.controllers.base import ActionOutcome, Controller, Frame
+from hud_gym.controllers.dispatch import ActionTable, CustomActions
 from hud_gym.task import Task
 
 __all__ = ["QAController"]
@@ -116,43 +117,63 @@ class QAController(Controller):
         return min(max(x, 0), width - 1), min(max(y, 0), height - 1)
 
     async def step(self, action: CLAAction) -> ActionOutcome:
-        if isinstance(action, TypeAction):
-            self.answer += action.text
-            if action.enter_after:
-                return ActionOutcome(response=self.answer)
-        elif isinstance(action, PressAction):
-            return self._press(action.keys)
-        elif isinstance(action, KeyDownAction):
-            self.held_keys.extend(k for k in action.keys if k not in self.held_keys)
-        elif isinstance(action, KeyUpAction):
-            self.held_keys = [k for k in self.held_keys if k not in action.keys]
-        elif isinstance(action, (ClickAction, ScrollAction)):
-            if action.point is not None:
-                self.pointer = self._clamp(action.point.x, action.point.y)
-        elif isinstance(action, MoveAction):
-            if action.point is not None:
-                self.pointer = self._clamp(action.point.x, action.point.y)
-            elif action.offset is not None:
-                self.pointer = self._clamp(self.pointer[0] + action.offset.x, self.pointer[1] + action.offset.y)
-        elif isinstance(action, DragAction):
-            last = action.path[-1]
-            self.pointer = self._clamp(last.x, last.y)
-        elif isinstance(action, WaitAction):
-            await asyncio.sleep(action.time / 1000)
-        elif isinstance(action, PositionFetch):
-            return ActionOutcome(info={"position": self.pointer})
-        elif isinstance(action, ScreenshotFetch):
-            pass
-        elif isinstance(action, CustomAction):
-            if action.action == "clear":
-                self.answer = ""
-            elif action.action == "submit":
-                return ActionOutcome(response=self.answer)
-            else:
-                raise ActionError(f"custom action {action.action!r} is not supported by the qa gym (supported: clear, submit)")
+        return await ACTIONS.run(self, action)
+
+    # One handler per CLA type (the table is :data:`ACTIONS`, after the class).
+
+    async def _type(self, action: TypeAction) -> ActionOutcome:
+        self.answer += action.text
+        return ActionOutcome(response=self.answer) if action.enter_after else ActionOutcome()
+
+    async def _press(self, action: PressAction) -> ActionOutcome:
+        return self._press_keys(action.keys)
+
+    async def _key_down(self, action: KeyDownAction) -> ActionOutcome:
+        self.held_keys.extend(k for k in action.keys if k not in self.held_keys)
         return ActionOutcome()
 
-    def _press(self, keys: list[str]) -> ActionOutcome:
+    async def _key_up(self, action: KeyUpAction) -> ActionOutcome:
+        self.held_keys = [k for k in self.held_keys if k not in action.keys]
+        return ActionOutcome()
+
+    async def _point_at(self, action: ClickAction | ScrollAction) -> ActionOutcome:
+        if action.point is not None:
+            self.pointer = self._clamp(action.point.x, action.point.y)
+        return ActionOutcome()
+
+    async def _move(self, action: MoveAction) -> ActionOutcome:
+        if action.point is not None:
+            self.pointer = self._clamp(action.point.x, action.point.y)
+        elif action.offset is not None:
+            self.pointer = self._clamp(self.pointer[0] + action.offset.x, self.pointer[1] + action.offset.y)
+        return ActionOutcome()
+
+    async def _drag(self, action: DragAction) -> ActionOutcome:
+        last = action.path[-1]
+        self.pointer = self._clamp(last.x, last.y)
+        return ActionOutcome()
+
+    async def _wait(self, action: WaitAction) -> ActionOutcome:
+        await asyncio.sleep(action.time / 1000)
+        return ActionOutcome()
+
+    async def _position(self, action: PositionFetch) -> ActionOutcome:
+        return ActionOutcome(info={"position": self.pointer})
+
+    async def _screenshot(self, action: ScreenshotFetch) -> ActionOutcome:
+        return ActionOutcome()
+
+    async def _custom(self, action: CustomAction) -> ActionOutcome:
+        return await CUSTOM.run(self, action)
+
+    async def _clear(self, args: dict[str, Any]) -> ActionOutcome:
+        self.answer = ""
+        return ActionOutcome()
+
+    async def _submit(self, args: dict[str, Any]) -> ActionOutcome:
+        return ActionOutcome(response=self.answer)
+
+    def _press_keys(self, keys: list[str]) -> ActionOutcome:
         modifiers = {k for k in keys + self.held_keys if k.startswith(("ctrl", "command"))}
         if modifiers and ("a" in keys or "u" in keys):
             self.answer = ""
@@ -174,3 +195,26 @@ class QAController(Controller):
 
     async def close(self) -> None:
         self.started = False
+
+
+ACTIONS: ActionTable[QAController, ActionOutcome] = ActionTable(QAController.gym, {
+    ClickAction: QAController._point_at,
+    PressAction: QAController._press,
+    KeyDownAction: QAController._key_down,
+    KeyUpAction: QAController._key_up,
+    TypeAction: QAController._type,
+    ScrollAction: QAController._point_at,
+    MoveAction: QAController._move,
+    DragAction: QAController._drag,
+    WaitAction: QAController._wait,
+    PositionFetch: QAController._position,
+    ScreenshotFetch: QAController._screenshot,
+    CustomAction: QAController._custom,
+})
+"""What :meth:`QAController.step` runs for each CLA type (``ResponseAction`` never reaches a controller)."""
+
+CUSTOM: CustomActions[QAController, ActionOutcome] = CustomActions(QAController.gym, {
+    "clear": QAController._clear,
+    "submit": QAController._submit,
+})
+"""The QA gym's custom actions: ``clear`` empties the answer, ``submit`` submits it."""

@@ -3,11 +3,14 @@ container or on another machine, through a small versioned WebSocket protocol.
 
 - :mod:`~hud_gym.controllers.remote.protocol`: the message schema (v1) and the binary frame layout;
 - :mod:`~hud_gym.controllers.remote.server`: the controller server (``hud-gym serve GYM``,
-  ``python -m hud_gym.controllers.remote.server GYM``);
+  ``python -m hud_gym.controllers.remote.server GYM``), with its per-connection
+  :mod:`~hud_gym.controllers.remote.sessions` and its :mod:`~hud_gym.controllers.remote.trust`
+  policy (which controller options a client may send);
 - :mod:`~hud_gym.controllers.remote.client`: :class:`RemoteController`, which an env uses when made
-  with ``controller="subprocess" | "docker" | "ws://host:port"``;
+  with ``controller="subprocess" | "docker" | "ws://host:port"``, over the shared WebSockets of
+  :mod:`~hud_gym.controllers.remote.connection`;
 - :mod:`~hud_gym.controllers.remote.launch`: starting and stopping servers for
-  ``"subprocess"`` and ``"docker"``.
+  ``"subprocess"`` and ``"docker"`` (the Docker engine side: :mod:`~hud_gym.controllers.remote.docker`).
 
 Example:
     >>> import gymnasium, hud_gym

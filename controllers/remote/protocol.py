@@ -59,6 +59,8 @@ from typing import Annotated, Any, Literal, Union
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
+from hud_gym.errors import HudGymError
+
 __all__ = [
     "CLOSE_UNAUTHORIZED",
     "FORMATS",
@@ -112,7 +114,7 @@ RequestId = Annotated[int, Field(ge=0, le=MAX_REQUEST_ID)]
 Side = Annotated[int, Field(ge=1, le=MAX_SCREEN_SIDE)]
 
 
-class ProtocolError(ValueError):
+class ProtocolError(HudGymError, ValueError):
     """A message that does not follow the protocol; ``request_id`` when it could be read."""
 
     def __init__(self, message: str, request_id: int | None = None, error_type: str = "BadRequest") -> None:

@@ -1,5 +1,23 @@
 """The desktop gym's controller: a private Xvfb display per env, openbox, XTEST input, MIT-SHM capture.
 
+Modules, one job each:
+
+- :mod:`.controller`: :class:`UbuntuController`, the parts put together, its CLA table
+  (:data:`~.controller.ACTIONS`) and the observation;
+- :mod:`.state`: its options, its state and the session's folders;
+- :mod:`.lifecycle`: start, episode reset, health, close;
+- :mod:`.input`: the pointer and keyboard actions as XTEST events;
+- :mod:`.desktop`: the API of the gym's functions: permissions, processes, windows, clipboard;
+- :mod:`.custom`: the custom actions (``launch``, ``key_sequence``, ``clipboard_set``);
+- :mod:`.policy`: what ``launch`` starts and which paths a task reaches (pure functions);
+- the session and its pieces: :mod:`.session`, :mod:`.display`, :mod:`.sandboxed`,
+  :mod:`.processes`, :mod:`.homefs`; the X side: :mod:`.connection`, :mod:`.xinput`,
+  :mod:`.keysyms`, :mod:`.windows`, :mod:`.capture`; the shipped apps: :mod:`.apps`.
+
+The parts are mixins of one class, stacked so that each uses only the ones below it
+(``state <- lifecycle <- input, desktop <- custom <- controller``), as the browser controller's
+are, for the same reason: they share one session, one X connection and one pending settle.
+
 The gym's setup and evaluate functions (``functions.py``) are imported here when present (and by
 the function registry when a desktop task first needs them).
 """

@@ -26,6 +26,7 @@ from pathlib import Path
 from hud_gym.controllers.base import ControllerError
 from hud_gym.controllers.process_utils import die_with_parent, stop_process
 from hud_gym.controllers.x11.xvfb import FIRST_DISPLAY, XvfbServer, start_xvfb
+from hud_gym.errors import HudGymError
 
 __all__ = [
     "DesktopNotAvailableError",
@@ -44,7 +45,7 @@ WINDOW_MANAGERS: dict[str, tuple[str, str]] = {"openbox": ("openbox", "openbox")
 """Supported window managers: name -> (executable, Debian package)."""
 
 
-class DesktopNotAvailableError(FileNotFoundError):
+class DesktopNotAvailableError(HudGymError, FileNotFoundError):
     """A program the desktop gym needs (Xvfb, the window manager) is not installed."""
 
 

@@ -175,22 +175,22 @@ def serve(
 
     if token is not None:
         raise CLIError(server.TOKEN_ON_COMMAND_LINE)
-    if gym not in server.GYM_CONTROLLERS:
-        raise CLIError(f"unknown gym {gym!r}; choose one of {', '.join(sorted(server.GYM_CONTROLLERS))}")
-    for module in imports or ():
+    try:
+        secret = server.read_token(token_file)
+    except ValueError as exc:
+        raise CLIError(str(exc)) from None
+    for module in server.server_imports(imports or ()):
         try:
             importlib.import_module(module)
         except Exception as exc:  # noqa: BLE001  (the user's module: report it in one line)
-            raise CLIError(f"--import {module}: {type(exc).__name__}: {exc}") from None
-    argv = [gym, "--host", host, "--port", str(port)]
-    if token_file is not None:
-        argv += ["--token-file", str(token_file)]
-    if max_message_size is not None:
-        argv += ["--max-message-size", str(max_message_size)]
-    if trust_client_options:
-        argv.append("--trust-client-options")
+            where = "--import" if module in (imports or ()) else f"${server.IMPORTS_ENV_VAR}:"
+            raise CLIError(f"{where} {module}: {type(exc).__name__}: {exc}") from None
     try:
-        code = server.main(argv)
+        gym = server.served_gym(gym)
+    except ValueError as exc:
+        raise CLIError(str(exc)) from None
+    try:
+        server.serve(gym, host, port, secret, max_message_size=max_message_size or server.DEFAULT_MAX_MESSAGE_SIZE,
+                     trust_client_options=trust_client_options)
     except OSError as exc:
         raise CLIError(f"cannot serve on {host}:{port}: {exc.strerror or exc}", exit_code=1) from None
-    raise typer.Exit(code)

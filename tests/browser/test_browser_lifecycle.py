@@ -12,7 +12,7 @@ import gymnasium
 import pytest
 from browser_helpers import goto, js
 from gymnasium.utils.env_checker import check_env
-from hud_gym.controllers.browser import chromium
+from hud_gym.controllers.browser import binary, chromium
 from hud_gym.controllers.browser.chromium import (
     MANAGER,
     ChromiumNotFoundError,
@@ -67,7 +67,7 @@ def test_find_chromium_says_what_to_install(monkeypatch: pytest.MonkeyPatch, tmp
     monkeypatch.delenv(chromium.CHROMIUM_ENV, raising=False)
     monkeypatch.setenv("PLAYWRIGHT_BROWSERS_PATH", str(tmp_path))
     monkeypatch.setenv("HOME", str(tmp_path))
-    monkeypatch.setattr(chromium, "SYSTEM_CANDIDATES", (str(tmp_path / "none"),))
+    monkeypatch.setattr(binary, "SYSTEM_CANDIDATES", (str(tmp_path / "none"),))
     with pytest.raises(ChromiumNotFoundError, match="apt-get install chromium"):
         find_chromium()
 

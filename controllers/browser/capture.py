@@ -1,0 +1,112 @@
+"""How the browser gym captures a tab: a fresh screenshot of the viewport and the page's state.
+
+Screenshots come from the DevTools protocol's ``Page.captureScreenshot`` on the page's own CDP
+session (JPEG, ``optimizeForSpeed``), decoded with ``simplejpeg``: about 4x faster than
+Playwright's ``page.screenshot()`` PNG + Pillow decode at 1280x720 (``benchmarks/README.md``).
+``captureScreenshot`` asks the compositor for a new frame and copies that frame, so the image
+always reflects every DOM change made before the call (no stale frame, unlike a screencast).
+``format="png"`` gives lossless frames at about twice the cost.
+
+The page's title (and, optionally, its visible elements) come from one ``Runtime.evaluate`` of
+:data:`PAGE_STATE_JS`.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+from typing import Any, Literal
+
+import numpy as np
+import simplejpeg
+from PIL import Image
+from playwright.async_api import CDPSession
+
+__all__ = ["ELEMENTS_JS", "PAGE_STATE_JS", "ImageFormat", "capture", "decode_image", "page_state_expression"]
+
+ImageFormat = Literal["jpeg", "png"]
+
+
+def decode_image(data: bytes, image_format: ImageFormat) -> np.ndarray:
+    """Decode a JPEG or PNG screenshot to an ``(H, W, 3)`` uint8 RGB array."""
+    if image_format == "jpeg":
+        return simplejpeg.decode_jpeg(data, colorspace="RGB")
+    with Image.open(io.BytesIO(data)) as image:
+        return np.asarray(image.convert("RGB"))
+
+
+async def capture(session: CDPSession, image_format: ImageFormat = "jpeg", quality: int = 85) -> np.ndarray:
+    """A fresh screenshot of the page's viewport as an ``(H, W, 3)`` uint8 RGB array.
+
+    Raises:
+        playwright.async_api.Error: the page is gone or crashed.
+    """
+    params: dict[str, Any] = {"format": image_format, "optimizeForSpeed": True, "captureBeyondViewport": False}
+    if image_format == "jpeg":
+        params["quality"] = quality
+    result = await session.send("Page.captureScreenshot", params)
+    return decode_image(base64.b64decode(result["data"]), image_format)
+
+
+ELEMENTS_JS = r"""
+(limit) => {
+  const INTERACTIVE = 'a[href], button, input, select, textarea, summary, label, option, details, ' +
+    '[role=button], [role=link], [role=checkbox], [role=radio], [role=tab], [role=menuitem], ' +
+    '[role=option], [role=switch], [role=textbox], [role=combobox], [role=slider], [role=spinbutton], ' +
+    '[onclick], [contenteditable=""], [contenteditable=true], [tabindex]:not([tabindex="-1"])';
+  const vw = window.innerWidth, vh = window.innerHeight;
+  const clip = (s, n) => (s || '').replace(/\s+/g, ' ').trim().slice(0, n);
+  const out = [];
+  const all = document.body ? document.body.getElementsByTagName('*') : [];
+  for (let i = 0; i < all.length && out.length < limit; i++) {
+    const el = all[i];
+    const tag = el.tagName.toLowerCase();
+    if (tag === 'script' || tag === 'style' || tag === 'noscript' || tag === 'template') continue;
+    const interactive = el.matches(INTERACTIVE);
+    let ownText = '';
+    if (!interactive) {
+      for (const node of el.childNodes) if (node.nodeType === 3) ownText += node.nodeValue;
+      ownText = clip(ownText, 200);
+      if (!ownText) continue;
+    }
+    const r = el.getBoundingClientRect();
+    if (r.width < 1 || r.height < 1 || r.right <= 0 || r.bottom <= 0 || r.left >= vw || r.top >= vh) continue;
+    const style = getComputedStyle(el);
+    if (style.visibility === 'hidden' || style.display === 'none' || parseFloat(style.opacity) === 0) continue;
+    const cx = Math.min(Math.max(r.left + r.width / 2, 0), vw - 1);
+    const cy = Math.min(Math.max(r.top + r.height / 2, 0), vh - 1);
+    const hit = document.elementFromPoint(cx, cy);
+    const item = {
+      tag: tag,
+      text: interactive ? clip(el.innerText || el.getAttribute('aria-label') || el.getAttribute('title') ||
+                               el.getAttribute('placeholder') || el.getAttribute('alt') || '', 200) : ownText,
+      value: ('value' in el && typeof el.value === 'string' && tag !== 'button' && tag !== 'option') ? el.value.slice(0, 200) : null,
+      id: el.id || null,
+      interactive: interactive,
+      topmost: !!hit && (hit === el || el.contains(hit) || hit.contains(el)),
+      bbox: [Math.round(r.left * 10) / 10, Math.round(r.top * 10) / 10,
+             Math.round(r.width * 10) / 10, Math.round(r.height * 10) / 10],
+    };
+    const role = el.getAttribute('role'); if (role) item.role = role;
+    const type = el.getAttribute('type'); if (type && (tag === 'input' || tag === 'button')) item.type = type;
+    const name = el.getAttribute('name'); if (name) item.name = name;
+    if (tag === 'a' && el.href) item.href = el.href;
+    if (tag === 'input' && (el.type === 'checkbox' || el.type === 'radio')) item.checked = el.checked;
+    if (el.disabled) item.disabled = true;
+    out.push(item);
+  }
+  return out;
+}
+"""
+"""Visible interactive elements (links, buttons, form fields, ARIA widgets, click handlers) and
+visible elements with their own text, in document order, with their viewport bounding boxes."""
+
+PAGE_STATE_JS = "(elements, limit) => ({title: document.title, elements: elements ? ELEMENTS(limit) : null})"
+"""Title and, when asked, the elements of the page (one round trip)."""
+
+
+def page_state_expression(elements: bool, limit: int) -> str:
+    """The ``Runtime.evaluate`` expression returning ``{title, elements}``."""
+    body = PAGE_STATE_JS.replace("ELEMENTS", f"({ELEMENTS_JS.strip()})")
+    return f"({body})({json.dumps(bool(elements))}, {int(limit)})"

@@ -1,0 +1,232 @@
+"""The browser controller's lifecycle: the shared Chromium's lease, the context, the episode reset.
+
+:meth:`~BrowserLifecycle.start` takes a lease on the process-wide shared Chromium
+(:data:`~hud_gym.controllers.browser.chromium.MANAGER`) and opens this env's own
+``BrowserContext`` (its own cookies, storage, cache, permissions and download folder).
+
+Episode reset (``reset_mode="clear"``, the default, ~30 ms): close every extra tab, release held
+keys and buttons, clear cookies, permissions, the HTTP cache and the storage (local/session
+storage, IndexedDB, cache storage, service workers, ...) of every origin the context loaded,
+navigate the main tab to ``about:blank`` and drop its history. ``reset_mode="fresh"`` replaces the
+whole context instead (~170 ms); a clear reset does so too every ``fresh_context_every`` episodes,
+whenever the context is unhealthy (a tab crashed), and after an episode whose pages opened dialogs
+(a ``setInterval(alert)`` page cannot hold a context close back). A task with
+``config["keep_page"]`` keeps the main tab's document (MiniWoB++ pages reset themselves in
+JavaScript).
+
+:meth:`~BrowserLifecycle.close` never hangs: a context that does not close within 10 s (a wedged
+renderer) gets the whole browser killed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import shutil
+import tempfile
+from collections.abc import Awaitable
+from pathlib import Path
+from typing import Any
+
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Page
+
+from hud_gym.controllers.base import ControllerError
+from hud_gym.controllers.browser.chromium import MANAGER
+from hud_gym.controllers.browser.tabs import BrowserTabs, origin_of
+from hud_gym.task import Task
+
+__all__ = ["BrowserLifecycle"]
+
+
+class BrowserLifecycle(BrowserTabs):
+    """Start, reset, health and close (a part of :class:`~.controller.BrowserController`)."""
+
+    async def start(self) -> None:
+        """Take a lease on the shared Chromium (launching it if needed) and open a context."""
+        self._closed = False
+        self._lease = await MANAGER.acquire(
+            headless=self.headless, executable_path=self.executable_path, args=self.launch_args
+        )
+        self.browser = self._lease.browser
+        self.download_dir = Path(tempfile.mkdtemp(prefix="hud-gym-downloads-"))
+        try:
+            await self._open_context()
+        except BaseException as exc:
+            await self.close()  # the env never saw this controller: give everything back now
+            if isinstance(exc, PlaywrightError):
+                raise ControllerError(f"could not open a browser context: {exc}") from exc
+            raise
+
+    async def _open_context(self) -> None:
+        assert self.browser is not None
+        options: dict[str, Any] = {
+            "viewport": {"width": self.screen_size[0], "height": self.screen_size[1]},
+            "screen": {"width": self.screen_size[0], "height": self.screen_size[1]},
+            "device_scale_factor": 1,
+            "accept_downloads": True,
+            **self.context_options,
+        }
+        context = await self.browser.new_context(**options)
+        self.context = context
+        await self.url_policy.guard_context(context)
+        self._pages = []
+        self._active = None
+        self._origins = set()
+        self._http_cache_used = False
+        context.on("page", self._on_page)
+        context.on("response", self._on_response)
+        page = await self._new_tab()
+        self._active = page
+        session = await self._session(page)
+        if session is None:
+            raise ControllerError("the first tab of a new context did not open")
+        info = await session.send("Target.getTargetInfo")
+        self._context_id = info["targetInfo"].get("browserContextId")
+        await self._watch_targets()
+
+    async def _close_context(self, timeout: float = 10.0) -> bool:
+        """Close the context; False when it did not close in time (a wedged renderer)."""
+        for task in list(self._background) + list(self._session_tasks.values()):
+            task.cancel()
+        self._background.clear()
+        self._session_tasks.clear()
+        context, self.context = self.context, None
+        cdp, self._browser_cdp = self._browser_cdp, None
+        self._sessions.clear()
+        self._pages = []
+        self._active = None
+        self._crashed.clear()
+        self._dialogs.forget()
+        self._responses.clear()
+        self._pending_targets.clear()
+        self._targets_settled.set()
+        if cdp is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(cdp.detach(), 2)
+        if context is None:
+            return True
+        try:
+            await asyncio.wait_for(context.close(), timeout)
+        except asyncio.TimeoutError:
+            return False
+        except PlaywrightError:
+            pass  # already gone with its browser
+        return True
+
+    async def close(self) -> None:
+        """Close the context, remove the download folder, and give the browser lease back (the
+        last lease closes Chromium). Never hangs: a context that does not close within 10 s
+        (a wedged renderer) gets the whole browser killed. Safe to call twice."""
+        if self._closed:
+            return
+        self._closed = True
+        lease, self._lease = self._lease, None
+        connected = self.browser is not None and self.browser.is_connected()
+        closed = await self._close_context() if connected else await self._close_context(timeout=1)
+        if not closed and lease is not None:
+            await MANAGER.kill(lease.key)
+        if lease is not None:
+            await MANAGER.release(lease)
+        if self.download_dir is not None:
+            shutil.rmtree(self.download_dir, ignore_errors=True)
+        self.browser = None
+
+    async def health(self) -> bool:
+        """True while the browser is connected, the context is open and no tab crashed."""
+        return (
+            not self._closed
+            and not self.crashes
+            and self.browser is not None
+            and self.browser.is_connected()
+            and self.context is not None
+            and bool(self._pages)
+        )
+
+    def _check_alive(self) -> None:
+        if self.browser is None or self.context is None:
+            raise ControllerError("the browser controller is not started")
+        if not self.browser.is_connected():
+            raise ControllerError("Chromium disconnected (the browser process died)")
+
+    # ----------------------------------------------------------------- reset
+
+    async def reset(self, task: Task | None, seed: int | None) -> None:
+        """A clean state for a new episode; see the module docstring."""
+        self._check_alive()
+        self._episodes += 1
+        keep_page = bool(task is not None and task.config and task.config.get("keep_page"))
+        fresh = (
+            self.reset_mode == "fresh"
+            or (self.fresh_context_every > 0 and self._episodes % self.fresh_context_every == 0)
+            or not self._pages
+            or bool(self._crashed)
+            or bool(self.crashes)
+            or self._dialogs.opened  # a dialog storm cannot hold a context close back
+        )
+        try:
+            if fresh:
+                if not await self._close_context():
+                    raise ControllerError("the previous browser context did not close (wedged renderer)")
+                await self._open_context()
+            else:
+                await self._clear(keep_page)
+        except PlaywrightError as exc:
+            self._check_alive()
+            raise ControllerError(f"browser reset failed: {exc}") from exc
+        self._loads_at_action = {}
+        self._dialogs.records = []
+        self.downloads = []
+        self.crashes = []
+        self._reported_dialogs = self._reported_downloads = 0
+        if self.download_dir is not None:
+            for path in self.download_dir.iterdir():
+                if path.is_dir():
+                    shutil.rmtree(path, ignore_errors=True)
+                else:
+                    path.unlink(missing_ok=True)
+
+    async def _clear(self, keep_page: bool) -> None:
+        assert self.context is not None
+        main = self._pages[0]
+        for task in list(self._background):
+            task.cancel()
+        await self._release_inputs(main)
+        for page in self._pages[1:]:
+            with contextlib.suppress(PlaywrightError):
+                await page.close()
+            self._on_close(page)
+        self._active = main
+        session = await self._session(main)
+        if session is None:
+            raise ControllerError("the main tab has no DevTools session")
+        if not keep_page:
+            await main.goto("about:blank", timeout=self.navigation_timeout * 1000)
+        origins, self._origins = sorted(self._origins), set()
+        if keep_page:
+            current = origin_of(main.url)
+            if current:
+                self._origins.add(current)
+        calls: list[Awaitable[Any]] = [
+            self.context.clear_cookies(),
+            self.context.clear_permissions(),
+            *(session.send("Storage.clearDataForOrigin", {"origin": o, "storageTypes": "all"}) for o in origins),
+        ]
+        if self._http_cache_used:
+            # Clearing the cache costs the browser's main thread; an episode that fetched
+            # nothing over HTTP (a file:// page such as MiniWoB's) left it as it was.
+            calls.append(session.send("Network.clearBrowserCache"))
+            self._http_cache_used = False
+        if not keep_page:
+            calls.append(session.send("Page.resetNavigationHistory"))
+        await asyncio.gather(*calls)
+        self._responses.clear()
+
+    async def _release_inputs(self, page: Page) -> None:
+        for key in reversed(self._held_keys):
+            with contextlib.suppress(PlaywrightError):
+                await page.keyboard.up(key)
+        self._held_keys = []
+        self.pointer = (0, 0)
+        with contextlib.suppress(PlaywrightError):
+            await page.mouse.move(0, 0)

@@ -1,0 +1,107 @@
+"""The options and the state every part of the browser controller shares, set up once.
+
+:class:`BrowserState` checks and keeps the options of a
+:class:`~hud_gym.controllers.browser.controller.BrowserController` (documented there) and creates
+the state its parts work on, each part owning its own:
+
+- :mod:`.lifecycle`: ``browser``, ``context``, ``download_dir``, the lease, the episode count;
+- :mod:`.tabs`: the tabs (``_pages``, ``_active``), their DevTools sessions, responses, crashes,
+  origins, the targets being opened, ``downloads``, the dialogs;
+- :mod:`.input`: ``pointer`` and the held keys;
+- :mod:`.observation`: what was already reported, the loads counted when the last action began.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any, Literal
+
+from playwright.async_api import Browser, BrowserContext, CDPSession, Page, Response
+
+from hud_gym.controllers.base import Controller
+from hud_gym.controllers.browser.capture import ImageFormat
+from hud_gym.controllers.browser.chromium import BrowserLease
+from hud_gym.controllers.browser.dialogs import Dialogs
+from hud_gym.controllers.browser.session import PageSession
+from hud_gym.controllers.browser.urls import UrlPolicy
+
+__all__ = ["BrowserState", "ResetMode"]
+
+ResetMode = Literal["clear", "fresh"]
+
+
+class BrowserState(Controller):
+    """The browser controller's options and state (the parts are its subclasses)."""
+
+    gym = "browser"
+    supports_capture_region = True
+
+    def __init__(
+        self,
+        screen_size: tuple[int, int] = (1280, 720),
+        *,
+        headless: bool = True,
+        elements: bool = False,
+        executable_path: str | None = None,
+        launch_args: tuple[str, ...] | list[str] = (),
+        context_options: dict[str, Any] | None = None,
+        reset_mode: ResetMode = "clear",
+        fresh_context_every: int = 100,
+        screenshot_format: ImageFormat = "jpeg",
+        jpeg_quality: int = 85,
+        navigation_timeout: float = 10.0,
+        max_elements: int = 500,
+        allow_file_urls: str | Path | None = None,
+    ) -> None:
+        super().__init__(screen_size)
+        if reset_mode not in ("clear", "fresh"):
+            raise ValueError(f"reset_mode must be 'clear' or 'fresh', got {reset_mode!r}")
+        if screenshot_format not in ("jpeg", "png"):
+            raise ValueError(f"screenshot_format must be 'jpeg' or 'png', got {screenshot_format!r}")
+        if not 1 <= jpeg_quality <= 100:
+            raise ValueError(f"jpeg_quality must be in 1..100, got {jpeg_quality}")
+        self.headless = headless
+        self.elements = elements
+        self.executable_path = executable_path
+        self.launch_args = tuple(launch_args)
+        self.context_options = dict(context_options or {})
+        self.reset_mode: ResetMode = reset_mode
+        self.fresh_context_every = fresh_context_every
+        self.screenshot_format: ImageFormat = screenshot_format
+        self.jpeg_quality = jpeg_quality
+        self.navigation_timeout = navigation_timeout
+        self.max_elements = max_elements
+        self.url_policy = UrlPolicy(allow_file_urls)
+
+        self.browser: Browser | None = None
+        self.context: BrowserContext | None = None
+        self._dialogs = Dialogs()
+        self.downloads: list[str] = []
+        self.crashes: list[str] = []
+        self.pointer: tuple[int, int] = (0, 0)
+        self.download_dir: Path | None = None
+
+        self._lease: BrowserLease | None = None
+        self._pages: list[Page] = []
+        self._active: Page | None = None
+        self._sessions: dict[Page, PageSession] = {}
+        self._session_tasks: dict[Page, asyncio.Task[PageSession | None]] = {}
+        self._responses: dict[Page, Response] = {}
+        self._crashed: set[Page] = set()
+        self._origins: set[str] = set()
+        # Whether an HTTP(S) response may have filled the HTTP cache since it was last cleared.
+        self._http_cache_used = False
+        self._held_keys: list[str] = []
+        self._background: set[asyncio.Task[Any]] = set()
+        self._browser_cdp: CDPSession | None = None
+        self._context_id: str | None = None
+        self._pending_targets: set[str] = set()
+        self._targets_settled = asyncio.Event()
+        self._targets_settled.set()
+        self._own_tab = False
+        self._reported_dialogs = 0
+        self._reported_downloads = 0
+        self._episodes = 0
+        self._closed = False
+        self._loads_at_action: dict[Page, int] = {}

@@ -1,0 +1,165 @@
+"""The desktop's task policy, as pure functions: what ``launch`` starts, which paths a task reaches.
+
+A task or an agent reaches only the env's home and the apps of :data:`LAUNCHABLE` unless the env
+was made to allow more (``allow_shell``, ``allow_absolute_paths``), or runs inside the gym's own
+container (:func:`detect_container`). These functions decide; the controller
+(:class:`~hud_gym.controllers.ubuntu.controller.UbuntuController`) calls them with its options and
+its session, so they are unit-tested without a display.
+
+Example:
+    >>> from pathlib import Path
+    >>> launch_argv("xterm", ["-title", "notes"], home=Path("/tmp/home"))
+    ['xterm', '-title', 'notes']
+    >>> launch_argv("xterm", ["-e", "sh"], home=Path("/tmp/home"))
+    Traceback (most recent call last):
+    PermissionError: launch 'xterm': argument '-e' is not allowed without shell permission ...
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Collection, Mapping, Sequence
+from pathlib import Path
+
+from hud_gym.controllers.base import ControllerError
+from hud_gym.controllers.ubuntu.apps import KNOWN_APPS
+
+__all__ = ["LAUNCHABLE", "check_options", "detect_container", "launch_argv", "resolve_path"]
+
+LAUNCHABLE: dict[str, str] = {
+    "xterm": "a terminal (args: -title/-T TITLE, -geometry/-g GEOM, -fa FONT, -fs SIZE, -bg/-fg COLOUR, -name NAME)",
+    "editor": "the hud-gym text editor (args: [FILE], a path inside the home)",
+    "eventlog": "the hud-gym event-log test window (args: --log FILE --title TITLE --geometry +X+Y)",
+    "xcalc": "a calculator (no args)",
+    "xclock": "a clock (no args)",
+    "xeyes": "eyes following the pointer (no args)",
+    "xlogo": "the X logo (no args)",
+    "xedit": "a text editor (args: [FILE], a path inside the home)",
+}
+"""Apps ``launch`` may start by name without shell permission, with what their args may be."""
+
+_XTERM_OPTIONS = frozenset({"-title", "-T", "-geometry", "-g", "-fa", "-fs", "-bg", "-fg", "-name"})
+_EVENTLOG_OPTIONS = frozenset({"--log", "--title", "--geometry"})
+
+
+def detect_container() -> bool:
+    """True inside the gym's own container image, where shell commands are allowed."""
+    # Only the gym's own image says so (docker/ubuntu sets it): a generic container marker such as
+    # /.dockerenv is also present on many hosts and CI runners, where the shell must stay refused.
+    return os.environ.get("HUD_GYM_IN_CONTAINER") == "1"
+
+
+def resolve_path(path: str, home: Path, *, allow_absolute_paths: bool = False) -> Path:
+    """A task's path as a real path: relative paths and ``~/...`` resolve inside ``home``.
+
+    Raises:
+        PermissionError: an absolute path, or one leaving the home (``..``, a symlink), unless
+            ``allow_absolute_paths``.
+    """
+    text = os.fspath(path)
+    if text == "~" or text.startswith("~/"):
+        text = text[2:]
+    elif text.startswith("~"):
+        if not allow_absolute_paths:
+            raise PermissionError(f"path {path!r} is outside the env's home: create the env with allow_absolute_paths=True to use it")
+        return Path(os.path.expanduser(text))
+    if os.path.isabs(text):
+        if not allow_absolute_paths:
+            raise PermissionError(
+                f"absolute path {path!r} is outside the env's home ({home}): create the env with "
+                "allow_absolute_paths=True to use it"
+            )
+        return Path(os.path.normpath(text))
+    candidate = Path(os.path.normpath(home / text))
+    real_home = home.resolve()
+    inside = candidate == home or home in candidate.parents
+    if inside:
+        real = candidate.resolve()
+        inside = real == real_home or real_home in real.parents
+    if not inside and not allow_absolute_paths:
+        raise PermissionError(
+            f"path {path!r} leaves the env's home ({home}): create the env with allow_absolute_paths=True to use it"
+        )
+    return candidate
+
+
+def launch_argv(app: str, args: Sequence[str] = (), *, home: Path | None, apps: Mapping[str, Sequence[str]] = KNOWN_APPS,
+                shell_allowed: bool = False, allow_absolute_paths: bool = False,
+                search_path: str | None = None) -> list[str]:
+    """The checked command line that launches ``app`` with ``args`` (see :data:`LAUNCHABLE`).
+
+    Without shell permission only the known apps start, and only with the arguments
+    :data:`LAUNCHABLE` lists (no ``xterm -e``); file arguments go through :func:`resolve_path`.
+
+    Args:
+        app: a name of ``apps``, or (with shell permission) a program on ``search_path``.
+        args: its arguments.
+        home: the env's home (``None``: the desktop is not started, so no path can be resolved).
+        apps: the known apps: name -> the command line that starts it.
+        shell_allowed: arbitrary commands may run (``allow_shell``, or the gym's container).
+        allow_absolute_paths: file arguments may leave the home.
+        search_path: the ``PATH`` of task processes.
+
+    Raises:
+        PermissionError: not allowed without shell permission (or a path outside the home).
+        ValueError: bad arguments, or no such program.
+        ControllerError: a file argument, and no home to resolve it in.
+    """
+    args = list(args)
+
+    def home_dir() -> Path:
+        if home is None:
+            raise ControllerError("the desktop controller is not started (reset the env first)")
+        return home
+
+    def resolve(path: str) -> str:
+        return str(resolve_path(path, home_dir(), allow_absolute_paths=allow_absolute_paths))
+
+    if app in apps:
+        base = list(apps[app])
+        if app == "xterm":
+            if not shell_allowed:
+                check_options(app, args, _XTERM_OPTIONS)
+            return [*base, *args]
+        if app in ("editor", "xedit"):
+            if len(args) > 1 or any(a.startswith("-") for a in args):
+                raise ValueError(f"launch {app!r} takes at most one argument: the file to open")
+            return [*base, *(resolve(a) for a in args)]
+        if app != "eventlog":
+            if args and not shell_allowed:
+                raise PermissionError(f"launch {app!r} takes no arguments without shell permission")
+            return [*base, *args]
+        check_options(app, args, _EVENTLOG_OPTIONS)
+        if "--log" in args:
+            index = args.index("--log") + 1
+            args[index] = resolve(args[index])
+        else:
+            args += ["--log", str(home_dir() / "eventlog.jsonl")]
+        return [*base, *args]
+    if not shell_allowed:
+        raise PermissionError(
+            f"launch {app!r}: only {', '.join(apps)} can be launched by name; launching other programs "
+            "runs arbitrary commands: create the env with allow_shell=True or run it inside its container (docker/ubuntu)"
+        )
+    if shutil.which(app, path=search_path) is None:
+        raise ValueError(f"launch: no program {app!r} on the PATH")
+    return [app, *args]
+
+
+def check_options(app: str, args: Sequence[str], options: Collection[str]) -> None:
+    """Check that ``args`` are ``option value`` pairs of ``options``.
+
+    Raises:
+        PermissionError: naming the first argument that is not.
+    """
+    i = 0
+    while i < len(args):
+        if args[i] in options and i + 1 < len(args):
+            i += 2
+            continue
+        raise PermissionError(
+            f"launch {app!r}: argument {args[i]!r} is not allowed without shell permission "
+            f"(allowed: {', '.join(sorted(options))}, each with a value; or create the env with allow_shell=True)"
+        )
+
