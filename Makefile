@@ -5,13 +5,17 @@ PY     := $(VENV)/bin/python
 EXTRAS ?= dev,miniwob,ubuntu,sb3,ray,docker,agents
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test bench install system clean wheel-smoke
+.PHONY: demo test check bench install system clean wheel-smoke
 
 demo: install
 	$(PY) -m hud_gym.demo
 
-test: install
+test: install check
 	$(PY) -m pytest
+
+# Lint, format, types and import layers (scripts/check.sh); `make test` runs it first.
+check: install
+	PY=$(PY) bash scripts/check.sh
 
 install: $(STAMP)
 
@@ -45,4 +49,4 @@ $(STAMP): pyproject.toml Makefile scripts/install-system.sh docker/install-packa
 	touch $@
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis
+	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis .mypy_cache .ruff_cache

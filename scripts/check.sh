@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# `make check`: the gates CI runs before the tests. Each prints what it finds; the script fails if
+# any gate fails (all of them run, so one pass shows every problem).
+#   ruff check    lint (rules in pyproject.toml [tool.ruff.lint])
+#   ruff format   formatting (--check: nothing is rewritten; run `ruff format` to fix)
+#   mypy          types of hud_gym (with hud_gym.controllers and hud_gym.wrappers)
+#   layers        the import-layer contract (.importlinter; docs/architecture.md)
+# Usage: scripts/check.sh; PY (default .venv/bin/python) has the dev extra installed.
+set -uo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+py="${PY:-$root/.venv/bin/python}"
+bin="$(dirname "$py")"
+cd "$root"
+paths=(hud_gym controllers wrappers tests benchmarks examples scripts setup.py)
+failed=()
+
+echo "== ruff check"; "$bin/ruff" check "${paths[@]}" || failed+=("ruff check")
+echo "== ruff format --check"; "$bin/ruff" format --check --quiet "${paths[@]}" || failed+=("ruff format")
+
+# mypy and import-linter see controllers/ and wrappers/ as hud_gym.controllers and hud_gym.wrappers
+# through a symlinked tree, as the wheel installs them (the editable install's import hook hides them).
+tree="$(mktemp -d)"
+trap 'rm -rf "$tree"' EXIT
+mkdir -p "$tree/hud_gym"
+for entry in "$root"/hud_gym/*; do ln -s "$entry" "$tree/hud_gym/"; done
+ln -s "$root/controllers" "$tree/hud_gym/controllers"
+ln -s "$root/wrappers" "$tree/hud_gym/wrappers"
+
+echo "== mypy"
+(cd "$tree" && "$bin/mypy" --config-file "$root/pyproject.toml" --cache-dir "$root/.mypy_cache" -p hud_gym) \
+  | sed "s|^hud_gym/controllers/|controllers/|; s|^hud_gym/wrappers/|wrappers/|" || failed+=("mypy")
+
+echo "== import layers"
+(cd "$tree" && PYTHONPATH="$tree" "$py" -c 'import sys; from importlinter.cli import lint_imports_command; sys.argv[0] = "lint-imports"; sys.exit(lint_imports_command())' \
+    --config "$root/.importlinter" --no-cache) | tail -4 || failed+=("import layers")
+
+if (( ${#failed[@]} )); then
+  echo "make check: failed: ${failed[*]}"
+  exit 1
+fi
+echo "make check: ruff, format, mypy and the import layers are clean"
