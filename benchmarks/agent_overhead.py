@@ -31,8 +31,8 @@ from hud_gym.agents import ClaudeAgent, OpenAICompatibleAgent, OperatorAgent, Re
 from hud_gym.envs.browser import BrowserEnv
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "agents"))
-from replay_replies import chat_completion, claude_message, computer_call, response, tool_use  # noqa: E402
-from replay_server import ReplayServer, Request  # noqa: E402
+from replay_replies import chat_completion, claude_message, computer_call, response, tool_use
+from replay_server import ReplayServer, Request
 
 PROMPT = "Toggle the button of the benchmark article."
 
@@ -45,6 +45,7 @@ def _click(api: str, frame: tuple[int, int]) -> Any:
         if api == "responses":
             return response(computer_call({"type": "click", "x": x, "y": y, "button": "left"}))
         return chat_completion(f"click(x={x}, y={y})")
+
     return turn
 
 
@@ -53,17 +54,27 @@ def _agents(server: ReplayServer, steps: int) -> dict[str, tuple[Any, str]]:
     v1 = server.url + "/v1"
     return {
         "ClaudeAgent, 1024x768 frame (resize + JPEG)": (
-            ClaudeAgent(base_url=server.url, api_key="local", retry=retry), "anthropic"),
+            ClaudeAgent(base_url=server.url, api_key="local", retry=retry),
+            "anthropic",
+        ),
         "ClaudeAgent, env frame 1280x720 (JPEG)": (
-            ClaudeAgent(base_url=server.url, api_key="local", retry=retry, display_size=None), "anthropic"),
+            ClaudeAgent(base_url=server.url, api_key="local", retry=retry, display_size=None),
+            "anthropic",
+        ),
         "OperatorAgent, 1024x768 frame (resize + JPEG)": (
-            OperatorAgent(base_url=v1, api_key="local", retry=retry, environment="browser"), "responses"),
+            OperatorAgent(base_url=v1, api_key="local", retry=retry, environment="browser"),
+            "responses",
+        ),
         "OpenAICompatibleAgent, env frame 1280x720 (JPEG)": (
-            OpenAICompatibleAgent("local-vlm", base_url=v1, retry=retry), "chat"),
+            OpenAICompatibleAgent("local-vlm", base_url=v1, retry=retry),
+            "chat",
+        ),
     }
 
 
-async def _measure(env: BrowserEnv, agents: dict[str, tuple[Any, str]], steps: int, episode: int) -> dict[str, dict[str, list[float]]]:
+async def _measure(
+    env: BrowserEnv, agents: dict[str, tuple[Any, str]], steps: int, episode: int
+) -> dict[str, dict[str, list[float]]]:
     samples: dict[str, dict[str, list[float]]] = {name: {"overhead": [], "env": [], "call": []} for name in agents}
     observation, info = await env.areset(seed=0)
     await env._runner.run_async(env.controller.page.set_content(HTML))
@@ -98,8 +109,11 @@ def _pieces(env: BrowserEnv, rounds: int = 30) -> dict[str, float]:
     small = resize(frame, (1024, 768))
     timings: dict[str, list[float]] = {"resize": [], "jpeg_1024": [], "jpeg_1280": []}
     for _ in range(rounds):
-        for key, work in (("resize", lambda: resize(frame, (1024, 768))), ("jpeg_1024", lambda: encode_image(small)),
-                          ("jpeg_1280", lambda: encode_image(frame))):
+        for key, work in (
+            ("resize", lambda: resize(frame, (1024, 768))),
+            ("jpeg_1024", lambda: encode_image(small)),
+            ("jpeg_1280", lambda: encode_image(frame)),
+        ):
             started = time.perf_counter()
             work()
             timings[key].append((time.perf_counter() - started) * 1000)
@@ -122,8 +136,9 @@ def run(steps: int = 60, episode: int = 15) -> dict[str, Any]:
         server.stop()
     if server.problems:
         raise AssertionError(f"the server refused requests: {server.problems[:3]}")
-    result: dict[str, Any] = {name: {key: statistics.median(values) for key, values in s.items()}
-                              for name, s in samples.items()}
+    result: dict[str, Any] = {
+        name: {key: statistics.median(values) for key, values in s.items()} for name, s in samples.items()
+    }
     result["pieces"] = pieces
     return result
 
@@ -136,13 +151,19 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     r = run(args.steps, args.episode)
     pieces = r.pop("pieces")
-    print(f"agent overhead per step at {SIZE[0]}x{SIZE[1]}, medians of {args.steps} interleaved steps "
-          f"(episodes of {args.episode})")
+    print(
+        f"agent overhead per step at {SIZE[0]}x{SIZE[1]}, medians of {args.steps} interleaved steps "
+        f"(episodes of {args.episode})"
+    )
     print(f"{'agent':<50} {'overhead ms':>12} {'env step ms':>12} {'ratio':>7} {'local call ms':>14}")
     for name, m in r.items():
-        print(f"{name:<50} {m['overhead']:>12.2f} {m['env']:>12.1f} {m['overhead'] / m['env']:>7.3f} {m['call']:>14.1f}")
-    print(f"screenshot pieces: resize 1280x720->1024x768 {pieces['resize']:.2f} ms, JPEG q85 1024x768 "
-          f"{pieces['jpeg_1024']:.2f} ms, JPEG q85 1280x720 {pieces['jpeg_1280']:.2f} ms")
+        print(
+            f"{name:<50} {m['overhead']:>12.2f} {m['env']:>12.1f} {m['overhead'] / m['env']:>7.3f} {m['call']:>14.1f}"
+        )
+    print(
+        f"screenshot pieces: resize 1280x720->1024x768 {pieces['resize']:.2f} ms, JPEG q85 1024x768 "
+        f"{pieces['jpeg_1024']:.2f} ms, JPEG q85 1280x720 {pieces['jpeg_1280']:.2f} ms"
+    )
     print("target: overhead <= 5 ms at 1280x720")
 
 

@@ -71,8 +71,12 @@ def measure(processes: int, envs_per_process: int) -> tuple[float, int]:
     """Start ``processes`` children with ``envs_per_process`` envs each; return (MiB of
     Chromium PSS, number of Chromium processes)."""
     children = [
-        subprocess.Popen([sys.executable, "-c", CHILD, str(envs_per_process)], stdin=subprocess.PIPE,
-                         stdout=subprocess.PIPE, text=True)
+        subprocess.Popen(
+            [sys.executable, "-c", CHILD, str(envs_per_process)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
         for _ in range(processes)
     ]
     try:
@@ -98,8 +102,12 @@ def main() -> None:
     shared_mib, shared_n = measure(1, N_ENVS)
     separate_mib, separate_n = measure(N_ENVS, 1)
     print(f"{'setup':<32} {'Chromium PSS':>12} {'per env':>9} {'processes':>9}")
-    print(f"{f'{N_ENVS} envs, one shared browser':<32} {shared_mib:>9.0f} MiB {shared_mib / N_ENVS:>5.0f} MiB {shared_n:>9}")
-    print(f"{f'{N_ENVS} envs, {N_ENVS} browsers':<32} {separate_mib:>9.0f} MiB {separate_mib / N_ENVS:>5.0f} MiB {separate_n:>9}")
+    print(
+        f"{f'{N_ENVS} envs, one shared browser':<32} {shared_mib:>9.0f} MiB {shared_mib / N_ENVS:>5.0f} MiB {shared_n:>9}"
+    )
+    print(
+        f"{f'{N_ENVS} envs, {N_ENVS} browsers':<32} {separate_mib:>9.0f} MiB {separate_mib / N_ENVS:>5.0f} MiB {separate_n:>9}"
+    )
     print(f"ratio shared / separate: {shared_mib / separate_mib:.2f}x (target <= 0.6x)")
 
 

@@ -123,8 +123,16 @@ def run(steps: int = 30, rounds: int = 3) -> dict[str, float]:
                 add("c", c)
                 add("a", a)
         for _ in range(steps):
-            add("capture", runner.run(_timed(cdp.send("Page.captureScreenshot", {"format": "jpeg", "quality": quality,
-                                                                                "optimizeForSpeed": True}))))
+            add(
+                "capture",
+                runner.run(
+                    _timed(
+                        cdp.send(
+                            "Page.captureScreenshot", {"format": "jpeg", "quality": quality, "optimizeForSpeed": True}
+                        )
+                    )
+                ),
+            )
             add("png", runner.run(_timed(page.screenshot())))
         runner.run(context.close())
         controller.elements = True

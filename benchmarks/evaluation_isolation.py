@@ -22,7 +22,6 @@ import argparse
 import asyncio
 import statistics
 import time
-from collections.abc import Callable
 from typing import Any
 
 import psutil
@@ -62,8 +61,9 @@ async def _one_call(way: str, ctx: FunctionContext) -> Any:
 
 
 async def _calls(n: int) -> dict[str, tuple[float, float]]:
-    ctx = FunctionContext(gym="qa", task=Task(prompt="Capital of France?", target="Paris"),
-                          final_response="It is Paris.")
+    ctx = FunctionContext(
+        gym="qa", task=Task(prompt="Capital of France?", target="Paris"), final_response="It is Paris."
+    )
     assert get_worker_pool().wait_ready(60)  # the worker's start-up is not measured
     for way in WAYS:  # warm up
         for _ in range(20):
@@ -82,7 +82,9 @@ async def _calls(n: int) -> dict[str, tuple[float, float]]:
 
 def _episodes(n: int) -> dict[str, float]:
     tasks = {
-        "inline": Task(id="inline", prompt="Capital of France?", evaluate=("bench_response_includes_on_the_loop", "Paris")),
+        "inline": Task(
+            id="inline", prompt="Capital of France?", evaluate=("bench_response_includes_on_the_loop", "Paris")
+        ),
         "thread": Task(id="thread", prompt="Capital of France?", evaluate=("response_includes", "Paris")),
         "worker": Task(id="worker", prompt="Capital of France?", evaluate=("response_includes", "Paris")),
     }

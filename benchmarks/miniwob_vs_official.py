@@ -45,8 +45,9 @@ def _median_ms(samples: list[float]) -> float:
 
 def main() -> None:
     """Print the table of medians and ratios."""
-    ours = gymnasium.make("hud/Browser-v0", task=f"miniwob/{TASK}", observation_crop=MINIWOB_TASK_AREA,
-                          screen_size=(500, 320))
+    ours = gymnasium.make(
+        "hud/Browser-v0", task=f"miniwob/{TASK}", observation_crop=MINIWOB_TASK_AREA, screen_size=(500, 320)
+    )
     official = _official_env()
     try:
         from miniwob.action import ActionTypes
@@ -73,7 +74,9 @@ def main() -> None:
         print(f"{'':<10} {'hud-gym':>9} {'official':>9} {'ratio':>7}  target")
         for what in ("reset", "step"):
             ratio = medians[f"ours {what}"] / medians[f"official {what}"]
-            print(f"{what:<10} {medians[f'ours {what}']:>9.1f} {medians[f'official {what}']:>9.1f} {ratio:>7.2f}  <= 0.5")
+            print(
+                f"{what:<10} {medians[f'ours {what}']:>9.1f} {medians[f'official {what}']:>9.1f} {ratio:>7.2f}  <= 0.5"
+            )
     finally:
         ours.close()
         official.close()

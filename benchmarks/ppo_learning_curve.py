@@ -39,13 +39,30 @@ def wilson_interval(rate: float, n: int, z: float = 1.96) -> tuple[float, float]
 
 def run_training(out: Path) -> list[dict[str, float]]:
     """Train with the example script; its learning-curve rows."""
-    command = [sys.executable, str(EXAMPLE), "--task", TASK, "--steps", str(STEPS), "--envs", str(ENVS),
-               "--seed", str(SEED), "--eval-every", str(EVAL_EVERY), "--eval-episodes", str(EVAL_EPISODES),
-               "--out", str(out)]
+    command = [
+        sys.executable,
+        str(EXAMPLE),
+        "--task",
+        TASK,
+        "--steps",
+        str(STEPS),
+        "--envs",
+        str(ENVS),
+        "--seed",
+        str(SEED),
+        "--eval-every",
+        str(EVAL_EVERY),
+        "--eval-episodes",
+        str(EVAL_EPISODES),
+        "--out",
+        str(out),
+    ]
     subprocess.run(command, check=True, timeout=3600)
     with open(out / "learning_curve.csv", newline="") as file:
-        return [{key: int(value) if key == "steps" else float(value) for key, value in row.items()}
-                for row in csv.DictReader(file)]
+        return [
+            {key: int(value) if key == "steps" else float(value) for key, value in row.items()}
+            for row in csv.DictReader(file)
+        ]
 
 
 def markdown_table(rows: list[dict[str, float]]) -> str:
@@ -73,7 +90,9 @@ def plot(rows: list[dict[str, float]], path: Path) -> None:
         rates = [row[key] for row in rows]
         intervals = [wilson_interval(rate, EVAL_EPISODES) for rate in rates]
         axes.plot(steps, rates, marker="o", color=colour, label=label)
-        axes.fill_between(steps, [low for low, _ in intervals], [high for _, high in intervals], color=colour, alpha=0.15)
+        axes.fill_between(
+            steps, [low for low, _ in intervals], [high for _, high in intervals], color=colour, alpha=0.15
+        )
     axes.set_xlabel("training steps (one click each)")
     axes.set_ylabel(f"success rate ({EVAL_EPISODES} held-out episodes)")
     axes.set_ylim(0, 1)
@@ -99,7 +118,8 @@ def main() -> None:
     table = markdown_table(rows)
     (RESULTS / "ppo_learning_curve.md").write_text(
         f"PPO vs random on MiniWoB++ {TASK}: {STEPS} training steps, {ENVS} envs, "
-        f"{EVAL_EPISODES} evaluation episodes per point, {elapsed:.0f} s in all.\n\n{table}")
+        f"{EVAL_EPISODES} evaluation episodes per point, {elapsed:.0f} s in all.\n\n{table}"
+    )
     plot(rows, RESULTS / "ppo_learning_curve.png")
     print(table)
     print(f"total {elapsed:.0f} s; wrote {RESULTS / 'ppo_learning_curve.png'} and ppo_learning_curve.md/.csv")

@@ -62,6 +62,7 @@ def _recv_rate(slow: bool, duration: float = 4.0) -> float:
     try:
         envs.reset(seed=0)
         envs.step([STEP] * N)  # warm up
+
         # A normal step here is ~20 ms: the slow env waits 10x that on each of its steps.
         def act(i: int) -> Any:
             return [WaitAction(time=200), STEP] if slow and i == 0 else STEP
@@ -85,8 +86,10 @@ def slow_env_recv() -> None:
     """Throughput of recv(min_batch=N-1) with and without one 10x slower env."""
     fast = _recv_rate(slow=False)
     slow = _recv_rate(slow=True)
-    print(f"\nRay send/recv(min_batch={N - 1}): {fast:.1f} env-steps/s without a slow env, {slow:.1f} with one "
-          f"10x slower -> {slow / fast:.2f}x")
+    print(
+        f"\nRay send/recv(min_batch={N - 1}): {fast:.1f} env-steps/s without a slow env, {slow:.1f} with one "
+        f"10x slower -> {slow / fast:.2f}x"
+    )
 
 
 def pooled_groups() -> None:
@@ -106,8 +109,10 @@ def pooled_groups() -> None:
 
     ray_s = asyncio.run(timed(RayEnvPool(size=N)))
     local_s = asyncio.run(timed(EnvPool(size=N)))
-    print(f"\nrollout_group G={N}, 4 steps each, warm pool: RayEnvPool {ray_s * 1000:.0f} ms vs EnvPool "
-          f"{local_s * 1000:.0f} ms -> {ray_s / local_s:.2f}x")
+    print(
+        f"\nrollout_group G={N}, 4 steps each, warm pool: RayEnvPool {ray_s * 1000:.0f} ms vs EnvPool "
+        f"{local_s * 1000:.0f} ms -> {ray_s / local_s:.2f}x"
+    )
 
 
 def main() -> None:

@@ -79,11 +79,15 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--rounds", type=int, default=2)
     args = parser.parse_args(argv)
     results = run(args.steps, args.rounds)
-    print(f"{'size':>10} | {'local ms':>9} | {'subprocess ms':>13} | {'ratio':>5} | "
-          f"{'local act/obs':>13} | {'remote act/obs':>14}")
+    print(
+        f"{'size':>10} | {'local ms':>9} | {'subprocess ms':>13} | {'ratio':>5} | "
+        f"{'local act/obs':>13} | {'remote act/obs':>14}"
+    )
     for size, m in results.items():
-        print(f"{size:>10} | {m['local']:9.1f} | {m['remote']:13.1f} | {m['ratio']:5.2f} | "
-              f"{m['local_action']:5.1f} / {m['local_observe']:5.1f} | {m['remote_action']:6.1f} / {m['remote_observe']:5.1f}")
+        print(
+            f"{size:>10} | {m['local']:9.1f} | {m['remote']:13.1f} | {m['ratio']:5.2f} | "
+            f"{m['local_action']:5.1f} / {m['local_observe']:5.1f} | {m['remote_action']:6.1f} / {m['remote_observe']:5.1f}"
+        )
     worst = results["1280x720"]["ratio"] if "1280x720" in results else max(m["ratio"] for m in results.values())
     print(f"subprocess / local at 1280x720 = {worst:.2f} (target <= {TARGET})")
 

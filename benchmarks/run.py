@@ -23,7 +23,7 @@ def main() -> int:
         started = time.perf_counter()
         try:
             module.main()
-        except Exception as exc:  # noqa: BLE001  (one broken benchmark must not hide the others)
+        except Exception as exc:
             print(f"FAILED: {type(exc).__name__}: {exc}")
             failed.append(module_info.name)
         print(f"({time.perf_counter() - started:.1f} s)")

@@ -53,7 +53,9 @@ def tree_cpu_seconds() -> float:
     return total
 
 
-def _block(operation: Callable[[], Any], count: int, before: Callable[[], Any] | None = None) -> tuple[list[float], float]:
+def _block(
+    operation: Callable[[], Any], count: int, before: Callable[[], Any] | None = None
+) -> tuple[list[float], float]:
     """Run ``operation`` ``count`` times: wall ms of each, and CPU ms per operation (``before`` is
     run ahead of each, outside the measurement)."""
     walls, cpu = [], 0.0
@@ -71,8 +73,10 @@ def run(rounds: int = 6, steps: int = 15, resets: int = 3) -> dict[str, dict[str
     """Measure; returns ``{measure: {variant: {"wall": median ms, "cpu": ms per operation}}}``."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # sandbox=False warns
-        envs = {name: UbuntuEnv(screen_size=SIZE, max_steps=10**9, in_container=False, sandbox=name == "sandbox")
-                for name in VARIANTS}
+        envs = {
+            name: UbuntuEnv(screen_size=SIZE, max_steps=10**9, in_container=False, sandbox=name == "sandbox")
+            for name in VARIANTS
+        }
         for env in envs.values():
             env.reset()
     walls: dict[str, dict[str, list[float]]] = {}
@@ -90,18 +94,31 @@ def run(rounds: int = 6, steps: int = 15, resets: int = 3) -> dict[str, dict[str
                 target = _open_eventlog(env, "bench-events.jsonl")
                 env.step(ClickAction(point=target))
                 record("step", variant, _block(lambda env=env, t=target: env.step(ClickAction(point=t)), steps))
-                record("reset, killing an app", variant, _block(
-                    env.reset, resets, before=lambda env=env: _open_eventlog(env, "bench-events.jsonl")))
+                record(
+                    "reset, killing an app",
+                    variant,
+                    _block(env.reset, resets, before=lambda env=env: _open_eventlog(env, "bench-events.jsonl")),
+                )
                 record("reset, empty", variant, _block(env.reset, resets))
                 env.reset(options={"task": XTERM_TASK})
-                record("reset + setup launching xterm", variant,
-                       _block(lambda env=env: env.reset(options={"task": XTERM_TASK}), resets))
+                record(
+                    "reset + setup launching xterm",
+                    variant,
+                    _block(lambda env=env: env.reset(options={"task": XTERM_TASK}), resets),
+                )
     finally:
         for env in envs.values():
             env.close()
-    return {measure: {variant: {"wall": statistics.median(walls[measure][variant]),
-                                "cpu": statistics.median(cpus[measure][variant])} for variant in VARIANTS}
-            for measure in walls}
+    return {
+        measure: {
+            variant: {
+                "wall": statistics.median(walls[measure][variant]),
+                "cpu": statistics.median(cpus[measure][variant]),
+            }
+            for variant in VARIANTS
+        }
+        for measure in walls
+    }
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -109,12 +126,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--rounds", type=int, default=6)
     args = parser.parse_args(argv)
     results = run(args.rounds)
-    print("| measure | sandbox wall ms | no sandbox wall ms | wall ratio | sandbox CPU ms | no sandbox CPU ms | CPU ratio |")
+    print(
+        "| measure | sandbox wall ms | no sandbox wall ms | wall ratio | sandbox CPU ms | no sandbox CPU ms | CPU ratio |"
+    )
     print("|---|---:|---:|---:|---:|---:|---:|")
     for measure, by in results.items():
         s, n = by["sandbox"], by["no sandbox"]
-        print(f"| {measure} | {s['wall']:.1f} | {n['wall']:.1f} | {s['wall'] / n['wall']:.2f}x | {s['cpu']:.1f} | "
-              f"{n['cpu']:.1f} | {s['cpu'] / n['cpu']:.2f}x |")
+        print(
+            f"| {measure} | {s['wall']:.1f} | {n['wall']:.1f} | {s['wall'] / n['wall']:.2f}x | {s['cpu']:.1f} | "
+            f"{n['cpu']:.1f} | {s['cpu'] / n['cpu']:.2f}x |"
+        )
     print("\ntargets: step <= 1.1x, reset <= 1.5x")
 
 

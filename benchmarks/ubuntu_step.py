@@ -77,7 +77,7 @@ def run(steps: int = 30) -> dict[str, float]:
         os.environ["DISPLAY"] = controller.display
         os.environ["XAUTHORITY"] = str(controller.xauthority)  # the display's cookie
         os.environ["XDG_SESSION_TYPE"] = "x11"
-        import pyautogui  # noqa: PLC0415
+        import pyautogui
 
         assert pyautogui.PAUSE == 0.1
 

@@ -30,7 +30,12 @@ from hud_gym.wrappers.pool import EnvPool
 N = 8
 STEPS = 25
 TASK = "miniwob/click-test-2"
-ENV_KWARGS: dict[str, Any] = {"task": TASK, "observation_crop": MINIWOB_TASK_AREA, "screen_size": (500, 320), "max_steps": 10_000}
+ENV_KWARGS: dict[str, Any] = {
+    "task": TASK,
+    "observation_crop": MINIWOB_TASK_AREA,
+    "screen_size": (500, 320),
+    "max_steps": 10_000,
+}
 NOOP = hud_gym.ClickAction(point=(5, 205))  # an empty spot: the episode goes on
 
 
@@ -54,9 +59,11 @@ def batched_vs_async(rounds: int = 5) -> None:
         ours.step([NOOP] * N)  # warm up
         ours_mib = _tree_pss_mib(os.getpid())  # before theirs: their processes are our children
         theirs = gymnasium.make_vec("hud/Browser-v0", num_envs=N, vectorization_mode="async", **ENV_KWARGS)
-        batch = concatenate(theirs.single_action_space,
-                            [encode(NOOP, hud_gym.ActionSpaceConfig(width=160, height=210))] * N,
-                            create_empty_array(theirs.single_action_space, N))
+        batch = concatenate(
+            theirs.single_action_space,
+            [encode(NOOP, hud_gym.ActionSpaceConfig(width=160, height=210))] * N,
+            create_empty_array(theirs.single_action_space, N),
+        )
         theirs.reset(seed=0)
         theirs.step(batch)  # warm up
         theirs_mib = sum(_tree_pss_mib(p.pid) for p in theirs.processes)
@@ -69,12 +76,16 @@ def batched_vs_async(rounds: int = 5) -> None:
         if theirs is not None:
             theirs.close()
     ours_rate, theirs_rate = statistics.median(ours_rates), statistics.median(theirs_rates)
-    print(f"{N} browser envs, click + 160x210 observation, medians of {rounds} alternating windows of {STEPS} batched steps")
+    print(
+        f"{N} browser envs, click + 160x210 observation, medians of {rounds} alternating windows of {STEPS} batched steps"
+    )
     print(f"{'':<34} {'steps/s':>8} {'PSS MiB':>8}")
     print(f"{'HudVectorEnv (1 process, 1 browser)':<34} {ours_rate:>8.1f} {ours_mib:>8.0f}")
     print(f"{'AsyncVectorEnv (8 processes)':<34} {theirs_rate:>8.1f} {theirs_mib:>8.0f}")
-    print(f"throughput ratio {ours_rate / theirs_rate:.2f}x (target >= 1.5x); memory ratio {ours_mib / theirs_mib:.2f}x "
-          "(target <= 0.6x; ours includes this benchmark's own Python process)")
+    print(
+        f"throughput ratio {ours_rate / theirs_rate:.2f}x (target >= 1.5x); memory ratio {ours_mib / theirs_mib:.2f}x "
+        "(target <= 0.6x; ours includes this benchmark's own Python process)"
+    )
 
 
 def _recv_rate(envs: Any, slow: bool, duration: float) -> float:
@@ -112,9 +123,11 @@ def slow_env_recv(rounds: int = 5, duration: float = 2.0) -> None:
     finally:
         envs.close()
     fast_rate, slow_rate = statistics.median(fast), statistics.median(slow)
-    print(f"\nsend/recv(min_batch={N - 1}), medians of {rounds} alternating {duration:.0f}-s windows: "
-          f"{fast_rate:.1f} env-steps/s without a slow env, {slow_rate:.1f} with one 10x slower "
-          f"-> {slow_rate / fast_rate:.2f}x (target >= 0.8x)")
+    print(
+        f"\nsend/recv(min_batch={N - 1}), medians of {rounds} alternating {duration:.0f}-s windows: "
+        f"{fast_rate:.1f} env-steps/s without a slow env, {slow_rate:.1f} with one 10x slower "
+        f"-> {slow_rate / fast_rate:.2f}x (target >= 0.8x)"
+    )
 
 
 def _noop_policy(observation: dict, history: list, task: hud_gym.Task) -> Any:
@@ -147,8 +160,10 @@ def group_vs_single(rounds: int = 7) -> None:
         return statistics.median(singles), statistics.median(groups)
 
     single, grouped = asyncio.run(timed())
-    print(f"\nrollout_group G=8, a new env per rollout: {grouped * 1000:.0f} ms vs one rollout {single * 1000:.0f} ms "
-          f"-> {grouped / single:.2f}x (medians of 3)")
+    print(
+        f"\nrollout_group G=8, a new env per rollout: {grouped * 1000:.0f} ms vs one rollout {single * 1000:.0f} ms "
+        f"-> {grouped / single:.2f}x (medians of 3)"
+    )
 
     async def pooled(policy: Any) -> tuple[float, float]:
         kwargs: dict[str, Any] = {"max_steps": 3}
@@ -166,11 +181,15 @@ def group_vs_single(rounds: int = 7) -> None:
             return statistics.median(singles), statistics.median(groups)
 
     single, grouped = asyncio.run(pooled(_noop_policy))
-    print(f"rollout_group G=8 from a warm EnvPool: {grouped * 1000:.0f} ms vs one rollout {single * 1000:.0f} ms "
-          f"-> {grouped / single:.2f}x (medians of {rounds}; target <= 2x)")
+    print(
+        f"rollout_group G=8 from a warm EnvPool: {grouped * 1000:.0f} ms vs one rollout {single * 1000:.0f} ms "
+        f"-> {grouped / single:.2f}x (medians of {rounds}; target <= 2x)"
+    )
     single, grouped = asyncio.run(pooled(_inference_policy))
-    print(f"the same with {INFERENCE_S * 1000:.0f} ms of policy latency per step: {grouped * 1000:.0f} ms vs one "
-          f"rollout {single * 1000:.0f} ms -> {grouped / single:.2f}x")
+    print(
+        f"the same with {INFERENCE_S * 1000:.0f} ms of policy latency per step: {grouped * 1000:.0f} ms vs one "
+        f"rollout {single * 1000:.0f} ms -> {grouped / single:.2f}x"
+    )
 
 
 def main() -> None:

@@ -60,7 +60,8 @@ class ActionTable(Generic[C, R]):
             if handler is None:
                 raise ActionError(
                     f"the {self.gym} gym cannot execute {_type_name(action_type)!r} actions "
-                    f"(it executes: {', '.join(self.names)})")
+                    f"(it executes: {', '.join(self.names)})"
+                )
             self._handlers[action_type] = handler
         return handler
 
@@ -99,7 +100,8 @@ class CustomActions(Generic[C, R]):
         handler = self._handlers.get(action.action)
         if handler is None:
             raise ActionError(
-                f"unknown custom action {action.action!r}; the {self.gym} gym supports: {', '.join(self.names)}")
+                f"unknown custom action {action.action!r}; the {self.gym} gym supports: {', '.join(self.names)}"
+            )
         return handler(controller, dict(action.args or {}))
 
 

@@ -23,10 +23,10 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from hud_gym.wrappers.sb3_vec_env import HudSB3VecEnv, to_sb3_vec_env
 from stable_baselines3 import PPO
 
 import hud_gym  # noqa: F401  (registers the gym ids)
+from hud_gym.wrappers.sb3_vec_env import HudSB3VecEnv, to_sb3_vec_env
 
 PLAY_AREA = (0, 50, 160, 160)  # (x, y, w, h): MiniWoB's task area below its 50 px instruction bar
 EVAL_SEED = 1_000_000  # evaluation instances are seeded apart from the training ones
@@ -34,9 +34,19 @@ EVAL_SEED = 1_000_000  # evaluation instances are seeded apart from the training
 
 def make_env(task: str, num_envs: int, action_mode: str) -> HudSB3VecEnv:
     """``num_envs`` one-click episodes of ``miniwob/<task>`` seen as 64x64 images of the play area."""
-    return to_sb3_vec_env("hud/Browser-v0", num_envs, task=f"miniwob/{task}", observation_crop=PLAY_AREA,
-                          screen_size=(500, 320), max_steps=1, action_mode=action_mode, grid=(5, 5),
-                          keys=(), texts=(), observation_size=(64, 64))
+    return to_sb3_vec_env(
+        "hud/Browser-v0",
+        num_envs,
+        task=f"miniwob/{task}",
+        observation_crop=PLAY_AREA,
+        screen_size=(500, 320),
+        max_steps=1,
+        action_mode=action_mode,
+        grid=(5, 5),
+        keys=(),
+        texts=(),
+        observation_size=(64, 64),
+    )
 
 
 def success_rate(venv: HudSB3VecEnv, act: Callable[[np.ndarray], np.ndarray], episodes: int) -> float:
@@ -69,8 +79,18 @@ def main(argv: list[str] | None = None) -> None:
     eval_env.action_space.seed(args.seed)
     # One click per episode is a contextual bandit: gamma=0, so a missed (truncated) click is
     # worth its reward, not bootstrapped from the unchanged page.
-    model = PPO("CnnPolicy", train_env, n_steps=64, batch_size=64, n_epochs=10, learning_rate=1e-3, gamma=0.0,
-                ent_coef=0.01, seed=args.seed, verbose=0)
+    model = PPO(
+        "CnnPolicy",
+        train_env,
+        n_steps=64,
+        batch_size=64,
+        n_epochs=10,
+        learning_rate=1e-3,
+        gamma=0.0,
+        ent_coef=0.01,
+        seed=args.seed,
+        verbose=0,
+    )
 
     def policy(observations: np.ndarray) -> np.ndarray:
         return model.predict(observations, deterministic=True)[0]
@@ -82,11 +102,19 @@ def main(argv: list[str] | None = None) -> None:
     started = time.perf_counter()
     try:
         while True:
-            rows.append({"steps": model.num_timesteps, "seconds": round(time.perf_counter() - started, 1),
-                         "ppo": success_rate(eval_env, policy, args.eval_episodes),
-                         "random": success_rate(eval_env, random_policy, args.eval_episodes)})
-            print(f"steps {rows[-1]['steps']:>6}  {rows[-1]['seconds']:>6.0f} s  success: "
-                  f"PPO {rows[-1]['ppo']:.2f}  random {rows[-1]['random']:.2f}", flush=True)
+            rows.append(
+                {
+                    "steps": model.num_timesteps,
+                    "seconds": round(time.perf_counter() - started, 1),
+                    "ppo": success_rate(eval_env, policy, args.eval_episodes),
+                    "random": success_rate(eval_env, random_policy, args.eval_episodes),
+                }
+            )
+            print(
+                f"steps {rows[-1]['steps']:>6}  {rows[-1]['seconds']:>6.0f} s  success: "
+                f"PPO {rows[-1]['ppo']:.2f}  random {rows[-1]['random']:.2f}",
+                flush=True,
+            )
             if model.num_timesteps >= args.steps:
                 break
             model.learn(min(args.eval_every, args.steps - model.num_timesteps), reset_num_timesteps=False)

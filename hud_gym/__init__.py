@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, Any
 from hud_gym.actions import (
     CLA,
     ActionError,
-    ActionType as ActionType,
     CLAAction,
     ClickAction,
     CustomAction,
@@ -40,18 +39,27 @@ from hud_gym.actions import (
     parse_action,
     parse_actions,
 )
+from hud_gym.actions import (
+    ActionType as ActionType,
+)
 from hud_gym.controllers.base import Controller
 from hud_gym.core.env import HudEnv
 from hud_gym.core.listeners import set_env_linker
 from hud_gym.errors import HudGymError, HudGymWarning
 from hud_gym.evaluation import (
     FunctionArgumentError as FunctionArgumentError,
+)
+from hud_gym.evaluation import (
     FunctionContext,
     Grade,
-    SetupError as SetupError,
-    UnknownFunctionError as UnknownFunctionError,
     evaluate_function,
     setup_function,
+)
+from hud_gym.evaluation import (
+    SetupError as SetupError,
+)
+from hud_gym.evaluation import (
+    UnknownFunctionError as UnknownFunctionError,
 )
 from hud_gym.gyms import GymType, get_gym, register_gym
 from hud_gym.keys import KEYS as KEYS
@@ -138,10 +146,14 @@ the format converters (``convert_hud``, ``convert_gaia``, ``convert_osworld``, `
 ``detect_format``, ``ConversionReport``)."""
 
 _LAZY: dict[str, str] = {
-    **dict.fromkeys(("Job", "arun_job", "create_job", "current_job", "list_jobs", "load_job", "register_job",
-                     "run_job"), "hud_gym.jobs"),
-    **dict.fromkeys(("ConversionReport", "convert_gaia", "convert_hud", "convert_osworld", "convert_webvoyager",
-                     "detect_format"), "hud_gym.formats"),
+    **dict.fromkeys(
+        ("Job", "arun_job", "create_job", "current_job", "list_jobs", "load_job", "register_job", "run_job"),
+        "hud_gym.jobs",
+    ),
+    **dict.fromkeys(
+        ("ConversionReport", "convert_gaia", "convert_hud", "convert_osworld", "convert_webvoyager", "detect_format"),
+        "hud_gym.formats",
+    ),
 }
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from enum import Enum
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
 
@@ -252,21 +252,19 @@ class CustomAction(CLAAction):
 
 
 CLA = Annotated[
-    Union[
-        ClickAction,
-        PressAction,
-        KeyDownAction,
-        KeyUpAction,
-        TypeAction,
-        ScrollAction,
-        MoveAction,
-        WaitAction,
-        DragAction,
-        ResponseAction,
-        ScreenshotFetch,
-        PositionFetch,
-        CustomAction,
-    ],
+    ClickAction
+    | PressAction
+    | KeyDownAction
+    | KeyUpAction
+    | TypeAction
+    | ScrollAction
+    | MoveAction
+    | WaitAction
+    | DragAction
+    | ResponseAction
+    | ScreenshotFetch
+    | PositionFetch
+    | CustomAction,
     Field(discriminator="type"),
 ]
 """Any CLA action, discriminated on ``type``."""

@@ -19,8 +19,9 @@ import numpy as np
 __all__ = ["group_advantages"]
 
 
-def group_advantages(rewards: Sequence[float | None], *, scale: Literal["group", "none"] = "group",
-                     eps: float = 1e-6, ddof: int = 0) -> np.ndarray:
+def group_advantages(
+    rewards: Sequence[float | None], *, scale: Literal["group", "none"] = "group", eps: float = 1e-6, ddof: int = 0
+) -> np.ndarray:
     """GRPO advantages of one group: ``(r - mean) / (std + eps)`` over the scorable runs.
 
     - Failed runs (``None`` or NaN reward) get advantage 0 and are left out of mean and std.

@@ -23,8 +23,18 @@ from hud_gym.task import Task
 from hud_gym.tasksets import load_taskset
 
 MINIWOB_DEMO_TASKS = (
-    "click-test", "click-test-2", "click-button", "click-link", "focus-text", "enter-text",
-    "enter-password", "login-user", "click-checkboxes", "click-option", "drag-box", "use-slider",
+    "click-test",
+    "click-test-2",
+    "click-button",
+    "click-link",
+    "focus-text",
+    "enter-text",
+    "enter-password",
+    "login-user",
+    "click-checkboxes",
+    "click-option",
+    "drag-box",
+    "use-slider",
 )
 GROUP_SIZE = 3
 MAX_CONCURRENT = 8
@@ -51,17 +61,20 @@ def miniwob_demo() -> int:
     except (ChromiumNotFoundError, CLIError) as exc:
         print(f"hud-gym demo: {exc}\n(run 'hud-gym doctor' to see what to install)", file=sys.stderr)
         return 1
-    console.print(f"[bold]hud-gym demo[/]: {len(plan.taskset)} MiniWoB++ tasks x {GROUP_SIZE} runs (GRPO groups, "
-                  f"seed {SEED}+i) with the built-in scripted agent, {MAX_CONCURRENT} envs at once in hud/Browser-v0 "
-                  f"(headless {chromium.name}, 160x210 observations)")
+    console.print(
+        f"[bold]hud-gym demo[/]: {len(plan.taskset)} MiniWoB++ tasks x {GROUP_SIZE} runs (GRPO groups, "
+        f"seed {SEED}+i) with the built-in scripted agent, {MAX_CONCURRENT} envs at once in hud/Browser-v0 "
+        f"(headless {chromium.name}, 160x210 observations)"
+    )
     started = time.perf_counter()
     job = execute_run(plan, name=JOB_NAME, envs=MAX_CONCURRENT, group_size=GROUP_SIZE, max_steps=MAX_STEPS, seed=SEED)
     elapsed = time.perf_counter() - started
     print_analytics(console, job.get_analytics(), job)
     report = write_report(job)
     console.print(f"{len(plan.taskset) * GROUP_SIZE} runs in {elapsed:.1f} s; job stored in {job.home}", markup=False)
-    console.print(f"explore it: hud-gym jobs show {job.id[:8]} | hud-gym jobs export {job.id[:8]} --format video",
-                  markup=False)
+    console.print(
+        f"explore it: hud-gym jobs show {job.id[:8]} | hud-gym jobs export {job.id[:8]} --format video", markup=False
+    )
     console.print(f"HTML report: {report}", markup=False)
     return 0
 

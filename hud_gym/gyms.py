@@ -17,8 +17,16 @@ from __future__ import annotations
 from hud_gym.core.gym_type import DEFAULT_GYM, GymType, UnknownGymError, all_gyms, get_gym, gym_of_env, register_gym
 from hud_gym.envs import browser, qa, ubuntu
 
-__all__ = ["BUILTIN_GYMS", "DEFAULT_GYM", "GymType", "UnknownGymError", "all_gyms", "get_gym", "gym_of_env",
-           "register_gym"]
+__all__ = [
+    "BUILTIN_GYMS",
+    "DEFAULT_GYM",
+    "GymType",
+    "UnknownGymError",
+    "all_gyms",
+    "get_gym",
+    "gym_of_env",
+    "register_gym",
+]
 
 BUILTIN_GYMS: tuple[GymType, ...] = (
     register_gym(qa.GYM),

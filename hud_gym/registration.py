@@ -60,8 +60,9 @@ class _RemoteControllers:
 
         return check_controller_spec(placement, token)
 
-    def controller(self, gym: str, screen_size: tuple[int, int], placement: str, token: str | None,
-                   options: dict[str, Any]) -> Any:
+    def controller(
+        self, gym: str, screen_size: tuple[int, int], placement: str, token: str | None, options: dict[str, Any]
+    ) -> Any:
         from hud_gym.controllers.remote.client import RemoteController
 
         return RemoteController(gym, screen_size, where=placement, token=token, options=options)

@@ -177,7 +177,9 @@ class Task(BaseModel):
         return self.model_dump(mode="json", exclude_none=True)
 
 
-def _validation_to_file_error(path: Path, exc: ValidationError, *, line: int | None, index: int | None) -> TaskFileError:
+def _validation_to_file_error(
+    path: Path, exc: ValidationError, *, line: int | None, index: int | None
+) -> TaskFileError:
     err = exc.errors(include_url=False)[0]
     loc = ".".join(str(p) for p in err["loc"]) or None
     msg = err["msg"]
@@ -281,7 +283,9 @@ class TaskSet(BaseModel):
             if "tasks" not in data:
                 raise TaskFileError(path, "a task-set object needs a 'tasks' list", field="tasks")
             if unknown:
-                raise TaskFileError(path, f"unknown key(s) {sorted(map(str, unknown))}; expected id, description, tasks")
+                raise TaskFileError(
+                    path, f"unknown key(s) {sorted(map(str, unknown))}; expected id, description, tasks"
+                )
             for key in ("id", "description"):
                 if data.get(key) is not None and not isinstance(data[key], str):
                     raise TaskFileError(path, f"expected a string, got {type(data[key]).__name__}", field=key)

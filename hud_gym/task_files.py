@@ -68,8 +68,15 @@ _HUGE_INT = re.compile(r"[0-9]{4000,}")
 class TaskFileError(HudGymError, ValueError):
     """A task file that cannot be read. The message names the file, the line or index, and the field."""
 
-    def __init__(self, path: str | Path, message: str, *, line: int | None = None, index: int | None = None,
-                 field: str | None = None) -> None:
+    def __init__(
+        self,
+        path: str | Path,
+        message: str,
+        *,
+        line: int | None = None,
+        index: int | None = None,
+        field: str | None = None,
+    ) -> None:
         self.path = str(path)
         self.line = line
         self.index = index
@@ -97,6 +104,7 @@ def _rebuild(path: str, problem: str, line: int | None, index: int | None, field
 
 # ---------------------------------------------------------------------- bytes and text
 
+
 def max_file_bytes() -> int:
     """The size limit in force (:data:`MAX_FILE_BYTES` or ``$HUD_GYM_MAX_TASK_FILE_BYTES``)."""
     configured = os.environ.get(_MAX_BYTES_ENV, "").strip()
@@ -118,14 +126,21 @@ def read_text(path: Path) -> str:
     except ValueError as exc:  # a path with a NUL byte
         raise TaskFileError(path, f"not a usable file name ({exc})") from None
     if len(data) > limit:
-        raise TaskFileError(path, f"the file is larger than {_size(limit)}; task files are read whole (set "
-                                  f"{_MAX_BYTES_ENV} to allow larger ones)")
+        raise TaskFileError(
+            path,
+            f"the file is larger than {_size(limit)}; task files are read whole (set "
+            f"{_MAX_BYTES_ENV} to allow larger ones)",
+        )
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
-        raise TaskFileError(path, f"not UTF-8 text: byte 0x{data[exc.start]:02x} at offset {exc.start} "
-                                  f"({exc.reason}); save the file as UTF-8", line=line) from None
+        raise TaskFileError(
+            path,
+            f"not UTF-8 text: byte 0x{data[exc.start]:02x} at offset {exc.start} "
+            f"({exc.reason}); save the file as UTF-8",
+            line=line,
+        ) from None
 
 
 def _size(n: int) -> str:
@@ -133,6 +148,7 @@ def _size(n: int) -> str:
 
 
 # ---------------------------------------------------------------------- JSON
+
 
 class _Bad:
     """A JSON literal refused by the parser hooks, reported by :func:`check_values` with its place."""
@@ -154,16 +170,23 @@ def _loads(path: Path, text: str, line: int | None) -> Any:
     try:
         return _DECODER.decode(text)
     except json.JSONDecodeError as exc:
-        raise TaskFileError(path, f"invalid JSON: {exc.msg} (column {exc.colno})",
-                            line=line if line is not None else exc.lineno) from None
+        raise TaskFileError(
+            path, f"invalid JSON: {exc.msg} (column {exc.colno})", line=line if line is not None else exc.lineno
+        ) from None
     except RecursionError:
-        raise TaskFileError(path, f"values nested deeper than {MAX_DEPTH} lists/objects",
-                            line=line if line is not None else _deep_line(text)) from None
+        raise TaskFileError(
+            path,
+            f"values nested deeper than {MAX_DEPTH} lists/objects",
+            line=line if line is not None else _deep_line(text),
+        ) from None
     except ValueError:  # an integer longer than Python converts (4300 digits)
         skeleton = _blank_strings(text)  # strict JSON strings hold no newline: the line numbers stay
         match = _HUGE_INT.search(skeleton)
-        raise TaskFileError(path, "an integer too long to be a number a task can use",
-                            line=line if line is not None or match is None else _line_at(skeleton, match.start())) from None
+        raise TaskFileError(
+            path,
+            "an integer too long to be a number a task can use",
+            line=line if line is not None or match is None else _line_at(skeleton, match.start()),
+        ) from None
 
 
 def parse_json(path: Path, text: str, *, line: int | None = None) -> Any:
@@ -181,8 +204,9 @@ def parse_json(path: Path, text: str, *, line: int | None = None) -> Any:
 
 def jsonl_records(path: Path, text: str) -> list[tuple[int, Any]]:
     """``(line number, value)`` of each non-empty line of a JSONL file, checked as :func:`parse_json`."""
-    records = [(number, _loads(path, line, number)) for number, line in enumerate(text.splitlines(), start=1)
-               if line.strip()]
+    records = [
+        (number, _loads(path, line, number)) for number, line in enumerate(text.splitlines(), start=1) if line.strip()
+    ]
     if _may_be_refused(text):
         for number, data in records:
             check_values(path, data, line=number)
@@ -229,6 +253,7 @@ def _deep_line(text: str) -> int | None:
 
 # ---------------------------------------------------------------------- values
 
+
 def check_values(path: Path, data: Any, *, line: int | None = None, lines: Sequence[int] | None = None) -> None:
     """Refuse NaN, infinities, refused literals and nesting deeper than :data:`MAX_DEPTH`.
 
@@ -254,8 +279,9 @@ def check_values(path: Path, data: Any, *, line: int | None = None, lines: Seque
             raise _located(path, problem, where, line=line, lines=lines)
 
 
-def _located(path: Path, problem: str, where: tuple[str | int, ...], *, line: int | None,
-             lines: Sequence[int] | None) -> TaskFileError:
+def _located(
+    path: Path, problem: str, where: tuple[str | int, ...], *, line: int | None, lines: Sequence[int] | None
+) -> TaskFileError:
     index = None
     rest = where
     if where and isinstance(where[0], int):
@@ -293,6 +319,7 @@ def check_unique_ids(path: Path, entries: Iterable[tuple[str | None, int, int | 
 
 
 # ---------------------------------------------------------------------- YAML
+
 
 def parse_yaml(path: Path, text: str) -> tuple[Any, list[int] | None]:
     """The YAML document in ``text`` and the line of each task (when it holds a list of tasks).
@@ -357,13 +384,17 @@ def _check_yaml_graph(path: Path, root: Any) -> None:
             children = _children(node)
             open_nodes.discard(key)
             size[key] = 1 + sum(size[id(child)] for child in children)
-            depth[key] = 0 if isinstance(node, yaml.ScalarNode) else 1 + max(
-                (depth[id(child)] for child in children), default=0)
+            depth[key] = (
+                0 if isinstance(node, yaml.ScalarNode) else 1 + max((depth[id(child)] for child in children), default=0)
+            )
             if depth[key] > MAX_DEPTH:
                 raise TaskFileError(path, f"values nested deeper than {MAX_DEPTH} lists/objects", line=line)
             if size[key] > MAX_YAML_VALUES:
-                raise TaskFileError(path, f"aliases expand this value to more than {MAX_YAML_VALUES:,} values "
-                                          "(an alias bomb?)", line=line)
+                raise TaskFileError(
+                    path,
+                    f"aliases expand this value to more than {MAX_YAML_VALUES:,} values (an alias bomb?)",
+                    line=line,
+                )
             continue
         if key in size:
             continue
@@ -373,8 +404,11 @@ def _check_yaml_graph(path: Path, root: Any) -> None:
         stack.append((node, True))
         for child in reversed(_children(node)):
             if id(child) in open_nodes:
-                raise TaskFileError(path, "an alias refers to a value that contains it (a recursive structure)",
-                                    line=child.start_mark.line + 1)
+                raise TaskFileError(
+                    path,
+                    "an alias refers to a value that contains it (a recursive structure)",
+                    line=child.start_mark.line + 1,
+                )
             if id(child) not in size:
                 stack.append((child, False))
 

@@ -34,7 +34,9 @@ outside its declared range), ``policy_error`` (the policy raised), ``interrupted
 died or exited mid-run), ``record_error`` (the job store could not record it whole, e.g. a full
 disk)."""
 
-FAILED: frozenset[str] = frozenset({"env_error", "timeout", "eval_error", "policy_error", "interrupted", "record_error"})
+FAILED: frozenset[str] = frozenset(
+    {"env_error", "timeout", "eval_error", "policy_error", "interrupted", "record_error"}
+)
 """The statuses of a failed step or run: its reward is absent (``None``; NaN in a float array)."""
 
 
@@ -115,14 +117,19 @@ class Trajectory(BaseModel):
         actions as an assistant turn, and what the env returned as the next user turn (text and,
         with ``images``, the screenshot as a ``data:`` URL image part)."""
         messages: list[dict[str, Any]] = [
-            {"role": "user", "content": _content(self.prompt, self.initial_observation if images else None, image_format)}
+            {
+                "role": "user",
+                "content": _content(self.prompt, self.initial_observation if images else None, image_format),
+            }
         ]
         for step in self.steps:
             messages.append({"role": "assistant", "content": _actions_text(step.actions)})
             feedback = step.text
             if step.error:
                 feedback = f"{feedback}\nError: {step.error}".strip()
-            messages.append({"role": "user", "content": _content(feedback, step.observation if images else None, image_format)})
+            messages.append(
+                {"role": "user", "content": _content(feedback, step.observation if images else None, image_format)}
+            )
         return messages
 
 

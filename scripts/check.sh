@@ -9,6 +9,7 @@
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 py="${PY:-$root/.venv/bin/python}"
+case "$py" in /*) ;; *) py="$root/$py" ;; esac
 bin="$(dirname "$py")"
 cd "$root"
 paths=(hud_gym controllers wrappers tests benchmarks examples scripts setup.py)

@@ -17,14 +17,13 @@ from typing import Any
 
 import gymnasium
 import pytest
-
-import hud_gym  # noqa: F401  (registers the gym ids)
 from controller_servers import running_servers
 from local_site import serve_directory
 
+import hud_gym  # noqa: F401  (registers the gym ids)
+
 CONTROLLERS = ("local", "subprocess")
 """Where the behaviour tests run their envs' controllers (``controller=`` of every gym)."""
-
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -66,7 +65,6 @@ def controller(request: pytest.FixtureRequest, controller_gym: str | None) -> It
         yield where
         return
     from hud_gym.controllers.remote.launch import SUBPROCESS
-
     from hud_gym.core.loop import get_loop_thread
 
     runner = get_loop_thread()

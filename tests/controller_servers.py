@@ -35,12 +35,15 @@ class ServerProcess:
     def __init__(self, gym: str, port: int = 0) -> None:
         self.process = subprocess.Popen(
             [sys.executable, "-m", SERVER_MODULE, gym, "--port", str(port)],
-            stdout=subprocess.PIPE, text=True, env={**os.environ, TOKEN_ENV_VAR: TOKEN}, start_new_session=True,
+            stdout=subprocess.PIPE,
+            text=True,
+            env={**os.environ, TOKEN_ENV_VAR: TOKEN},
+            start_new_session=True,
         )
         assert self.process.stdout is not None
         for line in self.process.stdout:
             if line.startswith(READY_PREFIX):
-                self.url = line[len(READY_PREFIX):].strip()
+                self.url = line[len(READY_PREFIX) :].strip()
                 break
         else:
             raise AssertionError(f"the {gym} server exited with {self.process.wait()}")

@@ -23,7 +23,9 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
 @contextlib.contextmanager
 def serve_directory(directory: Path) -> Iterator[str]:
     """Serve ``directory`` on ``127.0.0.1`` (a free port, uncached) and yield its base URL."""
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(directory)))
+    server = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(directory))
+    )
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, name=f"http-{directory.name}", daemon=True).start()
     try:

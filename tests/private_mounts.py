@@ -28,12 +28,22 @@ def can_mount() -> bool:
 def run_read_only(directory: Path, argv: Sequence[str], **kwargs: Any) -> subprocess.CompletedProcess[str]:
     """Run ``argv`` with ``directory`` read-only (a read-only bind mount over itself)."""
     script = 'mount --bind "$0" "$0" && mount -o remount,bind,ro "$0" && exec "$@"'
-    return subprocess.run(["unshare", "-m", "sh", "-c", script, str(directory), *argv], capture_output=True,
-                          text=True, check=False, **kwargs)
+    return subprocess.run(
+        ["unshare", "-m", "sh", "-c", script, str(directory), *argv],
+        capture_output=True,
+        text=True,
+        check=False,
+        **kwargs,
+    )
 
 
 def run_on_tmpfs(directory: Path, size: str, argv: Sequence[str], **kwargs: Any) -> subprocess.CompletedProcess[str]:
     """Run ``argv`` with a fresh tmpfs of ``size`` (``"4m"``) mounted on ``directory``."""
     script = 'mount -t tmpfs -o "size=$1" tmpfs "$0" && shift && exec "$@"'
-    return subprocess.run(["unshare", "-m", "sh", "-c", script, str(directory), size, *argv], capture_output=True,
-                          text=True, check=False, **kwargs)
+    return subprocess.run(
+        ["unshare", "-m", "sh", "-c", script, str(directory), size, *argv],
+        capture_output=True,
+        text=True,
+        check=False,
+        **kwargs,
+    )

@@ -28,25 +28,33 @@ from hud_gym.actions import (
 
 # One valid dict per CLA type, with the model it must validate to.
 VALID = [
-    ({"type": "click", "point": {"x": 10, "y": 20}, "button": "right", "pattern": [100], "hold_keys": ["Shift"]},
-     ClickAction(point=Point(x=10, y=20), button="right", pattern=[100], hold_keys=["shift"])),
+    (
+        {"type": "click", "point": {"x": 10, "y": 20}, "button": "right", "pattern": [100], "hold_keys": ["Shift"]},
+        ClickAction(point=Point(x=10, y=20), button="right", pattern=[100], hold_keys=["shift"]),
+    ),
     ({"type": "click"}, ClickAction()),
     ({"type": "press", "keys": ["Control", "A"]}, PressAction(keys=["ctrl", "a"])),
     ({"type": "keydown", "keys": ["shift"]}, KeyDownAction(keys=["shift"])),
     ({"type": "keyup", "keys": ["Shift"]}, KeyUpAction(keys=["shift"])),
     ({"type": "type", "text": "hello ü 😀", "enter_after": True}, TypeAction(text="hello ü 😀", enter_after=True)),
-    ({"type": "scroll", "point": [5, 6], "scroll": {"x": 0, "y": -300}, "hold_keys": ["ctrl"]},
-     ScrollAction(point=Point(x=5, y=6), scroll=Point(x=0, y=-300), hold_keys=["ctrl"])),
+    (
+        {"type": "scroll", "point": [5, 6], "scroll": {"x": 0, "y": -300}, "hold_keys": ["ctrl"]},
+        ScrollAction(point=Point(x=5, y=6), scroll=Point(x=0, y=-300), hold_keys=["ctrl"]),
+    ),
     ({"type": "move", "offset": [-3, 4]}, MoveAction(offset=Point(x=-3, y=4))),
     ({"type": "move", "point": {"x": 1, "y": 2}}, MoveAction(point=Point(x=1, y=2))),
     ({"type": "wait", "time": 250}, WaitAction(time=250)),
-    ({"type": "drag", "path": [[0, 0], {"x": 5, "y": 5}, (9, 9)], "pattern": [10]},
-     DragAction(path=[Point(x=0, y=0), Point(x=5, y=5), Point(x=9, y=9)], pattern=[10])),
+    (
+        {"type": "drag", "path": [[0, 0], {"x": 5, "y": 5}, (9, 9)], "pattern": [10]},
+        DragAction(path=[Point(x=0, y=0), Point(x=5, y=5), Point(x=9, y=9)], pattern=[10]),
+    ),
     ({"type": "response", "text": "Paris"}, ResponseAction(text="Paris")),
     ({"type": "screenshot"}, ScreenshotFetch()),
     ({"type": "position"}, PositionFetch()),
-    ({"type": "custom", "action": "goto", "args": {"url": "https://example.com"}},
-     CustomAction(action="goto", args={"url": "https://example.com"})),
+    (
+        {"type": "custom", "action": "goto", "args": {"url": "https://example.com"}},
+        CustomAction(action="goto", args={"url": "https://example.com"}),
+    ),
     ({"type": "custom", "action": "submit"}, CustomAction(action="submit")),
 ]
 
@@ -252,12 +260,24 @@ from hypothesis import strategies as st  # noqa: E402
 from hud_gym.spaces import ActionSpaceConfig, decode  # noqa: E402
 
 _SCALARS = st.one_of(
-    st.none(), st.booleans(), st.integers(-(2**70), 2**70), st.floats(allow_nan=True, allow_infinity=True),
-    st.text(max_size=12), st.binary(max_size=6),
+    st.none(),
+    st.booleans(),
+    st.integers(-(2**70), 2**70),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=12),
+    st.binary(max_size=6),
 )
-_VALUES = st.recursive(_SCALARS, lambda inner: st.one_of(
-    st.lists(inner, max_size=4), st.tuples(inner, inner), st.dictionaries(st.one_of(st.text(max_size=6), st.integers()),
-                                                                          inner, max_size=3)), max_leaves=8)
+_VALUES = st.recursive(
+    _SCALARS,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4),
+        st.tuples(inner, inner),
+        st.dictionaries(st.one_of(st.text(max_size=6), st.integers()), inner, max_size=3),
+    ),
+    max_leaves=8,
+)
+
+
 @st.composite
 def _malformed_actions(draw: st.DrawFn) -> dict[object, object]:
     """A dict of a CLA type whose fields (its own, mostly, and sometimes an unknown one) hold anything."""
@@ -280,9 +300,29 @@ def test_any_malformed_action_dict_is_an_action_error(action: dict[object, objec
 
 
 @settings(max_examples=200, deadline=None)
-@given(encoded=st.dictionaries(st.sampled_from(["action_type", "point", "has_point", "button", "keys", "keys_len",
-                                                "hold_keys", "hold_keys_len", "text", "scroll", "time", "pattern",
-                                                "pattern_len"]), _VALUES, max_size=6))
+@given(
+    encoded=st.dictionaries(
+        st.sampled_from(
+            [
+                "action_type",
+                "point",
+                "has_point",
+                "button",
+                "keys",
+                "keys_len",
+                "hold_keys",
+                "hold_keys_len",
+                "text",
+                "scroll",
+                "time",
+                "pattern",
+                "pattern_len",
+            ]
+        ),
+        _VALUES,
+        max_size=6,
+    )
+)
 def test_any_malformed_encoded_action_is_an_action_error(encoded: dict[str, object]) -> None:
     try:
         decode(encoded, ActionSpaceConfig())

@@ -20,6 +20,7 @@ from typing import Any
 
 import imageio.v3 as iio
 import pytest
+from private_mounts import REASON, can_mount, run_read_only
 from typer.testing import CliRunner
 
 import hud_gym
@@ -31,7 +32,6 @@ from hud_gym.jobs import get_store, list_jobs, load_job
 from hud_gym.jobs.liveness import ProcessIdentity
 from hud_gym.tasksets import available_tasksets, load_taskset
 from hud_gym.trajectory import Trajectory, utc_now
-from private_mounts import REASON, can_mount, run_read_only
 
 HUD_GYM = Path(sys.executable).parent / "hud-gym"
 QA_TASKS = "capital-france,largest-planet"
@@ -48,7 +48,8 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def agent_module(tmp_path: Path) -> Iterator[str]:
     """A module in the current directory with agents for ``--agent module:attribute``."""
     name = f"cli_agents_{uuid.uuid4().hex[:8]}"
-    (tmp_path / f"{name}.py").write_text(textwrap.dedent("""
+    (tmp_path / f"{name}.py").write_text(
+        textwrap.dedent("""
         from hud_gym.actions import ResponseAction, TypeAction
 
         class Oracle:
@@ -69,7 +70,8 @@ def agent_module(tmp_path: Path) -> Iterator[str]:
             return [ResponseAction(text="Jupiter")]
 
         NOT_AN_AGENT = 42
-    """))
+    """)
+    )
     yield name
     sys.modules.pop(name, None)
 
@@ -95,16 +97,36 @@ def assert_user_error(result: Any, *needles: str) -> None:
 
 # ---------------------------------------------------------------------- run and jobs
 
+
 def test_run_stores_a_job_and_jobs_commands_read_it(agent_module: str, tmp_path: Path) -> None:
-    out = run_json("qa-basic", "--agent", f"{agent_module}:Oracle", "--task", QA_TASKS, "--group-size", "2",
-                   "--envs", "3", "--seed", "5", "--max-steps", "3", "--job", "cli-oracle")
+    out = run_json(
+        "qa-basic",
+        "--agent",
+        f"{agent_module}:Oracle",
+        "--task",
+        QA_TASKS,
+        "--group-size",
+        "2",
+        "--envs",
+        "3",
+        "--seed",
+        "5",
+        "--max-steps",
+        "3",
+        "--job",
+        "cli-oracle",
+    )
     job = load_job(out["job"]["id"])
     assert job.name == "cli-oracle" and job.status == "completed"
     assert job.metadata["agent"] == f"{agent_module}:Oracle"
     assert job.metadata["run"]["group_size"] == 2 and job.metadata["run"]["max_concurrent"] == 3
     trajectories = job.load_trajectories()
     assert sorted((t.task_id, t.reward, len(t.steps)) for t in trajectories) == [
-        ("capital-france", 1.0, 2), ("capital-france", 1.0, 2), ("largest-planet", 0.0, 2), ("largest-planet", 0.0, 2)]
+        ("capital-france", 1.0, 2),
+        ("capital-france", 1.0, 2),
+        ("largest-planet", 0.0, 2),
+        ("largest-planet", 0.0, 2),
+    ]
     assert sorted({t.seed for t in trajectories}) == [5, 6]
     assert out["analytics"] == job.get_analytics().model_dump(mode="json")
 
@@ -118,12 +140,20 @@ def test_run_stores_a_job_and_jobs_commands_read_it(agent_module: str, tmp_path:
     assert json.loads(shown.stdout)["analytics"] == out["analytics"]
     tables = invoke("jobs", "show", job.id[:6], "--trajectories")
     assert tables.exit_code == 0
-    for text in ("per task", "per group", "capital-france", "largest-planet", *(t.trajectory_id[:12] for t in trajectories)):
+    for text in (
+        "per task",
+        "per group",
+        "capital-france",
+        "largest-planet",
+        *(t.trajectory_id[:12] for t in trajectories),
+    ):
         assert text in tables.stdout
 
 
 def test_jobs_export_writes_each_format(agent_module: str, tmp_path: Path) -> None:
-    job_id = run_json("qa-basic", "--agent", f"{agent_module}:Oracle", "--task", QA_TASKS, "--max-steps", "3")["job"]["id"]
+    job_id = run_json("qa-basic", "--agent", f"{agent_module}:Oracle", "--task", QA_TASKS, "--max-steps", "3")["job"][
+        "id"
+    ]
     trajectories = {t.trajectory_id: t for t in load_job(job_id).load_trajectories()}
 
     result = invoke("jobs", "export", job_id, "--format", "jsonl", "--out", "data/train.jsonl", "--images", "base64")
@@ -135,7 +165,9 @@ def test_jobs_export_writes_each_format(agent_module: str, tmp_path: Path) -> No
     for record in records:
         assert record["reward"] == trajectories[record["trajectory_id"]].reward
         image = record["steps"][0]["image"]
-        assert image.startswith("data:image/jpeg;base64,") and base64.b64decode(image.split(",", 1)[1])[:2] == b"\xff\xd8"
+        assert (
+            image.startswith("data:image/jpeg;base64,") and base64.b64decode(image.split(",", 1)[1])[:2] == b"\xff\xd8"
+        )
 
     result = invoke("jobs", "export", job_id[:8], "--format", "hud")
     assert result.exit_code == 0, result.output
@@ -150,8 +182,9 @@ def test_jobs_export_writes_each_format(agent_module: str, tmp_path: Path) -> No
 
 
 def test_report_command_writes_one_html_file(agent_module: str, tmp_path: Path, home: Path) -> None:
-    job_id = run_json("qa-basic", "--agent", f"{agent_module}:Oracle", "--task", QA_TASKS, "--max-steps", "3",
-                      "--report")["job"]["id"]
+    job_id = run_json(
+        "qa-basic", "--agent", f"{agent_module}:Oracle", "--task", QA_TASKS, "--max-steps", "3", "--report"
+    )["job"]["id"]
     default = home / "reports" / f"{job_id}.html"
     assert default.is_file()
     result = invoke("report", job_id, "--out", "r/report.html")
@@ -169,8 +202,11 @@ def test_report_command_writes_one_html_file(agent_module: str, tmp_path: Path, 
 
 def test_run_with_a_policy_function_and_a_task_file(agent_module: str, tmp_path: Path) -> None:
     (tmp_path / "tasks.jsonl").write_text(
-        json.dumps({"id": "planet", "prompt": "Largest planet?", "target": "Jupiter", "gym": "qa"}) + "\n"
-        + json.dumps({"id": "ocean", "prompt": "Largest ocean?", "target": "Pacific", "gym": "qa"}) + "\n")
+        json.dumps({"id": "planet", "prompt": "Largest planet?", "target": "Jupiter", "gym": "qa"})
+        + "\n"
+        + json.dumps({"id": "ocean", "prompt": "Largest ocean?", "target": "Pacific", "gym": "qa"})
+        + "\n"
+    )
     out = run_json("tasks.jsonl", "--agent", f"{agent_module}:policy", "--seed", "0")
     rewards = {t.task_id: t.reward for t in load_job(out["job"]["id"]).load_trajectories()}
     assert rewards == {"planet": 1.0, "ocean": 0.0}
@@ -193,31 +229,35 @@ def test_tasksets_list_and_doctor() -> None:
 
 # ---------------------------------------------------------------------- user mistakes
 
-@pytest.mark.parametrize(("args", "needles"), [
-    (["run", "no-such-set", "--agent", "random"], ["unknown task set 'no-such-set'", "qa-basic"]),
-    (["run", "missing.jsonl", "--agent", "random"], ["missing.jsonl", "does not exist"]),
-    (["run", "qa-basic", "--agent", "genius"], ["unknown agent 'genius'", "random", "scripted"]),
-    (["run", "qa-basic", "--agent", "no_such_module_xyz:Agent"], ["no_such_module_xyz"]),
-    (["run", "qa-basic", "--agent", "json:NoSuchAgent"], ["has no attribute 'NoSuchAgent'"]),
-    (["run", "qa-basic", "--agent", "json:"], ["package.module:Attribute"]),
-    (["run", "qa-basic", "--agent", "random", "--task", "nope"], ["no task 'nope'", "capital-france"]),
-    (["run", "qa-basic", "--agent", "random", "--envs", "0"], ["--envs"]),
-    (["run", "qa-basic", "--agent", "random", "--group-size", "many"], ["--group-size", "valid integer"]),
-    (["run", "qa-basic", "--agent", "random", "--env-kwarg", "screen"], ["key=value", "'screen'"]),
-    (["run", "qa-basic", "--agent", "random", "--env-kwarg", "job=x"], ["job"]),
-    (["run", "qa-basic"], ["--agent"]),
-    (["jobs", "show", "0123456789abcdef"], ["no job with id '0123456789abcdef'"]),
-    (["jobs", "export", "0123456789abcdef"], ["no job with id"]),
-    (["report", "0123456789abcdef"], ["no job with id"]),
-    (["jobs", "export", "x", "--format", "csv"], ["--format", "csv"]),
-    (["jobs", "export", "x", "--images", "inline"], ["--images", "inline"]),
-    (["jobs", "list", "--limit", "0"], ["--limit"]),
-    (["serve", "spreadsheet"], ["unknown gym 'spreadsheet'", "qa"]),
-    (["serve", "qa", "--token", "abc"], ["--token-file", "/proc/PID/cmdline"]),
-    (["serve", "qa", "--token-file", "/no/such/token"], ["--token-file /no/such/token: cannot read it"]),
-    (["serve", "qa", "--import", "no_such_module_xyz"], ["--import no_such_module_xyz", "ModuleNotFoundError"]),
-    (["no-such-command"], ["no-such-command"]),
-])
+
+@pytest.mark.parametrize(
+    ("args", "needles"),
+    [
+        (["run", "no-such-set", "--agent", "random"], ["unknown task set 'no-such-set'", "qa-basic"]),
+        (["run", "missing.jsonl", "--agent", "random"], ["missing.jsonl", "does not exist"]),
+        (["run", "qa-basic", "--agent", "genius"], ["unknown agent 'genius'", "random", "scripted"]),
+        (["run", "qa-basic", "--agent", "no_such_module_xyz:Agent"], ["no_such_module_xyz"]),
+        (["run", "qa-basic", "--agent", "json:NoSuchAgent"], ["has no attribute 'NoSuchAgent'"]),
+        (["run", "qa-basic", "--agent", "json:"], ["package.module:Attribute"]),
+        (["run", "qa-basic", "--agent", "random", "--task", "nope"], ["no task 'nope'", "capital-france"]),
+        (["run", "qa-basic", "--agent", "random", "--envs", "0"], ["--envs"]),
+        (["run", "qa-basic", "--agent", "random", "--group-size", "many"], ["--group-size", "valid integer"]),
+        (["run", "qa-basic", "--agent", "random", "--env-kwarg", "screen"], ["key=value", "'screen'"]),
+        (["run", "qa-basic", "--agent", "random", "--env-kwarg", "job=x"], ["job"]),
+        (["run", "qa-basic"], ["--agent"]),
+        (["jobs", "show", "0123456789abcdef"], ["no job with id '0123456789abcdef'"]),
+        (["jobs", "export", "0123456789abcdef"], ["no job with id"]),
+        (["report", "0123456789abcdef"], ["no job with id"]),
+        (["jobs", "export", "x", "--format", "csv"], ["--format", "csv"]),
+        (["jobs", "export", "x", "--images", "inline"], ["--images", "inline"]),
+        (["jobs", "list", "--limit", "0"], ["--limit"]),
+        (["serve", "spreadsheet"], ["unknown gym 'spreadsheet'", "qa"]),
+        (["serve", "qa", "--token", "abc"], ["--token-file", "/proc/PID/cmdline"]),
+        (["serve", "qa", "--token-file", "/no/such/token"], ["--token-file /no/such/token: cannot read it"]),
+        (["serve", "qa", "--import", "no_such_module_xyz"], ["--import no_such_module_xyz", "ModuleNotFoundError"]),
+        (["no-such-command"], ["no-such-command"]),
+    ],
+)
 def test_user_mistakes_are_one_line_and_exit_2(args: list[str], needles: list[str]) -> None:
     assert_user_error(invoke(*args), *needles)
     assert list_jobs() == []
@@ -228,8 +268,11 @@ def test_a_malformed_task_file_is_one_line_and_exit_2(tmp_path: Path) -> None:
     (tmp_path / "deep.json").write_text('[{"prompt": "p", "metadata": ' + "[" * 5000 + "]" * 5000 + "}]")
     (tmp_path / "dup.jsonl").write_text(json.dumps(task) + "\n" + json.dumps(task) + "\n")
     (tmp_path / "latin1.json").write_bytes(b'[{"prompt": "caf\xe9"}]')
-    for name, needles in (("deep.json", ["line 1", "nested deeper"]), ("dup.jsonl", ["line 2", "duplicate task id 'a'"]),
-                          ("latin1.json", ["line 1", "not UTF-8"])):
+    for name, needles in (
+        ("deep.json", ["line 1", "nested deeper"]),
+        ("dup.jsonl", ["line 2", "duplicate task id 'a'"]),
+        ("latin1.json", ["line 1", "not UTF-8"]),
+    ):
         assert_user_error(invoke("run", name, "--agent", "random"), name, *needles)
     process = _cli("run", "deep.json", "--agent", "random")
     assert process.returncode == 2 and "Traceback" not in process.stderr
@@ -238,8 +281,9 @@ def test_a_malformed_task_file_is_one_line_and_exit_2(tmp_path: Path) -> None:
 
 
 def test_agent_import_mistakes(agent_module: str) -> None:
-    assert_user_error(invoke("run", "qa-basic", "--agent", f"{agent_module}:NeedsArguments"),
-                      "with no arguments", "model")
+    assert_user_error(
+        invoke("run", "qa-basic", "--agent", f"{agent_module}:NeedsArguments"), "with no arguments", "model"
+    )
     assert_user_error(invoke("run", "qa-basic", "--agent", f"{agent_module}:NOT_AN_AGENT"), "not an agent")
 
 
@@ -272,14 +316,22 @@ def _damaged_store(home: Path) -> None:
         db.write(b"\xff" * 40960)
 
 
-@pytest.mark.parametrize(("damage", "needles"), [
-    (lambda home: (home.mkdir(), (home / "hud_gym.db").write_text("not a database " * 100)),
-     ["hud_gym.db is not a hud-gym job store (not an SQLite database)"]),
-    (_damaged_store, ["hud_gym.db is damaged (database disk image is malformed)"]),
-    (lambda home: (home.mkdir(), sqlite3.connect(home / "hud_gym.db").execute("PRAGMA user_version = 99")),
-     ["has schema version 99", "upgrade hud-gym"]),
-    (lambda home: home.write_text("a file"), ["is not a directory"]),
-], ids=["not-sqlite", "damaged", "newer-schema", "a-file"])
+@pytest.mark.parametrize(
+    ("damage", "needles"),
+    [
+        (
+            lambda home: (home.mkdir(), (home / "hud_gym.db").write_text("not a database " * 100)),
+            ["hud_gym.db is not a hud-gym job store (not an SQLite database)"],
+        ),
+        (_damaged_store, ["hud_gym.db is damaged (database disk image is malformed)"]),
+        (
+            lambda home: (home.mkdir(), sqlite3.connect(home / "hud_gym.db").execute("PRAGMA user_version = 99")),
+            ["has schema version 99", "upgrade hud-gym"],
+        ),
+        (lambda home: home.write_text("a file"), ["is not a directory"]),
+    ],
+    ids=["not-sqlite", "damaged", "newer-schema", "a-file"],
+)
 def test_a_store_that_cannot_be_used_is_one_line(home: Path, damage: Any, needles: list[str]) -> None:
     damage(home)
     for args in (["jobs", "list"], ["jobs", "show", "job0001"], ["report", "job0001"]):
@@ -290,11 +342,15 @@ def test_a_store_that_cannot_be_used_is_one_line(home: Path, damage: Any, needle
 
 
 def test_more_mistakes_are_one_line_before_any_job(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    (tmp_path / "gyms.json").write_text(json.dumps([{"id": "a", "prompt": "p", "gym": "qa"},
-                                                    {"id": "b", "prompt": "p", "gym": "nope"}]))
+    (tmp_path / "gyms.json").write_text(
+        json.dumps([{"id": "a", "prompt": "p", "gym": "qa"}, {"id": "b", "prompt": "p", "gym": "nope"}])
+    )
     assert_user_error(invoke("run", "gyms.json", "--agent", "random"), "task 1 ('b'), field 'gym': unknown gym 'nope'")
-    assert_user_error(invoke("run", "qa-basic", "--agent", "random", "--env-kwarg", "screen_size=[1, 2, 3]"),
-                      "screen_size must be [width, height]", "[1, 2, 3]")
+    assert_user_error(
+        invoke("run", "qa-basic", "--agent", "random", "--env-kwarg", "screen_size=[1, 2, 3]"),
+        "screen_size must be [width, height]",
+        "[1, 2, 3]",
+    )
     import hud_gym.formats.osworld as osworld
 
     monkeypatch.setattr(osworld, "MAX_SCANNED_FILES", 5)
@@ -307,7 +363,8 @@ def test_more_mistakes_are_one_line_before_any_job(tmp_path: Path, monkeypatch: 
 
 def test_a_damaged_screenshot_leaves_a_frame_blank(agent_module: str, tmp_path: Path) -> None:
     job_id = run_json("qa-basic", "--agent", f"{agent_module}:Oracle", "--task", "capital-france", "--max-steps", "3")[
-        "job"]["id"]
+        "job"
+    ]["id"]
     (trajectory,) = load_job(job_id).load_trajectories()
     Path(trajectory.steps[0].observation_ref).write_bytes(b"not a jpeg")
     result = invoke("report", job_id, "--out", "r.html")
@@ -372,8 +429,12 @@ def test_a_read_only_store_is_read_and_writes_fail_in_one_line(agent_module: str
     assert (home / "hud_gym.db-wal").exists() and not (quiet / "hud_gym.db-wal").exists()
     for store in (home, quiet):
         out = tmp_path / f"{store.name}-report.html"
-        process = run_read_only(store, [sys.executable, "-c", READ_ONLY_CHILD, job_id, str(out)],
-                                env={**os.environ, "HUD_GYM_HOME": str(store)}, timeout=120)
+        process = run_read_only(
+            store,
+            [sys.executable, "-c", READ_ONLY_CHILD, job_id, str(out)],
+            env={**os.environ, "HUD_GYM_HOME": str(store)},
+            timeout=120,
+        )
         assert process.returncode == 0, process.stderr
         found = json.loads(process.stdout.strip().splitlines()[-1])
         assert found["trajectories"] == stored and found["status"] == "completed"
@@ -394,14 +455,19 @@ def test_a_read_only_store_is_read_and_writes_fail_in_one_line(agent_module: str
 
 # ---------------------------------------------------------------------- real subprocesses
 
+
 def _cli(*args: str, timeout: float = 90) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([str(HUD_GYM), *args], capture_output=True, text=True, timeout=timeout,
-                          env=os.environ.copy(), check=False)
+    return subprocess.run(
+        [str(HUD_GYM), *args], capture_output=True, text=True, timeout=timeout, env=os.environ.copy(), check=False
+    )
 
 
 def test_console_script_reports_mistakes_without_a_traceback() -> None:
-    for args in (["jobs", "show", "nope"], ["run", "qa-basic", "--agent", "random", "--envs", "x"],
-                 ["run", "nope", "--agent", "random"]):
+    for args in (
+        ["jobs", "show", "nope"],
+        ["run", "qa-basic", "--agent", "random", "--envs", "x"],
+        ["run", "nope", "--agent", "random"],
+    ):
         process = _cli(*args)
         assert process.returncode == 2, process.stderr
         assert process.stderr.count("\n") == 1 and process.stderr.startswith("hud-gym: error: ")
@@ -409,8 +475,9 @@ def test_console_script_reports_mistakes_without_a_traceback() -> None:
 
 
 def test_console_script_runs_a_job_and_lists_it() -> None:
-    process = _cli("run", "qa-basic", "--agent", "random", "--limit", "2", "--group-size", "2", "--max-steps", "2",
-                   "--seed", "1")
+    process = _cli(
+        "run", "qa-basic", "--agent", "random", "--limit", "2", "--group-size", "2", "--max-steps", "2", "--seed", "1"
+    )
     assert process.returncode == 0, process.stderr
     job_id = process.stdout.strip().splitlines()[-1].removeprefix("job id: ")
     job = load_job(job_id)
@@ -431,8 +498,14 @@ def test_make_demo_stores_the_job_and_writes_its_report(home: Path) -> None:
         find_chromium()
     except ChromiumNotFoundError as exc:
         pytest.skip(str(exc))
-    process = subprocess.run([sys.executable, "-m", "hud_gym.demo"], capture_output=True, text=True, timeout=170,
-                             env=os.environ.copy(), check=False)
+    process = subprocess.run(
+        [sys.executable, "-m", "hud_gym.demo"],
+        capture_output=True,
+        text=True,
+        timeout=170,
+        env=os.environ.copy(),
+        check=False,
+    )
     assert process.returncode == 0, process.stderr
     report = Path(process.stdout.strip().splitlines()[-1].removeprefix("HTML report: "))
     (job,) = list_jobs()
@@ -454,14 +527,19 @@ def test_make_demo_stores_the_job_and_writes_its_report(home: Path) -> None:
 def test_serve_hosts_controllers_for_a_remote_env(tmp_path: Path) -> None:
     token_file = tmp_path / "token"
     token_file.write_text("cli-secret\n")
-    process = subprocess.Popen([str(HUD_GYM), "serve", "qa", "--port", "0", "--token-file", str(token_file)],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    process = subprocess.Popen(
+        [str(HUD_GYM), "serve", "qa", "--port", "0", "--token-file", str(token_file)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     try:
         assert process.stdout is not None
         url = None
         for line in process.stdout:
             if line.startswith(READY_PREFIX):
-                url = line[len(READY_PREFIX):].strip()
+                url = line[len(READY_PREFIX) :].strip()
                 break
         assert url and url.startswith("ws://127.0.0.1:"), process.stderr.read() if process.stderr else ""
         task = hud_gym.get_task("qa-basic/capital-france")

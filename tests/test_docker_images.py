@@ -51,23 +51,39 @@ COMPOSE_TOKEN_VAR = "HUD_GYM_TOKEN"
 class Image:
     """What the Dockerfile of one gym must say."""
 
-    def __init__(self, gym: str, base: str, packages: bool, image_only: set[str], extras: str = "",
-                 entrypoint: list[str] | None = None, env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        gym: str,
+        base: str,
+        packages: bool,
+        image_only: set[str],
+        extras: str = "",
+        entrypoint: list[str] | None = None,
+        env: dict[str, str] | None = None,
+    ) -> None:
         self.gym, self.base, self.packages, self.image_only, self.extras = gym, base, packages, image_only, extras
         self.entrypoint = entrypoint or ["/usr/bin/tini", "--", "/usr/local/bin/hud-gym-entrypoint"]
         self.env = env or {}
 
 
 IMAGES = {
-    "browser": Image("browser", "debian:bookworm-slim", True, {"ca-certificates", "python3", "python3-venv", "tini"},
-                     env={"HUD_GYM_CHROMIUM": "/usr/bin/chromium"}),
+    "browser": Image(
+        "browser",
+        "debian:bookworm-slim",
+        True,
+        {"ca-certificates", "python3", "python3-venv", "tini"},
+        env={"HUD_GYM_CHROMIUM": "/usr/bin/chromium"},
+    ),
     "qa": Image("qa", "python:3.11-slim-bookworm", False, set(), entrypoint=["/usr/local/bin/hud-gym-entrypoint"]),
-    "ubuntu": Image("ubuntu", "debian:bookworm-slim", True,
-                    {"ca-certificates", "python3", "python3-venv", "python3-tk", "tini", "x11vnc", "novnc", "websockify"},
-                    extras="ubuntu",
-                    entrypoint=["/usr/bin/tini", "--", "/usr/local/bin/hud-gym-live-view",
-                                "/usr/local/bin/hud-gym-entrypoint"],
-                    env={"HUD_GYM_IN_CONTAINER": "1"}),
+    "ubuntu": Image(
+        "ubuntu",
+        "debian:bookworm-slim",
+        True,
+        {"ca-certificates", "python3", "python3-venv", "python3-tk", "tini", "x11vnc", "novnc", "websockify"},
+        extras="ubuntu",
+        entrypoint=["/usr/bin/tini", "--", "/usr/local/bin/hud-gym-live-view", "/usr/local/bin/hud-gym-entrypoint"],
+        env={"HUD_GYM_IN_CONTAINER": "1"},
+    ),
 }
 
 
@@ -156,7 +172,9 @@ def context_files(source: str) -> list[str]:
     return [str(p.relative_to(ROOT)) for p in path.rglob("*") if p.is_file()]
 
 
-def run(*command: str | Path, env: dict[str, str] | None = None, timeout: float = 30) -> subprocess.CompletedProcess[str]:
+def run(
+    *command: str | Path, env: dict[str, str] | None = None, timeout: float = 30
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run([str(c) for c in command], capture_output=True, text=True, env=env, timeout=timeout)
 
 
@@ -179,7 +197,7 @@ def test_system_packages_go_through_the_shared_script_with_the_image_list(gym: s
     listed = f"/opt/hud-gym/docker/{gym}/packages.txt"
     assert words[words.index("-r") + 1] == listed
     assert "HUD_GYM_APT_CLEAN=1" in words
-    named = set(words[words.index(listed) + 1:])
+    named = set(words[words.index(listed) + 1 :])
     assert named == image.image_only, "packages only the image needs; the rest belong in packages.txt"
     assert ([f"docker/{gym}/packages.txt"], f"/opt/hud-gym/docker/{gym}/") in copies(gym)
     assert (["docker/install-packages.sh"], "/opt/hud-gym/docker/") in copies(gym)
@@ -194,7 +212,9 @@ def test_hud_gym_is_installed_in_a_venv_by_the_shared_script(gym: str) -> None:
     installs = [r for r in runs if INSTALL_PYTHON in r]
     assert len(installs) == 1, runs
     words = installs[0].split()
-    expected = ["bash", INSTALL_PYTHON, "--gym", gym, '"$VIRTUAL_ENV"', SOURCE] + ([image.extras] if image.extras else [])
+    expected = ["bash", INSTALL_PYTHON, "--gym", gym, '"$VIRTUAL_ENV"', SOURCE] + (
+        [image.extras] if image.extras else []
+    )
     assert words[: len(expected)] == expected, words
     assert not any("pip install" in r for r in runs), "pip runs in install-python.sh only"
     assert (["docker/install-python.sh"], "/opt/hud-gym/docker/") in copies(gym)
@@ -205,8 +225,15 @@ def test_hud_gym_is_installed_in_a_venv_by_the_shared_script(gym: str) -> None:
 @pytest.mark.parametrize("gym", GYMS)
 def test_the_image_serves_its_gym_as_an_unprivileged_user(gym: str) -> None:
     image = IMAGES[gym]
-    assert exec_form(arguments(gym, "CMD")[-1]) == ["hud-gym", "serve", gym, "--host", "0.0.0.0",
-                                                    "--port", str(DEFAULT_PORT)]
+    assert exec_form(arguments(gym, "CMD")[-1]) == [
+        "hud-gym",
+        "serve",
+        gym,
+        "--host",
+        "0.0.0.0",
+        "--port",
+        str(DEFAULT_PORT),
+    ]
     entrypoint = exec_form(arguments(gym, "ENTRYPOINT")[-1])
     assert entrypoint == image.entrypoint
     # Executable by a RUN, not COPY --chmod, which the Docker SDK's classic builder may not know.
@@ -249,8 +276,13 @@ def test_the_dockerignore_sends_exactly_what_the_dockerfile_copies(gym: str) -> 
         assert not left_out, f"{gym}: COPY {source} but the .dockerignore leaves out {left_out[:5]}"
     included = [p[1:] for p in patterns if p.startswith("!")]
     assert sorted(included) == sorted(set(sources)), "the .dockerignore sends something the image does not copy"
-    for path in (".venv/bin/python", "tests/conftest.py", ".git/HEAD", "hud_gym/__pycache__/env.cpython-311.pyc",
-                 "docker/compose.yaml"):
+    for path in (
+        ".venv/bin/python",
+        "tests/conftest.py",
+        ".git/HEAD",
+        "hud_gym/__pycache__/env.cpython-311.pyc",
+        "docker/compose.yaml",
+    ):
         assert ignored(patterns, path), path
 
 
@@ -295,8 +327,11 @@ def test_the_host_installs_the_union_of_the_image_lists_through_the_same_script(
         assert listed.returncode == 0 and listed.stdout.split() == names
     assert run("bash", ROOT / "scripts" / "install-system.sh", "--check").returncode == 0
     stamp = next(line for line in (ROOT / "Makefile").read_text().splitlines() if line.startswith("$(STAMP):"))
-    for prerequisite in ["scripts/install-system.sh", "docker/install-packages.sh",
-                         *(f"docker/{gym}/packages.txt" for gym in lists)]:
+    for prerequisite in [
+        "scripts/install-system.sh",
+        "docker/install-packages.sh",
+        *(f"docker/{gym}/packages.txt" for gym in lists),
+    ]:
         assert prerequisite in stamp.split(), prerequisite
 
 
@@ -321,7 +356,7 @@ def build_context_source(gym: str, destination: Path) -> None:
     for sources, dest in copies(gym):
         if not dest.startswith(SOURCE):
             continue
-        target = destination / dest[len(SOURCE):].strip("/")
+        target = destination / dest[len(SOURCE) :].strip("/")
         for source in sources:
             for file in context_files(source):
                 if ignored(patterns, file):
@@ -340,25 +375,46 @@ def test_the_venv_script_installs_hud_gym_from_the_image_sources(tmp_path: Path)
     the image copies. Offline and fast: pip installs hud-gym itself (built from that copy, with the
     test venv's setuptools) but not its dependencies, which the new venv finds on PYTHONPATH."""
     setuptools = tuple(int(part) for part in importlib.metadata.version("setuptools").split(".")[:2])
-    assert setuptools >= (70, 1) or importlib.util.find_spec("wheel"), \
+    assert setuptools >= (70, 1) or importlib.util.find_spec("wheel"), (
         "building hud-gym offline needs setuptools >= 70.1 (or the wheel package) in the test venv"
+    )
     source = tmp_path / "src"
     build_context_source("ubuntu", source)
     assert (source / "controllers" / "remote" / "server.py").is_file() and not list(source.rglob("__pycache__"))
     venv = tmp_path / "venv"
     run_line = next(r for r in arguments("ubuntu", "RUN") if INSTALL_PYTHON in r).split("&&")[0].split()
-    command = [str(DOCKER / "install-python.sh") if w == INSTALL_PYTHON else
-               str(venv) if w == '"$VIRTUAL_ENV"' else str(source) if w == SOURCE else w for w in run_line]
+    command = [
+        str(DOCKER / "install-python.sh")
+        if w == INSTALL_PYTHON
+        else str(venv)
+        if w == '"$VIRTUAL_ENV"'
+        else str(source)
+        if w == SOURCE
+        else w
+        for w in run_line
+    ]
     dependencies = sysconfig.get_paths()["purelib"]
-    env = {**os.environ, "PYTHON": sys.executable, "PYTHONPATH": dependencies,
-           "PIP_NO_DEPS": "1", "PIP_NO_INDEX": "1",
-           "PIP_NO_BUILD_ISOLATION": "0"}  # pip's inverted boolean: "0" turns build isolation off
+    env = {
+        **os.environ,
+        "PYTHON": sys.executable,
+        "PYTHONPATH": dependencies,
+        "PIP_NO_DEPS": "1",
+        "PIP_NO_INDEX": "1",
+        "PIP_NO_BUILD_ISOLATION": "0",
+    }  # pip's inverted boolean: "0" turns build isolation off
     result = subprocess.run(command, capture_output=True, text=True, env=env, timeout=170, cwd=ROOT)
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
     assert f"installed in {venv} (serves 'ubuntu')" in result.stdout
     assert (venv / "bin" / "hud-gym").is_file()
-    where = subprocess.run([venv / "bin" / "python", "-c", "import hud_gym; print(hud_gym.__file__)"],
-                           capture_output=True, text=True, env=env, cwd=tmp_path, timeout=60, check=True).stdout.strip()
+    where = subprocess.run(
+        [venv / "bin" / "python", "-c", "import hud_gym; print(hud_gym.__file__)"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=60,
+        check=True,
+    ).stdout.strip()
     assert Path(where).is_relative_to(venv), where
 
 
@@ -380,16 +436,27 @@ def test_the_entrypoints_run_the_command() -> None:
     env = {"PATH": "/usr/bin:/bin", "HUD_GYM_LIVE_VIEW": "0"}
     result = run("bash", DOCKER / "entrypoint.sh", "echo", "entrypoint-ok", env=env, timeout=10)
     assert result.returncode == 0 and result.stdout.strip() == "entrypoint-ok"
-    chained = run("bash", DOCKER / "ubuntu" / "live-view.sh", "bash", DOCKER / "entrypoint.sh", "echo", "chain-ok",
-                  env=env, timeout=10)
+    chained = run(
+        "bash",
+        DOCKER / "ubuntu" / "live-view.sh",
+        "bash",
+        DOCKER / "entrypoint.sh",
+        "echo",
+        "chain-ok",
+        env=env,
+        timeout=10,
+    )
     assert chained.returncode == 0 and chained.stdout.strip() == "chain-ok"
     assert run("bash", DOCKER / "entrypoint.sh", env=env, timeout=10).returncode == 64
 
 
-@pytest.mark.parametrize("command", [
-    ["hud-gym", "serve", "qa", "--host", "0.0.0.0", "--port", "0"],
-    [sys.executable, "-m", "hud_gym.controllers.remote.server", "qa", "--host", "127.0.0.1", "--port", "0"],
-])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["hud-gym", "serve", "qa", "--host", "0.0.0.0", "--port", "0"],
+        [sys.executable, "-m", "hud_gym.controllers.remote.server", "qa", "--host", "127.0.0.1", "--port", "0"],
+    ],
+)
 def test_the_entrypoint_refuses_a_server_without_a_token(command: list[str]) -> None:
     env = {k: v for k, v in os.environ.items() if k != TOKEN_ENV_VAR}
     result = run("bash", DOCKER / "entrypoint.sh", *command, env=env, timeout=20)
@@ -402,9 +469,14 @@ class Server:
 
     def __init__(self, command: list[str], token: str) -> None:
         env = {**os.environ, TOKEN_ENV_VAR: token}
-        self.process = subprocess.Popen(["bash", str(DOCKER / "entrypoint.sh"), *command], env=env,
-                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                        start_new_session=True)
+        self.process = subprocess.Popen(
+            ["bash", str(DOCKER / "entrypoint.sh"), *command],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+        )
         self.url = ""
         ready = threading.Event()
 
@@ -412,14 +484,16 @@ class Server:
             assert self.process.stdout is not None
             for line in self.process.stdout:
                 if line.startswith(READY_PREFIX):
-                    self.url = line[len(READY_PREFIX):].strip()
+                    self.url = line[len(READY_PREFIX) :].strip()
                     ready.set()
             ready.set()
 
         threading.Thread(target=read, daemon=True).start()
         if not ready.wait(45) or not self.url:
             self.stop()
-            raise AssertionError(f"the server did not start: {self.process.stderr.read() if self.process.stderr else ''}")
+            raise AssertionError(
+                f"the server did not start: {self.process.stderr.read() if self.process.stderr else ''}"
+            )
 
     @property
     def port(self) -> int:
@@ -461,8 +535,12 @@ def qa_server() -> Iterator[Server]:
 def test_the_health_check_and_an_env_reach_the_server_the_entrypoint_starts(qa_server: Server) -> None:
     healthcheck = [sys.executable, str(DOCKER / "healthcheck.py"), str(qa_server.port)]
     assert run(*healthcheck, timeout=20).returncode == 0
-    task = Task(prompt="What is the capital of France?", setup=[("show_passage", "Paris is the capital.")],
-                evaluate=("response_includes", "Paris"), gym="qa")
+    task = Task(
+        prompt="What is the capital of France?",
+        setup=[("show_passage", "Paris is the capital.")],
+        evaluate=("response_includes", "Paris"),
+        gym="qa",
+    )
     env = gymnasium.make("hud/QA-v0", task=task, controller=qa_server.url, controller_token="docker-images-test-token")
     try:
         obs, info = env.reset(seed=0)
@@ -523,7 +601,8 @@ def test_compose_requires_the_token() -> None:
     with pytest.raises(ValueError, match=COMPOSE_TOKEN_VAR):
         compose({COMPOSE_TOKEN_VAR: ""})
     assert "TOKEN" not in re.sub(r"\$\{[^}]*\}|#.*", "", (DOCKER / "compose.yaml").read_text()).replace(
-        f"{TOKEN_ENV_VAR}:", ""), "no literal token in the compose file"
+        f"{TOKEN_ENV_VAR}:", ""
+    ), "no literal token in the compose file"
 
 
 def test_compose_starts_n_browsers_a_qa_and_a_desktop_on_loopback() -> None:
@@ -555,8 +634,10 @@ def test_compose_starts_n_browsers_a_qa_and_a_desktop_on_loopback() -> None:
     assert len(host_ports(many["services"]["browser"]["ports"][0])[1]) == 12
 
 
-@pytest.mark.skipif(run("docker", "compose", "version").returncode != 0 if shutil.which("docker") else True,
-                    reason="the docker compose plugin is not installed (the YAML is checked by the tests above)")
+@pytest.mark.skipif(
+    run("docker", "compose", "version").returncode != 0 if shutil.which("docker") else True,
+    reason="the docker compose plugin is not installed (the YAML is checked by the tests above)",
+)
 def test_docker_compose_accepts_the_file() -> None:
     env = {**os.environ, COMPOSE_TOKEN_VAR: "t"}
     result = run("docker", "compose", "-f", DOCKER / "compose.yaml", "config", "--quiet", env=env)

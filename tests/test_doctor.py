@@ -14,8 +14,17 @@ import pytest
 
 from hud_gym.cli.doctor import Check, check_chromium, check_home, exit_code, render_checks, run_checks
 
-REQUIRED = ["python", "hud-gym", "chromium", "chromium-launch", "xvfb", "openbox", "bwrap", "python-xlib",
-            "hud-gym-home"]
+REQUIRED = [
+    "python",
+    "hud-gym",
+    "chromium",
+    "chromium-launch",
+    "xvfb",
+    "openbox",
+    "bwrap",
+    "python-xlib",
+    "hud-gym-home",
+]
 OPTIONAL = ["xdotool", "xclip", "sb3", "ray", "miniwob", "ffmpeg"]
 
 
@@ -41,8 +50,23 @@ def checks(tmp_path_factory: pytest.TempPathFactory) -> list[Check]:
 @pytest.mark.timeout(120)
 def test_every_required_check_passes_on_this_machine(checks: list[Check]) -> None:
     by_name = {c.name: c for c in checks}
-    assert list(by_name) == ["python", "hud-gym", "chromium", "chromium-launch", "xvfb", "openbox", "bwrap", "xdotool",
-                             "xclip", "python-xlib", "sb3", "ray", "miniwob", "hud-gym-home", "ffmpeg"]
+    assert list(by_name) == [
+        "python",
+        "hud-gym",
+        "chromium",
+        "chromium-launch",
+        "xvfb",
+        "openbox",
+        "bwrap",
+        "xdotool",
+        "xclip",
+        "python-xlib",
+        "sb3",
+        "ray",
+        "miniwob",
+        "hud-gym-home",
+        "ffmpeg",
+    ]
     failed = [c for c in checks if c.required and not c.ok]
     assert failed == [], render_checks(failed)
     assert [c.name for c in checks if c.required] == REQUIRED
@@ -58,9 +82,11 @@ def test_every_required_check_passes_on_this_machine(checks: list[Check]) -> Non
 
 
 def test_rendering_lists_each_check_and_the_fix_of_failures() -> None:
-    checks = [Check(name="chromium", ok=True, detail="Chromium 1 at /usr/bin/chromium"),
-              Check(name="xvfb", ok=False, detail="Xvfb not found", fix="apt-get install xvfb"),
-              Check(name="ray", ok=False, detail="ray does not import", fix="pip install 'hud-gym[ray]'", required=False)]
+    checks = [
+        Check(name="chromium", ok=True, detail="Chromium 1 at /usr/bin/chromium"),
+        Check(name="xvfb", ok=False, detail="Xvfb not found", fix="apt-get install xvfb"),
+        Check(name="ray", ok=False, detail="ray does not import", fix="pip install 'hud-gym[ray]'", required=False),
+    ]
     assert render_checks(checks).splitlines() == [
         "ok      chromium  Chromium 1 at /usr/bin/chromium",
         "FAIL    xvfb      Xvfb not found",
@@ -73,8 +99,9 @@ def test_rendering_lists_each_check_and_the_fix_of_failures() -> None:
 
 
 @pytest.mark.timeout(120)
-def test_missing_binaries_are_reported_with_the_command_that_installs_them(tmp_path: Path,
-                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+def test_missing_binaries_are_reported_with_the_command_that_installs_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     empty = tmp_path / "empty-bin"
     empty.mkdir()
     monkeypatch.setenv("HUD_GYM_CHROMIUM", str(tmp_path / "no-such-chromium"))
@@ -84,8 +111,13 @@ def test_missing_binaries_are_reported_with_the_command_that_installs_them(tmp_p
     assert not chromium.ok and "no-such-chromium" in chromium.detail
     assert chromium.fix == "unset HUD_GYM_CHROMIUM (or point it at a Chromium executable), or apt-get install chromium"
     assert not checks["chromium-launch"].ok and checks["chromium-launch"].detail == "skipped: no Chromium"
-    for name, package in (("xvfb", "xvfb"), ("openbox", "openbox"), ("bwrap", "bubblewrap"), ("xdotool", "xdotool"),
-                          ("xclip", "xclip")):
+    for name, package in (
+        ("xvfb", "xvfb"),
+        ("openbox", "openbox"),
+        ("bwrap", "bubblewrap"),
+        ("xdotool", "xdotool"),
+        ("xclip", "xclip"),
+    ):
         assert not checks[name].ok and "not found on PATH" in checks[name].detail
         assert checks[name].fix == f"apt-get install {package}"
     assert checks["xvfb"].required and not checks["xdotool"].required

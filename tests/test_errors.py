@@ -40,10 +40,17 @@ def test_every_error_and_warning_class_has_the_root() -> None:
     assert len(checked) >= 18, checked
 
 
-@pytest.mark.parametrize(("name", "builtin"), [
-    ("ActionError", ValueError), ("TaskFileError", ValueError), ("UnknownKeyError", ValueError),
-    ("UnknownFunctionError", ValueError), ("FunctionArgumentError", ValueError), ("SetupError", RuntimeError),
-])
+@pytest.mark.parametrize(
+    ("name", "builtin"),
+    [
+        ("ActionError", ValueError),
+        ("TaskFileError", ValueError),
+        ("UnknownKeyError", ValueError),
+        ("UnknownFunctionError", ValueError),
+        ("FunctionArgumentError", ValueError),
+        ("SetupError", RuntimeError),
+    ],
+)
 def test_the_builtin_bases_users_catch_are_kept(name: str, builtin: type[Exception]) -> None:
     cls = getattr(hud_gym, name, None) or getattr(importlib.import_module("hud_gym.evaluation"), name)
     assert issubclass(cls, HudGymError) and issubclass(cls, builtin)

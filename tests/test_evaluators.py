@@ -145,8 +145,21 @@ MC = Task(prompt="Which is a noble gas?", choices=["Oxygen", "Neon", "Nitrogen"]
 
 @pytest.mark.parametrize(
     ("response", "expected"),
-    [("B", 1.0), ("b", 1.0), ("Neon", 1.0), (" neon. ", 1.0), ("2", 1.0), ("(B) Neon", 1.0), ("Answer: B", 1.0),
-     ("The answer is Neon", 1.0), ("A", 0.0), ("Oxygen", 0.0), ("1", 0.0), ("Z", 0.0), ("I don't know", 0.0)],
+    [
+        ("B", 1.0),
+        ("b", 1.0),
+        ("Neon", 1.0),
+        (" neon. ", 1.0),
+        ("2", 1.0),
+        ("(B) Neon", 1.0),
+        ("Answer: B", 1.0),
+        ("The answer is Neon", 1.0),
+        ("A", 0.0),
+        ("Oxygen", 0.0),
+        ("1", 0.0),
+        ("Z", 0.0),
+        ("I don't know", 0.0),
+    ],
 )
 def test_choice_match(response, expected):
     assert reward("choice_match", response=response, task=MC) == expected
@@ -191,9 +204,17 @@ def test_default_evaluate_without_target_is_an_error():
 
 @pytest.mark.parametrize(
     ("function", "args"),
-    [("response_is", ["x"]), ("response_includes", ["x"]), ("response_match", ["x"]), ("match_regex", ["x"]),
-     ("match_fuzzy", ["x"]), ("match_all", [["x"]]), ("match_diff", ["x"]), ("numeric_match", [1]),
-     ("choice_match", [])],
+    [
+        ("response_is", ["x"]),
+        ("response_includes", ["x"]),
+        ("response_match", ["x"]),
+        ("match_regex", ["x"]),
+        ("match_fuzzy", ["x"]),
+        ("match_all", [["x"]]),
+        ("match_diff", ["x"]),
+        ("numeric_match", [1]),
+        ("choice_match", []),
+    ],
 )
 def test_no_response_gives_zero(function, args):
     g = grade(function, *args, response=None, task=MC)
@@ -280,8 +301,11 @@ def test_one_raising_evaluator_among_several():
     def boom(ctx: FunctionContext) -> float:
         raise ValueError("bad state")
 
-    g = evaluate([call("ok", registry=registry, gym="test-gym"), call("boom", registry=registry, gym="test-gym")],
-                 "x", gym="test-gym")
+    g = evaluate(
+        [call("ok", registry=registry, gym="test-gym"), call("boom", registry=registry, gym="test-gym")],
+        "x",
+        gym="test-gym",
+    )
     assert g.is_error and g.reward == 0.5
     assert "bad state" in g.content
 
@@ -355,7 +379,9 @@ def test_registry_signature_checks_and_async_functions():
 
     assert registry.names("evaluate", "g") == ["length_is", "same_length"]
     assert registry.names("evaluate", "other") == []
-    bound = registry.resolve("evaluate", "g", FunctionConfig(function="same_length", args=[2, "1"], kwargs={"x": "yes"}))
+    bound = registry.resolve(
+        "evaluate", "g", FunctionConfig(function="same_length", args=[2, "1"], kwargs={"x": "yes"})
+    )
     assert bound.function.is_async
     assert bound.args == (2, 1) and bound.kwargs == {"x": True}
     assert evaluate([bound], "abc", gym="g").reward == 1.0
@@ -389,7 +415,9 @@ def test_setup_runs_in_order_and_failures_name_the_call():
         raise OSError("disk gone")
 
     ctx = FunctionContext(gym="g")
-    calls = resolve_calls("setup", "g", expand_config([FunctionConfig(function="record", args=["a"]), ("record", "b")]), registry)
+    calls = resolve_calls(
+        "setup", "g", expand_config([FunctionConfig(function="record", args=["a"]), ("record", "b")]), registry
+    )
     assert asyncio.run(run_setup(calls, ctx)) == ["a", "b"]
     assert seen == ["a", "b"] and ctx.state["values"] == ["a", "b"]
     failing = resolve_calls("setup", "g", [FunctionConfig(function="explode")], registry)
@@ -402,8 +430,11 @@ def test_setup_runs_in_order_and_failures_name_the_call():
 
 
 def test_combine_modes_through_run_evaluate():
-    calls = [call("response_includes", "red"), call("match_all", ["red", "blue"]),
-             call("match_all", ["red", "green", "blue", "cyan"])]
+    calls = [
+        call("response_includes", "red"),
+        call("match_all", ["red", "blue"]),
+        call("match_all", ["red", "green", "blue", "cyan"]),
+    ]
     response = "red and green"
     assert evaluate(calls, response, combine="mean").reward == pytest.approx(2 / 3)
     assert evaluate(calls, response, combine="min").reward == 0.5

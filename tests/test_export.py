@@ -52,8 +52,16 @@ def job(tmp_path_factory: pytest.TempPathFactory) -> Job:
         Task(id="crash", prompt="The agent crashes here.", target="x", gym="qa"),
         Task(id="broken-setup", prompt="Setup fails.", setup=[("show_passage",)], target="x", gym="qa"),
     ]
-    return hud_gym.run_job(_policy, tasks, "export-fixture", group_size=2, max_concurrent=4, seed=0, max_steps=4,
-                           home=tmp_path_factory.mktemp("home"))
+    return hud_gym.run_job(
+        _policy,
+        tasks,
+        "export-fixture",
+        group_size=2,
+        max_concurrent=4,
+        seed=0,
+        max_steps=4,
+        home=tmp_path_factory.mktemp("home"),
+    )
 
 
 @pytest.fixture(scope="module")
@@ -69,8 +77,13 @@ def _pixels(data: bytes | Path) -> np.ndarray:
 
 def test_the_fixture_job_has_every_kind_of_run(stored: dict[str, Trajectory]) -> None:
     statuses = sorted((t.task_id, t.status, t.reward) for t in stored.values())
-    assert statuses == [("broken-setup", "env_error", None)] * 2 + [("capital-france", "ok", 1.0)] * 2 + [
-        ("crash", "policy_error", None)] * 2 + [("largest-planet", "ok", 0.0)] * 2
+    assert (
+        statuses
+        == [("broken-setup", "env_error", None)] * 2
+        + [("capital-france", "ok", 1.0)] * 2
+        + [("crash", "policy_error", None)] * 2
+        + [("largest-planet", "ok", 0.0)] * 2
+    )
 
 
 def test_jsonl_has_one_training_record_per_trajectory(job: Job, stored: dict[str, Trajectory], tmp_path: Path) -> None:
@@ -81,7 +94,11 @@ def test_jsonl_has_one_training_record_per_trajectory(job: Job, stored: dict[str
         trajectory = stored[record["trajectory_id"]]
         assert record["job_id"] == job.id
         assert (record["group_id"], record["task_id"], record["seed"], record["status"]) == (
-            trajectory.group_id, trajectory.task_id, trajectory.seed, trajectory.status)
+            trajectory.group_id,
+            trajectory.task_id,
+            trajectory.seed,
+            trajectory.status,
+        )
         assert record["prompt"] == trajectory.prompt and record["prompt"]
         assert record["reward"] == trajectory.reward
         assert record["failed"] is (trajectory.status in ("env_error", "policy_error"))
@@ -102,8 +119,10 @@ def test_jsonl_has_one_training_record_per_trajectory(job: Job, stored: dict[str
 
 
 def test_jsonl_inlines_images_as_base64_on_request(job: Job, stored: dict[str, Trajectory], tmp_path: Path) -> None:
-    records = [json.loads(line) for line in export_jsonl(job, tmp_path / "b64.jsonl", images="base64")
-               .read_text(encoding="utf-8").splitlines()]
+    records = [
+        json.loads(line)
+        for line in export_jsonl(job, tmp_path / "b64.jsonl", images="base64").read_text(encoding="utf-8").splitlines()
+    ]
     checked = 0
     for record in records:
         trajectory = stored[record["trajectory_id"]]
@@ -123,8 +142,9 @@ def test_jsonl_inlines_images_as_base64_on_request(job: Job, stored: dict[str, T
 
 
 @pytest.mark.parametrize("video_format", ["mp4", "gif", "webp"])
-def test_replays_have_a_frame_for_the_reset_and_each_step(job: Job, stored: dict[str, Trajectory], tmp_path: Path,
-                                                          video_format: str) -> None:
+def test_replays_have_a_frame_for_the_reset_and_each_step(
+    job: Job, stored: dict[str, Trajectory], tmp_path: Path, video_format: str
+) -> None:
     paths = export_videos(job, tmp_path / "replays", video_format=video_format)
     replayable = [t for t in stored.values() if t.metadata.get(INITIAL)]
     assert len(paths) == len(replayable) == 6  # the broken setups have no screenshot to show
@@ -132,7 +152,9 @@ def test_replays_have_a_frame_for_the_reset_and_each_step(job: Job, stored: dict
     for path in paths:
         assert path.suffix == f".{video_format}" and path.stat().st_size > 0
         trajectory = by_id[path.stem.rsplit("-", 1)[1]]
-        frames = [np.asarray(f)[..., :3] for f in iio.imiter(path, plugin="FFMPEG" if video_format == "mp4" else "pillow")]
+        frames = [
+            np.asarray(f)[..., :3] for f in iio.imiter(path, plugin="FFMPEG" if video_format == "mp4" else "pillow")
+        ]
         assert len(frames) == 1 + len(trajectory.steps)
         assert all(f.shape[0] % 2 == 0 and f.shape[1] % 2 == 0 for f in frames)
         # The first frame shows the reset screenshot above the caption band.
@@ -178,8 +200,9 @@ def test_hud_json_has_hud_trajectory_shape(job: Job, stored: dict[str, Trajector
             assert url.scheme == "file" and Path(url2pathname(url.path)) == Path(original.observation_ref)
         if trajectory.status == "env_error":
             assert steps[0]["observation_url"] is None and item["reward"] is None
-    inline = json.loads(export_hud_json(list(stored.values()), tmp_path / "inline.json", images="base64")
-                        .read_text(encoding="utf-8"))
+    inline = json.loads(
+        export_hud_json(list(stored.values()), tmp_path / "inline.json", images="base64").read_text(encoding="utf-8")
+    )
     assert inline["job"] is None
     urls = [s["observation_url"] for t in inline["trajectories"] for s in t["trajectory"] if s["observation_url"]]
     assert len(urls) == 14 and all(u.startswith("data:image/jpeg;base64,") for u in urls)
@@ -189,7 +212,9 @@ def test_export_job_dispatches_and_refuses_bad_options(job: Job, tmp_path: Path)
     (written,) = export_job(job, "jsonl", tmp_path / "a.jsonl")
     assert len(written.read_text(encoding="utf-8").splitlines()) == 8
     progress: list[tuple[int, int]] = []
-    videos = export_job(job, "video", tmp_path / "v", video_format="webp", on_progress=lambda d, n: progress.append((d, n)))
+    videos = export_job(
+        job, "video", tmp_path / "v", video_format="webp", on_progress=lambda d, n: progress.append((d, n))
+    )
     assert len(videos) == 6 and progress[-1] == (8, 8)
     for bad in ({"export_format": "csv"}, {"images": "inline"}, {"video_format": "avi"}):
         arguments = {"export_format": "jsonl", **bad}

@@ -30,7 +30,7 @@ from hud_gym.wrappers.grpo import group_advantages, rollout_group
 from hud_gym.wrappers.vector import HudVectorEnv
 
 sys.path.insert(0, str(Path(__file__).parent))
-import failing_functions  # noqa: E402  (registers the failing_* evaluators)
+import failing_functions
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -175,8 +175,9 @@ def test_a_hanging_evaluator_in_one_sub_env_does_not_block_the_others() -> None:
     started, release, finished = failing_functions.events("vector")
     hanging = qa_task(("failing_hangs", "vector"), "hangs")
     waiting = qa_task(("failing_during_hang", "vector"), "waits")
-    envs = HudVectorEnv([lambda: QAEnv(task=hanging, step_timeout=2.0)]
-                        + [lambda: QAEnv(task=waiting, step_timeout=60.0)] * 3)
+    envs = HudVectorEnv(
+        [lambda: QAEnv(task=hanging, step_timeout=2.0)] + [lambda: QAEnv(task=waiting, step_timeout=60.0)] * 3
+    )
     try:
         envs.reset(seed=0)
         _, rewards, terminated, truncated, infos = envs.step([ResponseAction(text="Paris")] * 4)
@@ -273,11 +274,20 @@ def test_a_rollout_whose_evaluator_fails_has_no_reward_and_no_advantage() -> Non
 # ---------------------------------------------------------------------- malformed actions
 
 
-@pytest.mark.parametrize("action", [
-    {"type": "press", "keys": 5}, {"type": "press", "keys": True}, {"type": "press", "keys": 1.5},
-    {"type": "keydown", "keys": False}, {"type": "keyup", "keys": None}, {"type": "press", "keys": {"a": 1}},
-    {"type": "click", "hold_keys": 3}, {"type": "scroll", "hold_keys": 2.5}, {"type": "drag", "path": 7},
-])
+@pytest.mark.parametrize(
+    "action",
+    [
+        {"type": "press", "keys": 5},
+        {"type": "press", "keys": True},
+        {"type": "press", "keys": 1.5},
+        {"type": "keydown", "keys": False},
+        {"type": "keyup", "keys": None},
+        {"type": "press", "keys": {"a": 1}},
+        {"type": "click", "hold_keys": 3},
+        {"type": "scroll", "hold_keys": 2.5},
+        {"type": "drag", "path": 7},
+    ],
+)
 def test_a_malformed_key_field_is_an_action_error_and_the_episode_goes_on(action: dict[str, Any]) -> None:
     env = QAEnv(task=qa_task(("response_includes", "Paris")))
     try:
@@ -304,8 +314,13 @@ def test_a_malformed_key_field_is_an_action_error_and_the_episode_goes_on(action
 @pytest.mark.timeout(120)
 def test_a_policy_error_is_stored_before_a_sigkill_can_leave_a_scored_zero(home: Path) -> None:
     script = Path(__file__).parent / "jobs_child_process.py"
-    proc = psutil.Popen([sys.executable, str(script), "policy-error"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                        env={**os.environ, "HUD_GYM_HOME": str(home)}, text=True)
+    proc = psutil.Popen(
+        [sys.executable, str(script), "policy-error"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        env={**os.environ, "HUD_GYM_HOME": str(home)},
+        text=True,
+    )
     try:
         line = proc.stdout.readline()
         assert line and json.loads(line) == {"blocked": True}, f"the child exited early with code {proc.poll()}"

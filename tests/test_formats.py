@@ -17,6 +17,7 @@ from typing import Any
 
 import gymnasium
 import pytest
+from local_site import serve_directory
 
 from hud_gym import ResponseAction, TaskFileError, load_taskset
 from hud_gym.evaluation import REGISTRY, FunctionContext, resolve_calls
@@ -32,7 +33,6 @@ from hud_gym.formats import (
 )
 from hud_gym.gyms import get_gym
 from hud_gym.task import FunctionConfig, Task
-from local_site import serve_directory
 
 DATA = Path(__file__).parent / "data" / "formats"
 WEBVOYAGER = DATA / "webvoyager" / "WebVoyager_data.jsonl"
@@ -61,8 +61,11 @@ def _jsonl(path: Path) -> list[dict[str, Any]]:
 def loopback() -> Iterator[tuple[str, Path]]:
     """An HTTP server on 127.0.0.1 serving a temporary folder: (base URL, folder)."""
     root = Path(__import__("tempfile").mkdtemp(prefix="hud-gym-formats-site-"))
-    (root / "index.html").write_text("<html><head><title>Local recipes</title></head><body><h1>Vegan cookies</h1>"
-                                     "<p>flour, coconut oil, sugar</p></body></html>", encoding="utf-8")
+    (root / "index.html").write_text(
+        "<html><head><title>Local recipes</title></head><body><h1>Vegan cookies</h1>"
+        "<p>flour, coconut oil, sugar</p></body></html>",
+        encoding="utf-8",
+    )
     (root / "notes.txt").write_text("meeting at 10\nbring the reports\n", encoding="utf-8")
 
     with serve_directory(root) as url:
@@ -145,7 +148,10 @@ def test_load_taskset_reads_every_format_and_takes_an_explicit_one() -> None:
 def test_load_taskset_warns_about_skipped_osworld_examples() -> None:
     with pytest.warns(ConversionWarning, match="2 of 5 task"):
         taskset = load_taskset(OSWORLD)
-    assert sorted(t.id for t in taskset) == ["5b1c9a3e-2d4f-4e6a-9c8b-7a6d5e4f3a21", "9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b"]
+    assert sorted(t.id for t in taskset) == [
+        "5b1c9a3e-2d4f-4e6a-9c8b-7a6d5e4f3a21",
+        "9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b",
+    ]
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         load_taskset(GAIA)  # nothing skipped, no warning
@@ -205,8 +211,9 @@ def test_webvoyager_without_reference_answers_is_ungraded(tmp_path: Path) -> Non
         ('{"web_name": "X", "id": "X--0", "ques": "q", "web": "https://x"', None, "invalid JSON"),
     ],
 )
-def test_webvoyager_malformed_rows_name_file_line_and_field(tmp_path: Path, line: str, field: str | None,
-                                                            match: str) -> None:
+def test_webvoyager_malformed_rows_name_file_line_and_field(
+    tmp_path: Path, line: str, field: str | None, match: str
+) -> None:
     path = tmp_path / "web.jsonl"
     good = '{"web_name": "Y", "id": "Y--1", "ques": "q", "web": "https://y"}'
     path.write_text(f"{good}\n\n{line}\n", encoding="utf-8")
@@ -235,10 +242,21 @@ def test_webvoyager_task_runs_in_the_browser_gym(tmp_path: Path, loopback: tuple
         pytest.skip(str(exc))
     base, _ = loopback
     data = tmp_path / "WebVoyager_data.jsonl"
-    data.write_text(json.dumps({"web_name": "Local", "id": "Local--0", "ques": "Which fat do the vegan cookies use?",
-                                "web": f"{base}/index.html"}) + "\n", encoding="utf-8")
-    (tmp_path / "reference_answer.json").write_text(json.dumps({"Local": {"answers": [
-        {"id": 0, "type": "golden", "ans": "coconut oil"}]}}), encoding="utf-8")
+    data.write_text(
+        json.dumps(
+            {
+                "web_name": "Local",
+                "id": "Local--0",
+                "ques": "Which fat do the vegan cookies use?",
+                "web": f"{base}/index.html",
+            }
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "reference_answer.json").write_text(
+        json.dumps({"Local": {"answers": [{"id": 0, "type": "golden", "ans": "coconut oil"}]}}), encoding="utf-8"
+    )
     task = load_taskset(data)[0]
     env = make_env("hud/Browser-v0", task=task)
     _, info = env.reset(seed=0)
@@ -321,14 +339,18 @@ def test_gaia_task_runs_in_the_qa_gym(make_env: Any) -> None:
     [
         ({"task_id": "t", "Final answer": "1", "file_name": ""}, "Question", "missing field"),
         ({"task_id": "t", "Question": "q", "file_name": ""}, "Final answer", "missing field"),
-        ({"task_id": "t", "Question": "q", "Final answer": "1", "file_name": "nowhere.xlsx"}, "file_name",
-         "attached file 'nowhere.xlsx' is not in"),
+        (
+            {"task_id": "t", "Question": "q", "Final answer": "1", "file_name": "nowhere.xlsx"},
+            "file_name",
+            "attached file 'nowhere.xlsx' is not in",
+        ),
         ({"task_id": "t", "Question": "q", "Final answer": "1", "file_name": 7}, "file_name", "expected a string"),
         ({"task_id": ["t"], "Question": "q", "Final answer": "1"}, "task_id", "expected a string"),
     ],
 )
-def test_gaia_malformed_rows_name_file_line_and_field(tmp_path: Path, row: dict[str, Any], field: str,
-                                                      match: str) -> None:
+def test_gaia_malformed_rows_name_file_line_and_field(
+    tmp_path: Path, row: dict[str, Any], field: str, match: str
+) -> None:
     path = tmp_path / "metadata.jsonl"
     good = {"task_id": "ok", "Question": "2+2?", "Final answer": "4", "file_name": ""}
     path.write_text(json.dumps(good) + "\n" + json.dumps(row) + "\n", encoding="utf-8")
@@ -347,8 +369,10 @@ def test_hud_tasks_convert_with_their_extra_fields_in_metadata() -> None:
     assert [t.gym for t in taskset] == ["qa", "hud-browser", "hud-browser", "hud-ubuntu"]
     capital, capybara, form, _ = taskset
     assert capital.metadata["system_prompt"] == "Answer with one word." and capital.metadata["partial"] is False
-    assert capybara.setup == [FunctionConfig(function="goto", args=["https://en.wikipedia.org/wiki/Capybara"]),
-                              FunctionConfig(function="browser.maximize")]
+    assert capybara.setup == [
+        FunctionConfig(function="goto", args=["https://en.wikipedia.org/wiki/Capybara"]),
+        FunctionConfig(function="browser.maximize"),
+    ]
     assert capybara.evaluate == [FunctionConfig(function="contains_text", args=[["grasses"]])]
     assert form.metadata["sensitive_data"] == {"127.0.0.1": {"name": "Ada"}}
     assert [t.metadata["source"]["row"] for t in taskset] == original
@@ -377,22 +401,36 @@ def test_hud_unknown_function_names_file_index_and_name() -> None:
     [
         ({"prompt": "p", "gym": "OSWorld-Ubuntu"}, "gym", "format='osworld'"),
         ({"prompt": "p", "gym": "local-chrome"}, "gym", "unknown gym 'local-chrome'"),
-        ({"prompt": "p", "gym": {"type": "public", "location": "local", "image_or_build_context": "./env"}}, "gym",
-         "CustomGym"),
-        ({"prompt": "p", "mcp_config": {"hud": {"url": "x"}}, "setup_tool": {"name": "setup"}}, "mcp_config", "MCP task"),
+        (
+            {"prompt": "p", "gym": {"type": "public", "location": "local", "image_or_build_context": "./env"}},
+            "gym",
+            "CustomGym",
+        ),
+        (
+            {"prompt": "p", "mcp_config": {"hud": {"url": "x"}}, "setup_tool": {"name": "setup"}},
+            "mcp_config",
+            "MCP task",
+        ),
         ({"prompt": "p", "rubric": "x"}, "rubric", "unknown HUD task field"),
-        ({"prompt": "p", "gym": "qa", "evaluate": [["response_is", "a", True, True, "extra"]]}, "evaluate[0]",
-         "response_is"),
+        (
+            {"prompt": "p", "gym": "qa", "evaluate": [["response_is", "a", True, True, "extra"]]},
+            "evaluate[0]",
+            "response_is",
+        ),
         # JSON has no tuples: a flat list is a list of calls, so this is two calls, the first without its argument.
-        ({"prompt": "p", "gym": "qa", "evaluate": ["response_includes", "Paris"]}, "evaluate[0]",
-         "missing a required argument: 'texts'"),
+        (
+            {"prompt": "p", "gym": "qa", "evaluate": ["response_includes", "Paris"]},
+            "evaluate[0]",
+            "missing a required argument: 'texts'",
+        ),
         ({"gym": "qa"}, "prompt", "Field required"),
     ],
 )
 def test_hud_bad_tasks_are_reported(tmp_path: Path, task: dict[str, Any], field: str, match: str) -> None:
     path = tmp_path / "hud.json"
-    path.write_text(json.dumps({"evalset": [{"prompt": "fine", "gym": "qa", "system_prompt": "s"}, task]}),
-                    encoding="utf-8")
+    path.write_text(
+        json.dumps({"evalset": [{"prompt": "fine", "gym": "qa", "system_prompt": "s"}, task]}), encoding="utf-8"
+    )
     with pytest.raises(TaskFileError, match=match) as info:
         convert_hud(path)
     assert (info.value.index, info.value.field) == (1, field)
@@ -400,8 +438,11 @@ def test_hud_bad_tasks_are_reported(tmp_path: Path, task: dict[str, Any], field:
 
 def test_hud_jsonl_errors_name_the_line(tmp_path: Path) -> None:
     path = tmp_path / "hud.jsonl"
-    path.write_text('{"prompt": "a", "gym": "qa", "system_prompt": "s"}\n{"prompt": "b", "gym": "qa", '
-                    '"evaluate": [["no_such_check"]]}\n', encoding="utf-8")
+    path.write_text(
+        '{"prompt": "a", "gym": "qa", "system_prompt": "s"}\n{"prompt": "b", "gym": "qa", '
+        '"evaluate": [["no_such_check"]]}\n',
+        encoding="utf-8",
+    )
     assert detect_format(path) == "hud"
     with pytest.raises(TaskFileError, match="no_such_check") as info:
         load_taskset(path)
@@ -418,15 +459,21 @@ def test_osworld_report_says_exactly_what_did_not_map() -> None:
     chrome = skipped["7c6b5a4f-3e2d-4c1b-9a0f-8e7d6c5b4a39"]
     assert chrome.unmapped_config == ["chrome_open_tabs"] and chrome.unmapped_evaluator == ["is_expected_bookmarks"]
     calc = skipped["1f2e3d4c-5b6a-4978-8695-a4b3c2d1e0f9"]
-    assert calc.unmapped_config == ["open (.xlsx: no app for it on hud-gym's desktop)", "postconfig.activate_window",
-                                    "postconfig.execute"]
+    assert calc.unmapped_config == [
+        "open (.xlsx: no app for it on hud-gym's desktop)",
+        "postconfig.activate_window",
+        "postconfig.execute",
+    ]
     assert calc.unmapped_evaluator == ["compare_table"]
     assert calc.file.endswith("libreoffice_calc/1f2e3d4c-5b6a-4978-8695-a4b3c2d1e0f9.json")
     infeasible = skipped["0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d"]
     assert infeasible.unmapped_config == [] and infeasible.unmapped_evaluator[0].startswith("infeasible")
     for entry in report.skipped:
         assert entry.reason.startswith("no hud-gym equivalent for")
-    assert "skipped 0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d: no hud-gym equivalent for evaluator infeasible" in report.summary()
+    assert (
+        "skipped 0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d: no hud-gym equivalent for evaluator infeasible"
+        in report.summary()
+    )
 
 
 def test_osworld_mapped_example_uses_our_desktop_functions() -> None:
@@ -436,14 +483,22 @@ def test_osworld_mapped_example_uses_our_desktop_functions() -> None:
     assert task.gym == "hud-ubuntu" and task.prompt == original["instruction"] and task.id == original["id"]
     assert [c.function for c in task.setup] == ["run", "download_file", "open_file", "wait_for_window"]
     assert task.setup[0].args == ['mkdir -p "${HOME}/Desktop"']
-    assert task.setup[1].args == ["https://huggingface.co/datasets/example/resolve/main/notes.txt", "~/Desktop/notes.txt"]
+    assert task.setup[1].args == [
+        "https://huggingface.co/datasets/example/resolve/main/notes.txt",
+        "~/Desktop/notes.txt",
+    ]
     assert task.setup[2].args == ["~/Desktop/notes.txt"]
     assert task.evaluate == [
-        FunctionConfig(function="command_output_check", args=["ls $HOME/Desktop/reports"],
-                       kwargs={"include": ["notes.txt"], "exclude": ["No such file"]}),
-        FunctionConfig(function="command_output_check",
-                       args=["test -e $HOME/Desktop/notes.txt && echo present || echo moved"],
-                       kwargs={"expected": "moved\n"}),
+        FunctionConfig(
+            function="command_output_check",
+            args=["ls $HOME/Desktop/reports"],
+            kwargs={"include": ["notes.txt"], "exclude": ["No such file"]},
+        ),
+        FunctionConfig(
+            function="command_output_check",
+            args=["test -e $HOME/Desktop/notes.txt && echo present || echo moved"],
+            kwargs={"expected": "moved\n"},
+        ),
     ]
     assert task.config == {"evaluate_combine": "min"}
     assert task.metadata["requires"] == {"allow_shell": True, "allow_absolute_paths": False}
@@ -460,19 +515,33 @@ def test_osworld_mapped_example_uses_our_desktop_functions() -> None:
     ("example", "field", "match"),
     [
         ({"id": "x", "instruction": "i", "config": [{"parameters": {}}]}, "config[0]", "with a 'type'"),
-        ({"id": "x", "instruction": "i", "config": [{"type": "execute", "parameters": {"command": 5}}]},
-         "config[0].parameters.command", "'command' must be"),
+        (
+            {"id": "x", "instruction": "i", "config": [{"type": "execute", "parameters": {"command": 5}}]},
+            "config[0].parameters.command",
+            "'command' must be",
+        ),
         ({"id": "x", "instruction": "i", "config": {"type": "sleep"}}, "config", "must be a list"),
         ({"id": "", "instruction": "i", "config": []}, "id", "non-empty string"),
         ({"id": "x", "instruction": "i", "config": [], "evaluator": {"func": 3}}, "evaluator.func", "'func' must be"),
-        ({"id": "x", "instruction": "i", "config": [], "evaluator": {
-            "func": "exact_match", "result": {"type": "vm_command_line", "command": "ls"},
-            "expected": {"type": "rule", "rules": {"expected": 1}}}}, "evaluator.expected.rules.expected",
-         "exact_match needs"),
+        (
+            {
+                "id": "x",
+                "instruction": "i",
+                "config": [],
+                "evaluator": {
+                    "func": "exact_match",
+                    "result": {"type": "vm_command_line", "command": "ls"},
+                    "expected": {"type": "rule", "rules": {"expected": 1}},
+                },
+            },
+            "evaluator.expected.rules.expected",
+            "exact_match needs",
+        ),
     ],
 )
-def test_osworld_malformed_examples_name_file_and_field(tmp_path: Path, example: dict[str, Any], field: str,
-                                                        match: str) -> None:
+def test_osworld_malformed_examples_name_file_and_field(
+    tmp_path: Path, example: dict[str, Any], field: str, match: str
+) -> None:
     path = tmp_path / "example.json"
     path.write_text(json.dumps(example), encoding="utf-8")
     with pytest.raises(TaskFileError, match=match) as info:
@@ -541,9 +610,16 @@ def test_osworld_commands_need_the_shell(tmp_path: Path) -> None:
         require_programs("openbox")
     except DesktopNotAvailableError as exc:
         pytest.skip(str(exc))
-    example = {"id": "shell", "instruction": "Say hi.", "config": [],
-               "evaluator": {"func": "check_include_exclude", "result": {"type": "vm_command_line", "command": "echo hi"},
-                             "expected": {"type": "rule", "rules": {"include": ["hi"]}}}}
+    example = {
+        "id": "shell",
+        "instruction": "Say hi.",
+        "config": [],
+        "evaluator": {
+            "func": "check_include_exclude",
+            "result": {"type": "vm_command_line", "command": "echo hi"},
+            "expected": {"type": "rule", "rules": {"include": ["hi"]}},
+        },
+    }
     path = tmp_path / "example.json"
     path.write_text(json.dumps(example), encoding="utf-8")
     task = convert_osworld(path)[0][0]
@@ -559,13 +635,23 @@ def test_osworld_commands_need_the_shell(tmp_path: Path) -> None:
 def test_osworld_home_paths_in_an_argv_become_a_shell_string_that_keeps_every_argument(tmp_path: Path) -> None:
     import subprocess
 
-    tricky = "/home/user/it's \"quoted\" $NOT_EXPANDED `nor this`.txt"
-    example = [{"id": "argv", "instruction": "i", "config": [
-        {"type": "execute", "parameters": {"command": ["printf", "%s|", tricky, "/tmp/x y"]}},
-        {"type": "execute", "parameters": {"command": "ls /srv", "shell": False}},
-        {"type": "download", "parameters": {"files": [{"url": "https://x/y", "path": "/srv/data/y.txt"}]}}],
-        "evaluator": {"func": "exact_match", "result": {"type": "vm_command_line", "command": ["true"]},
-                      "expected": {"type": "rule", "rules": {"expected": ""}}}}]
+    tricky = '/home/user/it\'s "quoted" $NOT_EXPANDED `nor this`.txt'
+    example = [
+        {
+            "id": "argv",
+            "instruction": "i",
+            "config": [
+                {"type": "execute", "parameters": {"command": ["printf", "%s|", tricky, "/tmp/x y"]}},
+                {"type": "execute", "parameters": {"command": "ls /srv", "shell": False}},
+                {"type": "download", "parameters": {"files": [{"url": "https://x/y", "path": "/srv/data/y.txt"}]}},
+            ],
+            "evaluator": {
+                "func": "exact_match",
+                "result": {"type": "vm_command_line", "command": ["true"]},
+                "expected": {"type": "rule", "rules": {"expected": ""}},
+            },
+        }
+    ]
     path = tmp_path / "examples.json"
     path.write_text(json.dumps(example), encoding="utf-8")
     taskset, report = convert_osworld(path)
@@ -575,14 +661,22 @@ def test_osworld_home_paths_in_an_argv_become_a_shell_string_that_keeps_every_ar
     assert "absolute path '/srv/data/y.txt' needs allow_absolute_paths=True" in report.tasks[0].notes
     (command,) = first.args
     assert isinstance(command, str)
-    done = subprocess.run(["bash", "-c", command], capture_output=True, text=True, timeout=10, check=True,
-                          env={"HOME": str(tmp_path), "PATH": os.environ["PATH"]})
-    assert done.stdout == f"{tmp_path}/it's \"quoted\" $NOT_EXPANDED `nor this`.txt|/tmp/x y|"
+    done = subprocess.run(
+        ["bash", "-c", command],
+        capture_output=True,
+        text=True,
+        timeout=10,
+        check=True,
+        env={"HOME": str(tmp_path), "PATH": os.environ["PATH"]},
+    )
+    assert done.stdout == f'{tmp_path}/it\'s "quoted" $NOT_EXPANDED `nor this`.txt|/tmp/x y|'
 
 
 def test_download_file_takes_only_http_urls() -> None:
     import asyncio
 
-    call = REGISTRY.resolve("setup", "ubuntu", FunctionConfig(function="download_file", args=["file:///etc/passwd", "p"]))
+    call = REGISTRY.resolve(
+        "setup", "ubuntu", FunctionConfig(function="download_file", args=["file:///etc/passwd", "p"])
+    )
     with pytest.raises(ValueError, match="http or https URL"):
         asyncio.run(call.run(FunctionContext(gym="ubuntu")))

@@ -20,6 +20,7 @@ FRANCE = Task(id="france", prompt="Capital of France?", target="Paris", gym="qa"
 def answer(text: str):
     def policy(observation: dict, history: list, task: Task) -> Any:
         return [TypeAction(text=text[: len(history) + 1])] if len(history) < 2 else ResponseAction(text=text)
+
     return policy
 
 
@@ -145,11 +146,21 @@ def test_rollout_groups_with_a_seed_per_task_and_a_wrong_number_of_seeds() -> No
 
 def test_group_advantages_golden_numbers() -> None:
     # ART / TRL async: population std, eps 1e-6.
-    np.testing.assert_allclose(group_advantages([1, 0, 0, 1]), [0.999998000004, -0.999998000004, -0.999998000004, 0.999998000004])
-    np.testing.assert_allclose(group_advantages([0.2, 0.9, 0.4]), [-1.0190458692034328, 1.3587278256045772, -0.33968195640114424])
+    np.testing.assert_allclose(
+        group_advantages([1, 0, 0, 1]), [0.999998000004, -0.999998000004, -0.999998000004, 0.999998000004]
+    )
+    np.testing.assert_allclose(
+        group_advantages([0.2, 0.9, 0.4]), [-1.0190458692034328, 1.3587278256045772, -0.33968195640114424]
+    )
     # TRL GRPOTrainer: sample std (ddof=1), eps 1e-4.
-    np.testing.assert_allclose(group_advantages([1, 0, 0, 1], ddof=1, eps=1e-4), [0.8658754297607016, -0.8658754297607016, -0.8658754297607016, 0.8658754297607016])
-    np.testing.assert_allclose(group_advantages([0.2, 0.9, 0.4], ddof=1, eps=1e-4), [-0.8318195890931966, 1.1090927854575956, -0.27727319636439884])
+    np.testing.assert_allclose(
+        group_advantages([1, 0, 0, 1], ddof=1, eps=1e-4),
+        [0.8658754297607016, -0.8658754297607016, -0.8658754297607016, 0.8658754297607016],
+    )
+    np.testing.assert_allclose(
+        group_advantages([0.2, 0.9, 0.4], ddof=1, eps=1e-4),
+        [-0.8318195890931966, 1.1090927854575956, -0.27727319636439884],
+    )
     # verifiers: mean only.
     np.testing.assert_allclose(group_advantages([1, 0, 0], scale="none"), [2 / 3, -1 / 3, -1 / 3])
 
@@ -161,7 +172,9 @@ def test_group_advantages_edge_cases() -> None:
     # A failed run is left out of the statistics and gets 0.
     np.testing.assert_allclose(group_advantages([1, None, 0, float("nan")]), [0.999998000004, 0, -0.999998000004, 0])
     assert group_advantages([1, None], ddof=1).tolist() == [0, 0]
-    group = TrajectoryGroup(trajectories=[Trajectory(reward=1.0), Trajectory(reward=None, status="env_error"), Trajectory(reward=0.0)])
+    group = TrajectoryGroup(
+        trajectories=[Trajectory(reward=1.0), Trajectory(reward=None, status="env_error"), Trajectory(reward=0.0)]
+    )
     np.testing.assert_allclose(group.advantages(), [0.999998000004, 0, -0.999998000004])
     assert not group.is_degenerate()
 

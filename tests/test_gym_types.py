@@ -8,11 +8,11 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+import counter_gym
 import gymnasium
 import pytest
 from gymnasium.utils.env_checker import check_env
 
-import counter_gym
 import hud_gym
 from hud_gym import ClickAction, PressAction, ResponseAction, Task, TypeAction
 from hud_gym.evaluation import REGISTRY, UnknownFunctionError
@@ -30,10 +30,22 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def test_the_builtin_gyms_keep_their_ids_and_names() -> None:
     assert [gym.name for gym in BUILTIN_GYMS] == ["qa", "browser", "ubuntu"]
-    assert dict(GYM_IDS) == {"qa": "hud/QA-v0", "browser": "hud/Browser-v0", "ubuntu": "hud/Ubuntu-v0",
-                             "counter": "test/Counter-v0"}
-    for name, gym in {"qa": "qa", None: "qa", "question-answer": "qa", "hud-browser": "browser",
-                      "Browser": "browser", "hud-ubuntu": "ubuntu", "desktop": "ubuntu", "hud/Ubuntu-v0": "ubuntu"}.items():
+    assert dict(GYM_IDS) == {
+        "qa": "hud/QA-v0",
+        "browser": "hud/Browser-v0",
+        "ubuntu": "hud/Ubuntu-v0",
+        "counter": "test/Counter-v0",
+    }
+    for name, gym in {
+        "qa": "qa",
+        None: "qa",
+        "question-answer": "qa",
+        "hud-browser": "browser",
+        "Browser": "browser",
+        "hud-ubuntu": "ubuntu",
+        "desktop": "ubuntu",
+        "hud/Ubuntu-v0": "ubuntu",
+    }.items():
         assert get_gym(name).name == gym
         assert gym_id_for(name) == get_gym(gym).id
     qa = get_gym("qa")
@@ -66,7 +78,9 @@ def test_a_gym_registers_through_its_descriptor_alone() -> None:
     with pytest.raises(ValueError, match="tally"):
         register_gym(dataclasses.replace(counter_gym.GYM, name="abacus", id="test/Abacus-v0"))
     with pytest.raises(ValueError, match="lower case"):
-        hud_gym.GymType(name="Abacus", id="test/Abacus-v0", env=counter_gym.CounterEnv, controller=counter_gym.CounterController)
+        hud_gym.GymType(
+            name="Abacus", id="test/Abacus-v0", env=counter_gym.CounterEnv, controller=counter_gym.CounterController
+        )
 
 
 def test_the_env_takes_its_name_limit_and_controller_from_the_descriptor() -> None:

@@ -14,14 +14,14 @@ import gymnasium
 import numpy as np
 import pytest
 from PIL import Image
+from private_mounts import REASON, can_mount, run_on_tmpfs
 
 import hud_gym
 from hud_gym import ResponseAction, Task, TypeAction
-from hud_gym.jobs import Job, JobAnalytics, arun_job, current_job, list_jobs, load_job
 from hud_gym.envs.qa import QAEnv
+from hud_gym.jobs import Job, JobAnalytics, arun_job, current_job, list_jobs, load_job
 from hud_gym.trajectory import Trajectory, TrajectoryStep
 from hud_gym.wrappers.vector import HudVectorEnv
-from private_mounts import REASON, can_mount, run_on_tmpfs
 
 
 @pytest.fixture(autouse=True)
@@ -69,6 +69,7 @@ def test_a_replaced_sub_env_stays_linked_to_the_job(home: Path) -> None:
 
 # ---------------------------------------------------------------------- register_job
 
+
 def test_register_job_makes_a_job_per_call_and_links_envs(home: Path) -> None:
     @hud_gym.register_job("sync-eval", metadata={"agent_version": "1.1"})
     def evaluate(answer: str) -> Job:
@@ -108,8 +109,10 @@ def test_register_job_on_an_async_function(home: Path) -> None:
     assert job.status == "completed"
     [trajectory] = job.load_trajectories()
     assert trajectory.status == "ok" and trajectory.reward == 1.0 and trajectory.final_response == "Paris"
-    assert [s.actions for s in trajectory.steps] == [[{"type": "type", "text": "P", "enter_after": False}],
-                                                     [{"type": "response", "text": "Paris"}]]
+    assert [s.actions for s in trajectory.steps] == [
+        [{"type": "type", "text": "P", "enter_after": False}],
+        [{"type": "response", "text": "Paris"}],
+    ]
 
 
 def test_a_raising_job_function_fails_the_job_and_keeps_its_runs(home: Path) -> None:
@@ -137,6 +140,7 @@ def test_envs_made_outside_a_job_record_nothing(home: Path) -> None:
 
 # ---------------------------------------------------------------------- create_job / load_job
 
+
 def test_create_job_and_make_with_job_record_every_step(home: Path) -> None:
     job = hud_gym.create_job("manual-job", {"k": [1, 2]})
     env = hud_gym.make("qa-basic/capital-france", job=job)
@@ -147,8 +151,12 @@ def test_create_job_and_make_with_job_record_every_step(home: Path) -> None:
     env.close()
 
     loaded = load_job(job.id[:8])
-    assert (loaded.id, loaded.name, loaded.metadata, loaded.created_at) == (job.id, "manual-job", {"k": [1, 2]},
-                                                                            job.created_at)
+    assert (loaded.id, loaded.name, loaded.metadata, loaded.created_at) == (
+        job.id,
+        "manual-job",
+        {"k": [1, 2]},
+        job.created_at,
+    )
     assert loaded.status == "running"  # a created job runs until finished (or its process exits)
     [trajectory] = loaded.load_trajectories()
     assert trajectory.seed == 3 and trajectory.prompt == "What is the capital of France?"
@@ -222,6 +230,7 @@ def test_async_variants(home: Path) -> None:
 
 # ---------------------------------------------------------------------- vector envs
 
+
 def test_a_vector_env_inside_a_job_records_every_sub_env(home: Path) -> None:
     @hud_gym.register_job("vector")
     def evaluate() -> Job:
@@ -245,17 +254,23 @@ def test_a_vector_env_inside_a_job_records_every_sub_env(home: Path) -> None:
 
 # ---------------------------------------------------------------------- analytics
 
+
 def test_analytics_figures(home: Path) -> None:
     job = hud_gym.create_job("figures")
     outcomes: list[tuple[str, str, float | None, int, str | None]] = [
-        ("a", "ok", 1.0, 2, "g1"), ("a", "ok", 0.0, 4, "g1"), ("a", "policy_error", None, 1, "g1"),
-        ("b", "truncated", 0.5, 6, None), ("b", "env_error", None, 3, None), ("b", "ok", 1.0, 1, None),
+        ("a", "ok", 1.0, 2, "g1"),
+        ("a", "ok", 0.0, 4, "g1"),
+        ("a", "policy_error", None, 1, "g1"),
+        ("b", "truncated", 0.5, 6, None),
+        ("b", "env_error", None, 3, None),
+        ("b", "ok", 1.0, 1, None),
     ]
     for index, (task_id, status, reward, steps, group) in enumerate(outcomes):
         trajectory = Trajectory(task_id=task_id, status=status, reward=reward, group_id=group, rollout_index=index)
         trajectory.steps = [TrajectoryStep(index=i) for i in range(steps)]
-        trajectory.ended_at = trajectory.started_at + (index + 1) * (trajectory.started_at - trajectory.started_at
-                                                                     + _seconds(1))
+        trajectory.ended_at = trajectory.started_at + (index + 1) * (
+            trajectory.started_at - trajectory.started_at + _seconds(1)
+        )
         job.add_trajectory(trajectory)
     analytics = job.get_analytics()
     assert analytics.model_dump()["job_id"] == job.id
@@ -297,8 +312,16 @@ def _policy(observation: dict[str, Any], history: list[TrajectoryStep], task: Ta
 
 def test_run_job_runs_every_task_in_groups(home: Path) -> None:
     seen: list[Trajectory] = []
-    job = hud_gym.run_job(_policy, [hud_gym.get_task(t) for t in TASKS], "qa-run", group_size=3, max_concurrent=4,
-                          seed=10, metadata={"agent": "scripted"}, on_trajectory=seen.append)
+    job = hud_gym.run_job(
+        _policy,
+        [hud_gym.get_task(t) for t in TASKS],
+        "qa-run",
+        group_size=3,
+        max_concurrent=4,
+        seed=10,
+        metadata={"agent": "scripted"},
+        on_trajectory=seen.append,
+    )
     assert job.status == "completed" and job.name == "qa-run"
     assert job.metadata["agent"] == "scripted" and job.metadata["run"]["group_size"] == 3
     trajectories = job.load_trajectories()
@@ -317,8 +340,11 @@ def test_run_job_runs_every_task_in_groups(home: Path) -> None:
     analytics = job.get_analytics()
     assert analytics.success_rate == pytest.approx(6 / 9) and analytics.errors == 0
     assert {g.task_id: g.rewards for g in analytics.per_group}["largest-planet"] == [0.0, 0.0, 0.0]
-    assert {t.task_id: t.seed for t in trajectories} == {"capital-france": 10, "capital-japan": 11,
-                                                         "largest-planet": 12}
+    assert {t.task_id: t.seed for t in trajectories} == {
+        "capital-france": 10,
+        "capital-japan": 11,
+        "largest-planet": 12,
+    }
 
 
 def test_run_job_stores_crashed_runs_and_keeps_going(home: Path) -> None:
@@ -379,6 +405,7 @@ def test_run_job_refuses_bad_arguments(home: Path) -> None:
 
 # ---------------------------------------------------------------------- a browser job
 
+
 @pytest.mark.timeout(120)
 def test_a_browser_job_stores_screenshots_as_files(home: Path) -> None:
     pytest.importorskip("miniwob")
@@ -390,9 +417,16 @@ def test_a_browser_job_stores_screenshots_as_files(home: Path) -> None:
         find_chromium()
     except ChromiumNotFoundError as exc:
         pytest.skip(str(exc))
-    job = hud_gym.run_job(MiniWoBScriptedAgent(), ["miniwob/click-test-2", "miniwob/enter-text"], "miniwob",
-                          group_size=2, max_concurrent=2, seed=0, max_steps=3,
-                          env_kwargs={"elements": True, "observation_crop": MINIWOB_TASK_AREA, "screen_size": (500, 320)})
+    job = hud_gym.run_job(
+        MiniWoBScriptedAgent(),
+        ["miniwob/click-test-2", "miniwob/enter-text"],
+        "miniwob",
+        group_size=2,
+        max_concurrent=2,
+        seed=0,
+        max_steps=3,
+        env_kwargs={"elements": True, "observation_crop": MINIWOB_TASK_AREA, "screen_size": (500, 320)},
+    )
     trajectories = job.load_trajectories()
     assert len(trajectories) == 4 and all(t.status == "ok" and t.reward == 1.0 for t in trajectories)
     for trajectory in trajectories:
@@ -414,8 +448,9 @@ def test_a_full_disk_leaves_no_run_running_and_no_reward(tmp_path: Path) -> None
     mount = tmp_path / "disk"
     mount.mkdir()
     child = Path(__file__).with_name("full_disk_child.py")
-    process = run_on_tmpfs(mount, "2m", [sys.executable, str(child), "write"], timeout=150,
-                           env={**os.environ, "HUD_GYM_HOME": str(mount)})
+    process = run_on_tmpfs(
+        mount, "2m", [sys.executable, str(child), "write"], timeout=150, env={**os.environ, "HUD_GYM_HOME": str(mount)}
+    )
     assert process.returncode == 0, process.stderr[-3000:]
     written, read = (json.loads(line) for line in process.stdout.strip().splitlines()[-2:])
     statuses = [row["status"] for row in written["rows"]]

@@ -23,8 +23,13 @@ DATA_SUFFIXES = (".json", ".jsonl", ".yaml", ".js", ".html", ".css")
 
 def _source_files(*folders: str) -> list[str]:
     """The checkout's files (tracked, or new and not ignored) under ``folders``."""
-    listed = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard", *folders], cwd=ROOT,
-                            capture_output=True, text=True, check=True).stdout.split()
+    listed = subprocess.run(
+        ["git", "ls-files", "--cached", "--others", "--exclude-standard", *folders],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
     return [path for path in listed if (ROOT / path).is_file()]
 
 
@@ -47,8 +52,12 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
         (source / path).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(ROOT / path, source / path)
     out = tmp_path_factory.mktemp("wheel")
-    subprocess.run([sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(out), str(source)],
-                   check=True, capture_output=True, timeout=240)
+    subprocess.run(
+        [sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(out), str(source)],
+        check=True,
+        capture_output=True,
+        timeout=240,
+    )
     (built,) = out.glob("*.whl")
     return built
 

@@ -26,8 +26,22 @@ def test_example_trains_evaluates_and_writes_its_outputs(tmp_path: Path) -> None
         find_chromium()
     except ChromiumNotFoundError as exc:
         pytest.skip(str(exc))
-    command = [sys.executable, str(EXAMPLE), "--steps", "64", "--envs", "2", "--eval-every", "64",
-               "--eval-episodes", "4", "--seed", "1", "--out", str(tmp_path)]
+    command = [
+        sys.executable,
+        str(EXAMPLE),
+        "--steps",
+        "64",
+        "--envs",
+        "2",
+        "--eval-every",
+        "64",
+        "--eval-episodes",
+        "4",
+        "--seed",
+        "1",
+        "--out",
+        str(tmp_path),
+    ]
     result = subprocess.run(command, capture_output=True, text=True, timeout=200, check=False)
     assert result.returncode == 0, result.stderr[-3000:]
 

@@ -12,21 +12,47 @@ import pytest
 
 import hud_gym
 
-HEAVY = ("hud_gym.jobs", "hud_gym.jobs.store", "hud_gym.formats", "hud_gym.controllers.remote.client",
-         "hud_gym.controllers.browser", "hud_gym.controllers.ubuntu", "hud_gym.controllers.qa", "hud_gym.wrappers",
-         "hud_gym.cli", "playwright")
+HEAVY = (
+    "hud_gym.jobs",
+    "hud_gym.jobs.store",
+    "hud_gym.formats",
+    "hud_gym.controllers.remote.client",
+    "hud_gym.controllers.browser",
+    "hud_gym.controllers.ubuntu",
+    "hud_gym.controllers.qa",
+    "hud_gym.wrappers",
+    "hud_gym.cli",
+    "playwright",
+)
 
 
 def _run(code: str, **env: str) -> dict:
     """``code`` in a fresh interpreter; it prints one JSON line, returned."""
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True,
-                         env={**__import__("os").environ, **env})
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+        env={**__import__("os").environ, **env},
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def test_the_names_a_user_needs_are_exported_and_resolve() -> None:
-    assert {"HudEnv", "Controller", "Trajectory", "HudGymError", "GymType", "register_gym", "make", "Task",
-            "run_job", "Job", "load_taskset"} <= set(hud_gym.__all__)
+    assert {
+        "HudEnv",
+        "Controller",
+        "Trajectory",
+        "HudGymError",
+        "GymType",
+        "register_gym",
+        "make",
+        "Task",
+        "run_job",
+        "Job",
+        "load_taskset",
+    } <= set(hud_gym.__all__)
     assert len(hud_gym.__all__) < 60 and len(set(hud_gym.__all__)) == len(hud_gym.__all__)
     for name in hud_gym.__all__:
         assert getattr(hud_gym, name) is not None, name
@@ -38,8 +64,19 @@ def test_old_names_still_resolve() -> None:
 
     assert hud_gym.run_job is jobs.run_job and hud_gym.current_job is jobs.current_job
     assert hud_gym.convert_gaia is formats.convert_gaia and hud_gym.detect_format is formats.detect_format
-    for name in ("KEYS", "normalize_key", "sanitize_text", "expand_config", "register_envs", "SetupError",
-                 "UnknownFunctionError", "FunctionArgumentError", "UnknownKeyError", "ActionType", "FunctionConfig"):
+    for name in (
+        "KEYS",
+        "normalize_key",
+        "sanitize_text",
+        "expand_config",
+        "register_envs",
+        "SetupError",
+        "UnknownFunctionError",
+        "FunctionArgumentError",
+        "UnknownKeyError",
+        "ActionType",
+        "FunctionConfig",
+    ):
         assert hasattr(hud_gym, name), name
     with pytest.raises(AttributeError, match="no_such_name"):
         hud_gym.no_such_name  # noqa: B018
@@ -66,8 +103,10 @@ env.close()
 print(json.dumps({{"before": before, "reward": reward}}))
 """
     assert _run(code, HUD_GYM_HOME=home) == {"before": [], "reward": 1.0}
-    stored = _run(f"import hud_gym, json; print(json.dumps([t.reward for t in hud_gym.load_job({job_id!r}).load_trajectories()]))",
-                  HUD_GYM_HOME=home)
+    stored = _run(
+        f"import hud_gym, json; print(json.dumps([t.reward for t in hud_gym.load_job({job_id!r}).load_trajectories()]))",
+        HUD_GYM_HOME=home,
+    )
     assert stored == [1.0]
 
 

@@ -37,7 +37,8 @@ from hud_gym.evaluation import FunctionArgumentError
 FRANCE = Task(id="france", prompt="What is the capital of France?", target="Paris", gym="qa")
 
 LOCAL_ONLY_FUNCTIONS = pytest.mark.local_only(
-    "uses setup/evaluate functions registered in the test process, which a controller server does not know")
+    "uses setup/evaluate functions registered in the test process, which a controller server does not know"
+)
 LOCAL_ONLY_INTERNALS = pytest.mark.local_only("reads the in-process QAController's state")
 
 
@@ -153,8 +154,12 @@ def test_no_task_at_all_grades_zero(make_controller_env):
 
 
 def test_hud_gym_make_picks_the_qa_gym():
-    for source in (FRANCE, Task(prompt="no gym given", target="x"), "qa-basic/capital-france",
-                   {"prompt": "dict", "gym": "qa"}):
+    for source in (
+        FRANCE,
+        Task(prompt="no gym given", target="x"),
+        "qa-basic/capital-france",
+        {"prompt": "dict", "gym": "qa"},
+    ):
         env = hud_gym.make(source)
         try:
             assert isinstance(env, QAEnv) and env.spec.id == "hud/QA-v0"
@@ -275,8 +280,16 @@ def test_bad_action_reports_and_the_episode_goes_on(make_controller_env):
     assert "nokey" in info["action_error"]
     assert (reward, terminated, truncated) == (0.0, False, False)
     assert env.observation_space.contains(obs)
-    for bad in ({"type": "clik"}, {"type": ["click"]}, "click", 5, None, [TypeAction(text="a"), {"type": "wait"}],
-                {"action_type": 999}, CustomAction(action="teleport")):
+    for bad in (
+        {"type": "clik"},
+        {"type": ["click"]},
+        "click",
+        5,
+        None,
+        [TypeAction(text="a"), {"type": "wait"}],
+        {"action_type": 999},
+        CustomAction(action="teleport"),
+    ):
         _, _, terminated, _, info = env.step(bad)
         assert info["status"] == "action_error", bad
         assert info["action_error"]
@@ -329,8 +342,11 @@ def test_unknown_evaluate_function_fails_reset_before_setup(make_env):
     assert "respons_includes" in str(info.value) and "response_includes" in str(info.value)
     assert SETUP_CALLS == []
     with pytest.raises(FunctionArgumentError, match="numeric_match"):
-        env.reset(options={"task": Task(prompt="q", setup=[("test_record_setup", "ran")],
-                                        evaluate=[("numeric_match", "abc")])})
+        env.reset(
+            options={
+                "task": Task(prompt="q", setup=[("test_record_setup", "ran")], evaluate=[("numeric_match", "abc")])
+            }
+        )
     assert SETUP_CALLS == []
     with pytest.raises(UnknownFunctionError, match="no_such_setup"):
         env.reset(options={"task": Task(prompt="q", setup=["no_such_setup"], target="x")})
@@ -356,7 +372,9 @@ def test_setup_show_passage(make_controller_env):
 
 
 def test_setup_set_question_and_prefill(make_controller_env):
-    env = make_controller_env(task=Task(prompt="p", target="Paris", setup=[("set_question", "Where?"), ("prefill_answer", "Par")]))
+    env = make_controller_env(
+        task=Task(prompt="p", target="Paris", setup=[("set_question", "Where?"), ("prefill_answer", "Par")])
+    )
     obs, _ = env.reset(seed=0)
     assert obs["text"].endswith("Answer so far: Par")
     _, reward, terminated, _, _ = env.step([TypeAction(text="is"), PressAction(keys=["Enter"])])
@@ -480,7 +498,9 @@ def test_answer_editing_keys(make_controller_env):
     assert obs["text"].endswith("Answer so far: Paris")
     obs, *_ = env.step([PressAction(keys=["space"]), PressAction(keys=["ctrl", "a"])])
     assert obs["text"].endswith("Answer so far: ")
-    obs, *_ = env.step([{"type": "keydown", "keys": ["ctrl"]}, PressAction(keys=["u"]), {"type": "keyup", "keys": ["ctrl"]}])
+    obs, *_ = env.step(
+        [{"type": "keydown", "keys": ["ctrl"]}, PressAction(keys=["u"]), {"type": "keyup", "keys": ["ctrl"]}]
+    )
     assert obs["text"].endswith("Answer so far: ")
     obs, *_ = env.step(PressAction(keys=["x"]))  # ctrl is no longer held: the key types
     assert obs["text"].endswith("Answer so far: x")
@@ -497,10 +517,17 @@ def test_observations_are_in_the_space(make_controller_env):
     env = make_controller_env(taskset="qa-basic", max_text_length=200)
     obs, _ = env.reset(seed=0)
     _assert_obs(env, obs)
-    for action in (TypeAction(text="emoji 😀 and\r\ncarriage\rreturn \x00 \x1b"), ClickAction(point=(5, 5)),
-                   MoveAction(offset=(3, -2)), DragAction(path=[(0, 0), (10, 10)]), ScreenshotFetch(),
-                   PositionFetch(), WaitAction(time=1), {"type": "press", "keys": ["nokey"]},
-                   TypeAction(text="x" * 500)):
+    for action in (
+        TypeAction(text="emoji 😀 and\r\ncarriage\rreturn \x00 \x1b"),
+        ClickAction(point=(5, 5)),
+        MoveAction(offset=(3, -2)),
+        DragAction(path=[(0, 0), (10, 10)]),
+        ScreenshotFetch(),
+        PositionFetch(),
+        WaitAction(time=1),
+        {"type": "press", "keys": ["nokey"]},
+        TypeAction(text="x" * 500),
+    ):
         obs, _, _, _, _ = env.step(action)
         _assert_obs(env, obs)
     assert len(obs["text"]) <= 200

@@ -21,13 +21,13 @@ import numpy as np
 import psutil
 import pytest
 from gymnasium.vector import AutoresetMode, SyncVectorEnv
+from vector_timeline import SCHEDULE, TASK, batched, same_infos, same_obs
 
 from hud_gym import ClickAction, Point, ResponseAction, Task, TypeAction, WaitAction
 from hud_gym.controllers.process_utils import wait_gone
 from hud_gym.envs.qa import QAEnv
 from hud_gym.trajectory import TrajectoryGroup
 from hud_gym.wrappers.grpo import rollout, rollout_group, rollout_groups
-from vector_timeline import SCHEDULE, TASK, batched, same_infos, same_obs
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -92,14 +92,6 @@ def assert_gone(ray: Any, described: list[dict[str, Any]], others: set[int] = fr
     ids = {d["actor_id"] for d in described}
     assert _wait_for(lambda: all(_actor_states(ray).get(i) == "DEAD" for i in ids), 30), _actor_states(ray)
     assert wait_gone({d["pid"] for d in described} | set(others), 30) == set()
-
-
-
-
-
-
-
-
 
 
 def _qa_envs(num_envs: int = 3, **kwargs: Any) -> Any:
@@ -453,12 +445,15 @@ def test_rollout_group_through_the_ray_pool(ray_cluster: Any) -> None:
 
     async def main() -> tuple[TrajectoryGroup, TrajectoryGroup, list[TrajectoryGroup], list[Any], int]:
         async with RayEnvPool(size=4) as pool:
-            first = await rollout_group("qa-basic/capital-france", _answers("Paris", "Rome", "Paris", "Lyon"), 4,
-                                        seed=9, pool=pool)
+            first = await rollout_group(
+                "qa-basic/capital-france", _answers("Paris", "Rome", "Paris", "Lyon"), 4, seed=9, pool=pool
+            )
             proxies = list(pool._idle["hud/QA-v0"])
             second = await rollout_group("qa-basic/capital-france", _answers(*["Paris"] * 4), 4, seed=10, pool=pool)
-            tasks = [Task(id="a", prompt="1+1?", target="2", gym="qa"),
-                     Task(id="b", prompt="2+2?", target="4", gym="qa")]
+            tasks = [
+                Task(id="a", prompt="1+1?", target="2", gym="qa"),
+                Task(id="b", prompt="2+2?", target="4", gym="qa"),
+            ]
             streamed = [g async for g in rollout_groups(tasks, answer_target, 2, max_concurrent=4, pool=pool)]
             return first, second, streamed, proxies, pool.envs
 
@@ -471,8 +466,9 @@ def test_rollout_group_through_the_ray_pool(ray_cluster: Any) -> None:
     for t in first.trajectories:
         assert t.reward == (1.0 if t.final_response == "Paris" else 0.0)
         assert t.initial_observation["screenshot"].flags.writeable
-        np.testing.assert_array_equal(t.initial_observation["screenshot"],
-                                      first.trajectories[0].initial_observation["screenshot"])
+        np.testing.assert_array_equal(
+            t.initial_observation["screenshot"], first.trajectories[0].initial_observation["screenshot"]
+        )
     assert second.rewards() == [1.0] * 4
     assert envs == 4 and len({p.pid for p in proxies}) == 4  # four actors, reused by every group
     assert sorted(g.task.id for g in streamed) == ["a", "b"]
@@ -486,6 +482,7 @@ def test_a_killed_actor_fails_its_pooled_rollout_and_is_replaced(ray_cluster: An
     async def main() -> tuple[Any, Any, TrajectoryGroup, list[Any]]:
         async with RayEnvPool(size=2) as pool:
             async with pool.lease(Task(prompt="x", target="y", gym="qa")) as proxy:
+
                 def kill_then_answer(observation: dict, history: list, task: Task) -> Any:
                     ray_cluster.kill(proxy.actor)
                     return ResponseAction(text="Paris")
@@ -513,12 +510,18 @@ def test_no_env_actor_left_alive(ray_cluster: Any) -> None:
 def test_actors_run_their_controllers_on_a_fleet_of_servers(ray_cluster: Any) -> None:
     """``controller=[url, url]``: each actor holds an env core whose controller runs on a server."""
     from controller_servers import TOKEN, ServerProcess
+
     from hud_gym.wrappers.ray_vector import RayVectorEnv
 
     servers = [ServerProcess("qa"), ServerProcess("qa")]
     fleet = [server.url for server in servers]
-    envs = RayVectorEnv("hud/QA-v0", num_envs=2, task=Task(id="f", prompt="Capital of France?", target="Paris", gym="qa"),
-                        controller=fleet, controller_token=TOKEN)
+    envs = RayVectorEnv(
+        "hud/QA-v0",
+        num_envs=2,
+        task=Task(id="f", prompt="Capital of France?", target="Paris", gym="qa"),
+        controller=fleet,
+        controller_token=TOKEN,
+    )
     try:
         envs.reset(seed=0)
         _, rewards, terminated, _, _ = envs.step([ResponseAction(text="Paris"), ResponseAction(text="Rome")])

@@ -13,6 +13,7 @@ import gymnasium
 import numpy as np
 import psutil
 import pytest
+from controller_servers import TOKEN, ServerProcess, running_servers
 
 import hud_gym  # noqa: F401  (registers the ids)
 from hud_gym import CustomAction, ResponseAction, Task, TypeAction, evaluate_function
@@ -22,8 +23,6 @@ from hud_gym.controllers.remote.client import RemoteController
 from hud_gym.controllers.remote.launch import SUBPROCESS
 from hud_gym.controllers.remote.shm import PREFIX, SHM_DIR
 from hud_gym.evaluation import FunctionContext
-from controller_servers import TOKEN, ServerProcess, running_servers
-
 
 
 def _frame_files() -> set[str]:
@@ -54,8 +53,12 @@ def start_server() -> Iterator[Callable[..., ServerProcess]]:
         server.stop()
 
 
-QA_TASK = Task(prompt="What is the capital of France?", setup=[("show_passage", "Paris is the capital.")],
-               evaluate=("response_includes", "Paris"), gym="qa")
+QA_TASK = Task(
+    prompt="What is the capital of France?",
+    setup=[("show_passage", "Paris is the capital.")],
+    evaluate=("response_includes", "Paris"),
+    gym="qa",
+)
 
 
 def _qa_episode(env: gymnasium.Env) -> list[np.ndarray]:
@@ -88,7 +91,9 @@ def test_qa_through_a_subprocess_sees_what_a_local_env_sees(make_env: Callable[.
     assert not running_servers()  # the last env's close stopped the server
 
 
-def test_qa_through_an_explicit_server(make_env: Callable[..., Any], start_server: Callable[..., ServerProcess]) -> None:
+def test_qa_through_an_explicit_server(
+    make_env: Callable[..., Any], start_server: Callable[..., ServerProcess]
+) -> None:
     server = start_server("qa")
     env = make_env("hud/QA-v0", task=QA_TASK, controller=server.url, controller_token=TOKEN)
     _qa_episode(env)
@@ -102,15 +107,18 @@ def test_functions_unknown_to_the_server_are_reported(make_env: Callable[..., An
     def only_in_this_process(ctx: FunctionContext) -> float:
         return 1.0
 
-    env = make_env("hud/QA-v0", task=Task(prompt="Q", evaluate="only_in_this_process", gym="qa"), controller="subprocess")
+    env = make_env(
+        "hud/QA-v0", task=Task(prompt="Q", evaluate="only_in_this_process", gym="qa"), controller="subprocess"
+    )
     env.reset(seed=0)
     _, reward, terminated, _, info = env.step(ResponseAction(text="A"))
     assert terminated and reward is None and info["status"] == "eval_error" and info["grade"].is_error
     assert "only_in_this_process" in info["grade"].content and "--import" in info["grade"].content
 
 
-def test_functions_of_your_modules_reach_a_subprocess_server(make_env: Callable[..., Any],
-                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+def test_functions_of_your_modules_reach_a_subprocess_server(
+    make_env: Callable[..., Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
     import remote_functions  # noqa: F401  (registers the function in this process too)
 
     tests_dir = str(Path(__file__).parent)
@@ -127,8 +135,12 @@ def test_functions_of_your_modules_reach_a_subprocess_server(make_env: Callable[
 
 
 def _browser_episode(env: gymnasium.Env, site: str) -> None:
-    task = Task(prompt="Type hello in the box.", setup=[("goto", f"{site}/input.html")],
-                evaluate=("text_matches", "#text", "^hello$"), gym="hud-browser")
+    task = Task(
+        prompt="Type hello in the box.",
+        setup=[("goto", f"{site}/input.html")],
+        evaluate=("text_matches", "#text", "^hello$"),
+        gym="hud-browser",
+    )
     obs, info = env.reset(seed=0, options={"task": task})
     assert info["status"] == "ok" and info["title"] == "Input fixture" and info["url"].endswith("/input.html")
     before = obs["screenshot"]
@@ -146,8 +158,9 @@ def test_browser_through_a_subprocess(make_env: Callable[..., Any], site: str) -
     _browser_episode(env, site)
 
 
-def test_browser_through_an_explicit_server(make_env: Callable[..., Any], site: str,
-                                            start_server: Callable[..., ServerProcess]) -> None:
+def test_browser_through_an_explicit_server(
+    make_env: Callable[..., Any], site: str, start_server: Callable[..., ServerProcess]
+) -> None:
     server = start_server("browser")
     env = make_env("hud/Browser-v0", controller=server.url, controller_token=TOKEN, elements=True)
     _browser_episode(env, site)
@@ -184,7 +197,8 @@ def test_vector_env_multiplexes_envs_over_one_server(site: str) -> None:
 
 @pytest.mark.timeout(240)
 def test_a_server_killed_mid_episode_is_an_env_error_then_reset_starts_a_new_one(
-        make_env: Callable[..., Any], site: str) -> None:
+    make_env: Callable[..., Any], site: str
+) -> None:
     env = make_env("hud/Browser-v0", controller="subprocess", step_timeout=20)
     task = {"prompt": "p", "setup": [["goto", f"{site}/input.html"]]}
     env.reset(seed=0, options={"task": task})
@@ -203,8 +217,9 @@ def test_a_server_killed_mid_episode_is_an_env_error_then_reset_starts_a_new_one
     assert info["status"] == "ok"
 
 
-def test_a_killed_explicit_server_reconnects_once_it_is_back(make_env: Callable[..., Any],
-                                                            start_server: Callable[..., ServerProcess]) -> None:
+def test_a_killed_explicit_server_reconnects_once_it_is_back(
+    make_env: Callable[..., Any], start_server: Callable[..., ServerProcess]
+) -> None:
     server = start_server("qa")
     env = make_env("hud/QA-v0", task=QA_TASK, controller=server.url, controller_token=TOKEN)
     env.reset(seed=0)
@@ -229,8 +244,12 @@ def test_ubuntu_through_a_subprocess(make_env: Callable[..., Any]) -> None:
         require_programs("openbox")
     except DesktopNotAvailableError as exc:
         pytest.skip(str(exc))
-    task = Task(prompt="Reply when you see the file.", setup=[("write_file", "notes.txt", "hello desktop")],
-                evaluate=("file_contains", "notes.txt", "hello desktop"), gym="hud-ubuntu")
+    task = Task(
+        prompt="Reply when you see the file.",
+        setup=[("write_file", "notes.txt", "hello desktop")],
+        evaluate=("file_contains", "notes.txt", "hello desktop"),
+        gym="hud-ubuntu",
+    )
     env = make_env("hud/Ubuntu-v0", task=task, screen_size=(800, 600), controller="subprocess")
     obs, info = env.reset(seed=0)
     assert info["status"] == "ok" and obs["screenshot"].shape == (600, 800, 3)
@@ -243,8 +262,9 @@ def test_ubuntu_through_a_subprocess(make_env: Callable[..., Any]) -> None:
 # ----------------------------------------------------------------------------- misuse
 
 
-def test_docker_without_an_engine_fails_clearly(make_env: Callable[..., Any], monkeypatch: pytest.MonkeyPatch,
-                                                tmp_path: Path) -> None:
+def test_docker_without_an_engine_fails_clearly(
+    make_env: Callable[..., Any], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     monkeypatch.setenv("DOCKER_HOST", f"unix://{tmp_path}/no-docker.sock")
     env = make_env("hud/QA-v0", task=QA_TASK, controller="docker")
     with pytest.raises(ControllerError, match="no Docker engine is reachable") as caught:
@@ -252,14 +272,18 @@ def test_docker_without_an_engine_fails_clearly(make_env: Callable[..., Any], mo
     assert "controller='subprocess'" in str(caught.value)
 
 
-@pytest.mark.parametrize(("kwargs", "message"), [
-    ({"controller": "ssh://box"}, "'local', 'subprocess', 'docker' or a 'ws://host:port' URL"),
-    ({"controller": "remote"}, "'local', 'subprocess', 'docker'"),
-    ({"controller": "ws://127.0.0.1:9"}, "needs the server's token"),
-    ({"controller": "ws://127.0.0.1:9?frames=gif", "controller_token": "t"}, "frames must be"),
-])
-def test_a_bad_controller_argument_fails_at_make_time(monkeypatch: pytest.MonkeyPatch, kwargs: dict[str, Any],
-                                                       message: str) -> None:
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"controller": "ssh://box"}, "'local', 'subprocess', 'docker' or a 'ws://host:port' URL"),
+        ({"controller": "remote"}, "'local', 'subprocess', 'docker'"),
+        ({"controller": "ws://127.0.0.1:9"}, "needs the server's token"),
+        ({"controller": "ws://127.0.0.1:9?frames=gif", "controller_token": "t"}, "frames must be"),
+    ],
+)
+def test_a_bad_controller_argument_fails_at_make_time(
+    monkeypatch: pytest.MonkeyPatch, kwargs: dict[str, Any], message: str
+) -> None:
     monkeypatch.delenv("HUD_GYM_CONTROLLER_TOKEN", raising=False)
     with pytest.raises(ValueError, match=message.replace("(", r"\(").replace("?", r"\?")):
         gymnasium.make("hud/QA-v0", **kwargs)

@@ -166,22 +166,27 @@ def test_size_cap(qa_server: ControllerServer) -> None:
     other.close()
 
 
-@pytest.mark.parametrize(("message", "error_type", "names"), [
-    ("{not json", "BadRequest", "malformed JSON"),
-    ("[1, 2]", "BadRequest", "JSON object"),
-    ('{"v": 1, "op": "ping"}', "BadRequest", "'id'"),
-    ('{"v": 1, "id": -1, "op": "ping"}', "BadRequest", "'id'"),
-    ('{"v": 2, "id": 1, "op": "ping"}', "BadRequest", "version 2"),
-    ('{"v": 1, "id": 1, "op": "explode"}', "BadRequest", "unknown op 'explode'"),
-    ('{"v": 1, "id": 1, "op": "reset", "env": "e1", "seed": "seven"}', "BadRequest", "field 'seed'"),
-    ('{"v": 1, "id": 1, "op": "open", "gym": "qa", "screen_size": [100000, 5]}', "BadRequest", "screen_size"),
-    ('{"v": 1, "id": 1, "op": "open", "gym": "qa", "surprise": 1}', "BadRequest", "surprise"),
-    ('{"v": 1, "id": 1, "op": "open", "gym": "browser"}', "BadRequest", "serves the 'qa' gym"),
-    ('{"v": 1, "id": 1, "op": "open", "gym": "qa", "options": {"headless": true}}', "BadRequest", "headless"),
-    ('{"v": 1, "id": 1, "op": "step", "env": "e999", "action": {}}', "UnknownEnv", "e999"),
-    ('{"v": 1, "id": 1, "op": "hello", "token": "x"}', "BadRequest", "already"),
-])
-def test_protocol_errors_name_the_problem(qa_server: ControllerServer, message: str, error_type: str, names: str) -> None:
+@pytest.mark.parametrize(
+    ("message", "error_type", "names"),
+    [
+        ("{not json", "BadRequest", "malformed JSON"),
+        ("[1, 2]", "BadRequest", "JSON object"),
+        ('{"v": 1, "op": "ping"}', "BadRequest", "'id'"),
+        ('{"v": 1, "id": -1, "op": "ping"}', "BadRequest", "'id'"),
+        ('{"v": 2, "id": 1, "op": "ping"}', "BadRequest", "version 2"),
+        ('{"v": 1, "id": 1, "op": "explode"}', "BadRequest", "unknown op 'explode'"),
+        ('{"v": 1, "id": 1, "op": "reset", "env": "e1", "seed": "seven"}', "BadRequest", "field 'seed'"),
+        ('{"v": 1, "id": 1, "op": "open", "gym": "qa", "screen_size": [100000, 5]}', "BadRequest", "screen_size"),
+        ('{"v": 1, "id": 1, "op": "open", "gym": "qa", "surprise": 1}', "BadRequest", "surprise"),
+        ('{"v": 1, "id": 1, "op": "open", "gym": "browser"}', "BadRequest", "serves the 'qa' gym"),
+        ('{"v": 1, "id": 1, "op": "open", "gym": "qa", "options": {"headless": true}}', "BadRequest", "headless"),
+        ('{"v": 1, "id": 1, "op": "step", "env": "e999", "action": {}}', "UnknownEnv", "e999"),
+        ('{"v": 1, "id": 1, "op": "hello", "token": "x"}', "BadRequest", "already"),
+    ],
+)
+def test_protocol_errors_name_the_problem(
+    qa_server: ControllerServer, message: str, error_type: str, names: str
+) -> None:
     client = Client(qa_server.url)
     client.ws.send(message)
     reply = client.reply()
@@ -206,19 +211,27 @@ _JSON = st.recursive(
     max_leaves=12,
 )
 _REQUESTS = st.fixed_dictionaries(
-    {"v": st.sampled_from([1, 1, 1, 0, "1", None]), "id": st.integers(-5, 2**33) | _JSON,
-     "op": st.sampled_from([*OPS, "", "nope"]) | st.text(max_size=6)},
-    optional={"env": _ENV_IDS | _JSON, "gym": st.sampled_from(["qa", "browser", "x"]) | _JSON,
-              "screen_size": st.lists(st.integers(-10, 10**6), max_size=3) | _JSON, "options": _JSON,
-              "task": _JSON, "seed": _JSON, "action": _JSON, "calls": _JSON, "token": _JSON,
-              "frame_format": _JSON, "combine": _JSON, "extra": _JSON},
+    {
+        "v": st.sampled_from([1, 1, 1, 0, "1", None]),
+        "id": st.integers(-5, 2**33) | _JSON,
+        "op": st.sampled_from([*OPS, "", "nope"]) | st.text(max_size=6),
+    },
+    optional={
+        "env": _ENV_IDS | _JSON,
+        "gym": st.sampled_from(["qa", "browser", "x"]) | _JSON,
+        "screen_size": st.lists(st.integers(-10, 10**6), max_size=3) | _JSON,
+        "options": _JSON,
+        "task": _JSON,
+        "seed": _JSON,
+        "action": _JSON,
+        "calls": _JSON,
+        "token": _JSON,
+        "frame_format": _JSON,
+        "combine": _JSON,
+        "extra": _JSON,
+    },
 )
-_MESSAGES = (
-    st.text(max_size=300)
-    | st.binary(max_size=300)
-    | _JSON.map(json.dumps)
-    | _REQUESTS.map(json.dumps)
-)
+_MESSAGES = st.text(max_size=300) | st.binary(max_size=300) | _JSON.map(json.dumps) | _REQUESTS.map(json.dumps)
 
 
 @pytest.mark.timeout(300)
@@ -251,12 +264,18 @@ def test_fuzz_the_server_keeps_serving(qa_server: ControllerServer) -> None:
 
 def test_a_qa_episode_over_the_protocol(qa_server: ControllerServer) -> None:
     client = Client(qa_server.url)
-    task = Task(prompt="Capital of France?", setup=[("show_passage", "Paris is in France.")],
-                evaluate=("response_includes", "Paris"), gym="qa")
+    task = Task(
+        prompt="Capital of France?",
+        setup=[("show_passage", "Paris is in France.")],
+        evaluate=("response_includes", "Paris"),
+        gym="qa",
+    )
     env = client.ok("open", gym="qa", screen_size=[400, 300])["env"]
     client.ok("start", env=env)
     client.ok("reset", env=env, task=task.to_dict(), seed=3)
-    assert client.ok("setup", env=env, calls=[c.model_dump(mode="json") for c in task.setup or []]) == {"instruction": None}
+    assert client.ok("setup", env=env, calls=[c.model_dump(mode="json") for c in task.setup or []]) == {
+        "instruction": None
+    }
     step = client.ok("step", env=env, action={"type": "type", "text": "Par"})
     assert step == {"response": None, "info": {}}
     request_id = client.send("observe", env=env)
@@ -268,8 +287,13 @@ def test_a_qa_episode_over_the_protocol(qa_server: ControllerServer) -> None:
     expected = render_page(400, 300, format_prompt(task), "Paris is in France.", "Par")
     np.testing.assert_array_equal(pixels, expected)
     assert "Answer so far: Par" in reply["result"]["text"]
-    grade = client.ok("evaluate", env=env, calls=[c.model_dump(mode="json") for c in task.evaluate or []],
-                      final_response="Paris", combine="mean")["grade"]
+    grade = client.ok(
+        "evaluate",
+        env=env,
+        calls=[c.model_dump(mode="json") for c in task.evaluate or []],
+        final_response="Paris",
+        combine="mean",
+    )["grade"]
     assert grade["reward"] == 1.0 and grade["is_error"] is False
     assert client.ok("health", env=env) == {"healthy": True}
     bad = client.request("step", env=env, action={"type": "custom", "action": "explode"})
@@ -340,7 +364,9 @@ def test_command_line_generates_and_prints_a_token() -> None:
     env = {k: v for k, v in os.environ.items() if k != TOKEN_ENV_VAR}
     process = subprocess.Popen(
         [sys.executable, "-m", "hud_gym.controllers.remote.server", "qa", "--port", "0"],
-        stdout=subprocess.PIPE, text=True, env=env,
+        stdout=subprocess.PIPE,
+        text=True,
+        env=env,
     )
     try:
         assert process.stdout is not None
@@ -349,7 +375,7 @@ def test_command_line_generates_and_prints_a_token() -> None:
             if line.startswith("token: "):
                 token = line.split(": ", 1)[1].strip()
             if line.startswith(READY_PREFIX):
-                url = line[len(READY_PREFIX):].strip()
+                url = line[len(READY_PREFIX) :].strip()
                 break
         assert token and url and url.startswith("ws://127.0.0.1:")
         client = Client(url, token=None)

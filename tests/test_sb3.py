@@ -18,7 +18,9 @@ TASK = Task(id="t", prompt="Type x", target="x")
 
 def wrapped(mode: str = "multidiscrete", text: str = "drop") -> SB3ObservationWrapper:
     env = QAEnv(task=TASK, screen_size=(320, 240), max_steps=8)
-    return SB3ObservationWrapper(SB3ActionWrapper(env, mode=mode, grid=(4, 3), texts=("x", "y")), size=(64, 48), text=text)
+    return SB3ObservationWrapper(
+        SB3ActionWrapper(env, mode=mode, grid=(4, 3), texts=("x", "y")), size=(64, 48), text=text
+    )
 
 
 @pytest.mark.parametrize("mode", ["multidiscrete", "discrete", "box"])

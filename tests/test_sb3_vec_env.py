@@ -11,18 +11,19 @@ from pathlib import Path
 import numpy as np
 import pytest
 from gymnasium.vector import AutoresetMode
-from hud_gym.wrappers.sb3_actions import ActionMapper, SB3ActionWrapper
-from hud_gym.wrappers.sb3_observations import SB3ObservationWrapper
-from hud_gym.wrappers.vector import HudVectorEnv, qa_vector_env
 
 import hud_gym
 from hud_gym import ClickAction, Grade, Task
 from hud_gym.envs.qa import QAEnv
+from hud_gym.wrappers.sb3_actions import ActionMapper, SB3ActionWrapper
+from hud_gym.wrappers.sb3_observations import SB3ObservationWrapper
+from hud_gym.wrappers.vector import HudVectorEnv, qa_vector_env
 
 pytest.importorskip("stable_baselines3")
-from hud_gym.wrappers.sb3_vec_env import HudSB3VecEnv, to_sb3_vec_env, unbatch_infos
 from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
+
+from hud_gym.wrappers.sb3_vec_env import HudSB3VecEnv, to_sb3_vec_env, unbatch_infos
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -48,15 +49,24 @@ SCHEDULE = [
 def qa_single(max_steps: int = 3) -> SB3ObservationWrapper:
     """One QA env wrapped for SB3 the single-env way (SB3's DummyVecEnv is the reference)."""
     env = QAEnv(taskset="qa-basic", max_steps=max_steps, observation_size=SIZE)
-    mapped = SB3ActionWrapper(env, mode=VOCABULARY["action_mode"], grid=VOCABULARY["grid"], keys=VOCABULARY["keys"],
-                              texts=VOCABULARY["texts"])
+    mapped = SB3ActionWrapper(
+        env, mode=VOCABULARY["action_mode"], grid=VOCABULARY["grid"], keys=VOCABULARY["keys"], texts=VOCABULARY["texts"]
+    )
     return SB3ObservationWrapper(mapped, size=SIZE, text="codes", text_length=64)
 
 
 @pytest.fixture
 def venv() -> Iterator[HudSB3VecEnv]:
-    envs = to_sb3_vec_env("hud/QA-v0", N, taskset="qa-basic", max_steps=3, observation_size=SIZE, text="codes",
-                          text_length=64, **VOCABULARY)
+    envs = to_sb3_vec_env(
+        "hud/QA-v0",
+        N,
+        taskset="qa-basic",
+        max_steps=3,
+        observation_size=SIZE,
+        text="codes",
+        text_length=64,
+        **VOCABULARY,
+    )
     yield envs
     envs.close()
 
@@ -205,14 +215,17 @@ def test_existing_vector_env_is_switched_to_same_step_or_refused() -> None:
 
 
 def test_an_absent_reward_reaches_sb3_as_failed_reward_marked_counted_and_logged(
-        caplog: pytest.LogCaptureFixture) -> None:
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     sys.path.insert(0, str(Path(__file__).parent))
     import failing_functions  # noqa: F401  (registers failing_raises)
 
     good = Task(id="good", prompt="2+2?", gym="qa", target="4")
     broken = Task(id="broken", prompt="2+2?", gym="qa", evaluate="failing_raises")
-    vector_env = HudVectorEnv([lambda: QAEnv(task=good, observation_size=SIZE),
-                               lambda: QAEnv(task=broken, observation_size=SIZE)], autoreset_mode=AutoresetMode.SAME_STEP)
+    vector_env = HudVectorEnv(
+        [lambda: QAEnv(task=good, observation_size=SIZE), lambda: QAEnv(task=broken, observation_size=SIZE)],
+        autoreset_mode=AutoresetMode.SAME_STEP,
+    )
     with pytest.raises(ValueError, match="failed_reward"):
         HudSB3VecEnv(vector_env, failed_reward=float("nan"), **VOCABULARY)
     venv = HudSB3VecEnv(vector_env, failed_reward=-1.0, observation_size=SIZE, **VOCABULARY)
@@ -237,13 +250,19 @@ def test_clicks_only_vocabulary_passes_sb3_check_env() -> None:
     for mode, expected in (("multidiscrete", [1, 5, 5, 1, 1]), ("discrete", 25)):
         mapper = ActionMapper((160, 160), mode, grid=(5, 5), keys=(), texts=())
         assert (mapper.space.nvec.tolist() if mode == "multidiscrete" else mapper.space.n) == expected
-    assert ActionMapper((160, 160), "multidiscrete", (5, 5), (), ()).to_cla([0, 4, 0, 0, 0]) == ClickAction(point=(144, 16))
+    assert ActionMapper((160, 160), "multidiscrete", (5, 5), (), ()).to_cla([0, 4, 0, 0, 0]) == ClickAction(
+        point=(144, 16)
+    )
     assert ActionMapper((160, 160), "discrete", (5, 5), (), ()).to_cla(24) == ClickAction(point=(144, 144))
     assert isinstance(ActionMapper((160, 160), "box", (5, 5), (), ()).to_cla(np.ones(4, np.float32)), ClickAction)
     with pytest.raises(ValueError, match=r"action \[1, 0, 0, 0, 0\] is not in the SB3 action space"):
         ActionMapper((160, 160), "multidiscrete", (5, 5), (), ()).to_cla([1, 0, 0, 0, 0])
-    env = SB3ObservationWrapper(SB3ActionWrapper(QAEnv(task=Task(prompt="?", target="x")), mode="multidiscrete",
-                                                 grid=(5, 5), keys=(), texts=()), size=(64, 48))
+    env = SB3ObservationWrapper(
+        SB3ActionWrapper(
+            QAEnv(task=Task(prompt="?", target="x")), mode="multidiscrete", grid=(5, 5), keys=(), texts=()
+        ),
+        size=(64, 48),
+    )
     try:
         check_env(env, warn=True)
     finally:
@@ -251,8 +270,10 @@ def test_clicks_only_vocabulary_passes_sb3_check_env() -> None:
 
 
 def test_importing_the_wrappers_does_not_import_sb3_or_torch() -> None:
-    code = ("import sys, hud_gym, hud_gym.wrappers, hud_gym.wrappers.sb3_actions, hud_gym.wrappers.sb3_observations, "
-            "hud_gym.wrappers.vector; print(sorted(m for m in ('stable_baselines3', 'torch') if m in sys.modules))")
+    code = (
+        "import sys, hud_gym, hud_gym.wrappers, hud_gym.wrappers.sb3_actions, hud_gym.wrappers.sb3_observations, "
+        "hud_gym.wrappers.vector; print(sorted(m for m in ('stable_baselines3', 'torch') if m in sys.modules))"
+    )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert result.stdout.strip() == "[]"
 
@@ -290,19 +311,30 @@ def test_ppo_multi_input_learns_on_qa_under_vec_monitor(venv: HudSB3VecEnv) -> N
 @pytest.mark.timeout(180)
 def test_ppo_cnn_on_a_miniwob_page_with_two_browser_envs() -> None:
     pytest.importorskip("miniwob")
+    from stable_baselines3 import PPO
+
     from hud_gym.controllers.browser.chromium import (
         ChromiumNotFoundError,
         find_chromium,
     )
-    from stable_baselines3 import PPO
 
     try:
         find_chromium()
     except ChromiumNotFoundError as exc:
         pytest.skip(str(exc))
-    venv = to_sb3_vec_env("hud/Browser-v0", 2, task="miniwob/click-test", observation_crop=(0, 50, 160, 160),
-                          screen_size=(500, 320), max_steps=2, action_mode="multidiscrete", grid=(5, 5), keys=(),
-                          texts=(), observation_size=(64, 64))
+    venv = to_sb3_vec_env(
+        "hud/Browser-v0",
+        2,
+        task="miniwob/click-test",
+        observation_crop=(0, 50, 160, 160),
+        screen_size=(500, 320),
+        max_steps=2,
+        action_mode="multidiscrete",
+        grid=(5, 5),
+        keys=(),
+        texts=(),
+        observation_size=(64, 64),
+    )
     try:
         assert venv.action_space.nvec.tolist() == [1, 5, 5, 1, 1]
         model = PPO("CnnPolicy", VecMonitor(venv), n_steps=32, batch_size=32, n_epochs=1, seed=0, verbose=0)

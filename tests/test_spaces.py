@@ -83,8 +83,11 @@ def patterns(cfg: ActionSpaceConfig) -> st.SearchStrategy[list[int] | None]:
 
 
 _JSON = st.recursive(
-    st.none() | st.booleans() | st.integers(-(2**53), 2**53)
-    | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=10),
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**53), 2**53)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=10),
     lambda children: st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=8), children, max_size=3),
     max_leaves=6,
 )
@@ -100,19 +103,31 @@ def action_strategy(action_type: ActionType, cfg: ActionSpaceConfig) -> st.Searc
     w, h = cfg.width - 1, cfg.height - 1
     optional_point = st.none() | points(cfg)
     return {
-        ActionType.CLICK: st.builds(ClickAction, point=optional_point, button=st.sampled_from(BUTTONS),
-                                    pattern=patterns(cfg), hold_keys=hold_keys(cfg)),
+        ActionType.CLICK: st.builds(
+            ClickAction,
+            point=optional_point,
+            button=st.sampled_from(BUTTONS),
+            pattern=patterns(cfg),
+            hold_keys=hold_keys(cfg),
+        ),
         ActionType.PRESS: st.builds(PressAction, keys=keys(cfg.max_keys)),
         ActionType.KEYDOWN: st.builds(KeyDownAction, keys=keys(cfg.max_keys)),
         ActionType.KEYUP: st.builds(KeyUpAction, keys=keys(cfg.max_keys)),
         ActionType.TYPE: st.builds(TypeAction, text=texts(cfg.max_text_length), enter_after=st.booleans()),
-        ActionType.SCROLL: st.builds(ScrollAction, point=optional_point,
-                                     scroll=st.none() | vectors(cfg.max_scroll, cfg.max_scroll),
-                                     hold_keys=hold_keys(cfg)),
+        ActionType.SCROLL: st.builds(
+            ScrollAction,
+            point=optional_point,
+            scroll=st.none() | vectors(cfg.max_scroll, cfg.max_scroll),
+            hold_keys=hold_keys(cfg),
+        ),
         ActionType.MOVE: st.builds(MoveAction, point=optional_point, offset=st.none() | vectors(w, h)),
         ActionType.WAIT: st.builds(WaitAction, time=st.integers(0, cfg.max_wait_ms)),
-        ActionType.DRAG: st.builds(DragAction, path=st.lists(points(cfg), min_size=2, max_size=cfg.max_drag_points),
-                                   pattern=patterns(cfg), hold_keys=hold_keys(cfg)),
+        ActionType.DRAG: st.builds(
+            DragAction,
+            path=st.lists(points(cfg), min_size=2, max_size=cfg.max_drag_points),
+            pattern=patterns(cfg),
+            hold_keys=hold_keys(cfg),
+        ),
         ActionType.RESPONSE: st.builds(ResponseAction, text=texts(cfg.max_text_length)),
         ActionType.SCREENSHOT: st.builds(ScreenshotFetch),
         ActionType.POSITION: st.builds(PositionFetch),
@@ -259,8 +274,11 @@ def test_limits_are_inclusive():
     for action in (
         TypeAction(text="a" * cfg.max_text_length),
         PressAction(keys=["a"] * cfg.max_keys),
-        ClickAction(point=(cfg.width - 1, cfg.height - 1), pattern=[cfg.max_delay_ms] * cfg.max_pattern,
-                    hold_keys=["shift"] * cfg.max_hold_keys),
+        ClickAction(
+            point=(cfg.width - 1, cfg.height - 1),
+            pattern=[cfg.max_delay_ms] * cfg.max_pattern,
+            hold_keys=["shift"] * cfg.max_hold_keys,
+        ),
         DragAction(path=[(0, 0)] * cfg.max_drag_points),
         WaitAction(time=cfg.max_wait_ms),
         ScrollAction(scroll=(-cfg.max_scroll, cfg.max_scroll)),
@@ -305,7 +323,9 @@ def test_decode_errors_name_the_field():
 # ----------------------------------------------------------------------------- text
 
 
-_NASTY = st.sampled_from(["\r\n", "\r", "\n", "\t", "\x00", "\x1b", "\x7f", "😀", "👍🏽", "\u200b", "\ufffd", "é", "\u2028"])
+_NASTY = st.sampled_from(
+    ["\r\n", "\r", "\n", "\t", "\x00", "\x1b", "\x7f", "😀", "👍🏽", "\u200b", "\ufffd", "é", "\u2028"]
+)
 ANY_TEXT = st.lists(st.one_of(st.text(), _NASTY), max_size=20).map("".join)
 
 

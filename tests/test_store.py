@@ -32,8 +32,8 @@ from hud_gym.jobs.schema import MIGRATIONS
 from hud_gym.trajectory import Trajectory, TrajectoryStep
 
 sys.path.insert(0, str(Path(__file__).parent))
-import jobs_child_process  # noqa: E402
-from private_mounts import REASON, can_mount, run_on_tmpfs  # noqa: E402
+import jobs_child_process
+from private_mounts import REASON, can_mount, run_on_tmpfs
 
 
 @pytest.fixture(autouse=True)
@@ -71,17 +71,27 @@ def _v1_database(path: Path) -> None:
     conn = sqlite3.connect(path)
     conn.executescript(MIGRATIONS[0])
     conn.execute("PRAGMA user_version = 1")
-    conn.execute("INSERT INTO jobs (id, name, metadata, created_at, status) VALUES "
-                 "('oldjob', 'from v1', '{\"k\": 1}', '2024-01-01T00:00:00+00:00', 'completed')")
-    conn.execute("INSERT INTO trajectories (id, job_id, status, reward, started_at, ended_at) VALUES "
-                 "('t-done', 'oldjob', 'ok', 1.0, '2024-01-01T00:00:01+00:00', '2024-01-01T00:00:03+00:00')")
-    conn.execute("INSERT INTO trajectories (id, job_id, status, started_at) VALUES "
-                 "('t-open', 'oldjob', 'running', '2024-01-01T00:00:04+00:00')")
-    conn.execute("INSERT INTO steps (trajectory_id, idx, actions, reward, terminated, started_at) VALUES "
-                 "('t-done', 0, '[{\"type\": \"response\", \"text\": \"x\"}]', 1.0, 1, '2024-01-01T00:00:02+00:00')")
+    conn.execute(
+        "INSERT INTO jobs (id, name, metadata, created_at, status) VALUES "
+        "('oldjob', 'from v1', '{\"k\": 1}', '2024-01-01T00:00:00+00:00', 'completed')"
+    )
+    conn.execute(
+        "INSERT INTO trajectories (id, job_id, status, reward, started_at, ended_at) VALUES "
+        "('t-done', 'oldjob', 'ok', 1.0, '2024-01-01T00:00:01+00:00', '2024-01-01T00:00:03+00:00')"
+    )
+    conn.execute(
+        "INSERT INTO trajectories (id, job_id, status, started_at) VALUES "
+        "('t-open', 'oldjob', 'running', '2024-01-01T00:00:04+00:00')"
+    )
+    conn.execute(
+        "INSERT INTO steps (trajectory_id, idx, actions, reward, terminated, started_at) VALUES "
+        '(\'t-done\', 0, \'[{"type": "response", "text": "x"}]\', 1.0, 1, \'2024-01-01T00:00:02+00:00\')'
+    )
     # Before version 3 a failed step's absent reward was stored as 0.
-    conn.execute("INSERT INTO steps (trajectory_id, idx, reward, status, error, started_at) VALUES "
-                 "('t-open', 0, 0, 'env_error', 'browser died', '2024-01-01T00:00:05+00:00')")
+    conn.execute(
+        "INSERT INTO steps (trajectory_id, idx, reward, status, error, started_at) VALUES "
+        "('t-open', 0, 0, 'env_error', 'browser died', '2024-01-01T00:00:05+00:00')"
+    )
     conn.commit()
     conn.close()
 
@@ -133,16 +143,35 @@ def test_saved_trajectory_round_trips_with_images_and_policy_traces(home: Path) 
     job = create_job("round trip")
     screenshot = np.zeros((40, 60, 3), np.uint8)
     screenshot[:, :30] = (255, 0, 0)
-    trajectory = Trajectory(task_id="t1", seed=5, prompt="p", reward=0.5, status="truncated", group_id="g",
-                            rollout_index=2, initial_observation={"screenshot": screenshot, "text": "p"})
-    trajectory.steps.append(TrajectoryStep(index=0, actions=[{"type": "wait", "time": 1}], reward=0.5, truncated=True,
-                                           observation={"screenshot": screenshot, "text": "p"},
-                                           policy_trace={"tokens": np.arange(3), "logprobs": [-0.5, float("nan")]}))
+    trajectory = Trajectory(
+        task_id="t1",
+        seed=5,
+        prompt="p",
+        reward=0.5,
+        status="truncated",
+        group_id="g",
+        rollout_index=2,
+        initial_observation={"screenshot": screenshot, "text": "p"},
+    )
+    trajectory.steps.append(
+        TrajectoryStep(
+            index=0,
+            actions=[{"type": "wait", "time": 1}],
+            reward=0.5,
+            truncated=True,
+            observation={"screenshot": screenshot, "text": "p"},
+            policy_trace={"tokens": np.arange(3), "logprobs": [-0.5, float("nan")]},
+        )
+    )
     trajectory.ended_at = trajectory.started_at
     job.add_trajectory(trajectory)
     [loaded] = job.load_trajectories()
     assert (loaded.trajectory_id, loaded.group_id, loaded.rollout_index, loaded.seed) == (
-        trajectory.trajectory_id, "g", 2, 5)
+        trajectory.trajectory_id,
+        "g",
+        2,
+        5,
+    )
     assert loaded.reward == 0.5 and loaded.status == "truncated" and loaded.job_id == job.id
     step = loaded.steps[0]
     assert step.policy_trace == {"tokens": [0, 1, 2], "logprobs": [-0.5, None]}
@@ -170,7 +199,7 @@ def test_threads_writing_at_once_lose_nothing(home: Path) -> None:
                 trajectory = Trajectory(task_id=f"w{worker}", reward=1.0)
                 trajectory.steps = [TrajectoryStep(index=i, reward=float(i)) for i in range(3)]
                 job.add_trajectory(trajectory)
-        except BaseException as exc:  # noqa: BLE001
+        except BaseException as exc:
             errors.append(exc)
 
     threads = [threading.Thread(target=write, args=(w,)) for w in range(8)]
@@ -223,8 +252,13 @@ def _child(mode: str, home: Path) -> tuple[psutil.Popen, dict[str, object]]:
     import subprocess
 
     script = Path(__file__).parent / "jobs_child_process.py"
-    proc = psutil.Popen([sys.executable, str(script), mode], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                        env={**os.environ, "HUD_GYM_HOME": str(home)}, text=True)
+    proc = psutil.Popen(
+        [sys.executable, str(script), mode],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        env={**os.environ, "HUD_GYM_HOME": str(home)},
+        text=True,
+    )
     line = proc.stdout.readline()
     assert line, f"the child exited early with code {proc.wait(30)}"
     return proc, json.loads(line)
@@ -310,8 +344,9 @@ def test_on_a_full_disk_a_run_ends_record_error_through_the_reserve(tmp_path: Pa
     the released ballast file, and the job finishes with the count in its error."""
     disk = tmp_path / "disk"
     disk.mkdir()
-    process = run_on_tmpfs(disk, "3m", [sys.executable, "-c", FULL_DISK], timeout=90,
-                           env={**os.environ, "HUD_GYM_HOME": str(disk)})
+    process = run_on_tmpfs(
+        disk, "3m", [sys.executable, "-c", FULL_DISK], timeout=90, env={**os.environ, "HUD_GYM_HOME": str(disk)}
+    )
     assert process.returncode == 0, process.stderr[-3000:]
     found = json.loads(process.stdout.strip().splitlines()[-1])
     assert found["raised"] == 28 and found["reserve"] is False

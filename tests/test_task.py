@@ -29,8 +29,10 @@ FC = FunctionConfig
         ({"function": "f", "args": None, "kwargs": None}, [FC(function="f")]),
         ({"function": "f", "args": "one"}, [FC(function="f", args=["one"])]),
         ({"function": "f", "args": 5}, [FC(function="f", args=[5])]),
-        ({"function": "f", "args": ["a", "b"], "id": "c1", "metadata": {"m": 1}},
-         [FC(function="f", args=["a", "b"], id="c1", metadata={"m": 1})]),
+        (
+            {"function": "f", "args": ["a", "b"], "id": "c1", "metadata": {"m": 1}},
+            [FC(function="f", args=["a", "b"], id="c1", metadata={"m": 1})],
+        ),
         (FC(function="f", args=[1]), [FC(function="f", args=[1])]),
         ([["goto", "x"]], [FC(function="goto", args=["x"])]),
         ([["goto", "x"], ["wait", 5]], [FC(function="goto", args=["x"]), FC(function="wait", args=[5])]),
@@ -118,11 +120,21 @@ def _taskset() -> TaskSet:
         description="a demo set ü",
         tasks=[
             Task(id="t0", prompt="2+2?", target="4", gym="qa"),
-            Task(id="t1", prompt="Capital of France?", evaluate=[("response_includes", "Paris")],
-                 setup=[{"function": "show_passage", "args": ["Paris is in France."]}], metadata={"level": 1}),
+            Task(
+                id="t1",
+                prompt="Capital of France?",
+                evaluate=[("response_includes", "Paris")],
+                setup=[{"function": "show_passage", "args": ["Paris is in France."]}],
+                metadata={"level": 1},
+            ),
             Task(id="t2", prompt="Pick", choices=["a", "b"], target="b", config={"evaluate_combine": "min"}),
-            Task(id="t3", prompt="Colours 🌈", target=["red", "green"], files={"a.txt": "hello"},
-                 evaluate=[{"function": "match_all", "args": [["red"]], "kwargs": {"case_sensitive": True}}]),
+            Task(
+                id="t3",
+                prompt="Colours 🌈",
+                target=["red", "green"],
+                files={"a.txt": "hello"},
+                evaluate=[{"function": "match_all", "args": [["red"]], "kwargs": {"case_sensitive": True}}],
+            ),
         ],
     )
 
@@ -161,7 +173,9 @@ def test_save_load_round_trip(tmp_path, suffix):
 
 
 def test_load_plain_list_files(tmp_path):
-    (tmp_path / "list.json").write_text(json.dumps([{"prompt": "a"}, {"prompt": "b", "evaluate": [["response_is", "b"]]}]))
+    (tmp_path / "list.json").write_text(
+        json.dumps([{"prompt": "a"}, {"prompt": "b", "evaluate": [["response_is", "b"]]}])
+    )
     loaded = TaskSet.load(tmp_path / "list.json")
     assert loaded.id == "list" and len(loaded) == 2
     assert loaded[1].evaluate == [FC(function="response_is", args=["b"])]

@@ -37,10 +37,16 @@ MALFORMED: list[tuple[str, str | bytes, list[str]]] = [
     ("latin1.json", b'[{"prompt": "caf\xe9"}]', ["line 1", "not UTF-8", "0xe9"]),
     ("latin1.jsonl", json.dumps(TASK).encode() + b'\n\n{"prompt": "\xff"}\n', ["line 3", "not UTF-8"]),
     ("dup.json", json.dumps([TASK, {**TASK, "id": "b"}, TASK]), ["task 2", "duplicate task id 'a'", "also task 0"]),
-    ("dup.jsonl", "\n".join(json.dumps(t) for t in (TASK, {**TASK, "id": "b"}, TASK)),
-     ["line 3", "task 2", "duplicate task id 'a'", "also task 0, line 1"]),
-    ("dup.yaml", "tasks:\n- {id: a, prompt: p}\n- {id: b, prompt: q}\n- {id: a, prompt: r}\n",
-     ["line 4", "task 2", "duplicate task id 'a'", "also task 0, line 2"]),
+    (
+        "dup.jsonl",
+        "\n".join(json.dumps(t) for t in (TASK, {**TASK, "id": "b"}, TASK)),
+        ["line 3", "task 2", "duplicate task id 'a'", "also task 0, line 1"],
+    ),
+    (
+        "dup.yaml",
+        "tasks:\n- {id: a, prompt: p}\n- {id: b, prompt: q}\n- {id: a, prompt: r}\n",
+        ["line 4", "task 2", "duplicate task id 'a'", "also task 0, line 2"],
+    ),
     ("nan.json", '[{"prompt": "p", "metadata": {"x": [1, NaN]}}]', ["task 0", "metadata.x[1]", "NaN"]),
     ("inf.jsonl", '{"prompt": "p", "metadata": {"x": -Infinity}}', ["line 1", "metadata.x", "Infinity"]),
     ("overflow.json", '[{"prompt": "p"}, {"prompt": "q", "metadata": {"x": 1e999}}]', ["task 1", "metadata.x", "inf"]),
@@ -55,8 +61,9 @@ MALFORMED: list[tuple[str, str | bytes, list[str]]] = [
 
 
 @pytest.mark.parametrize(("name", "content", "needles"), MALFORMED, ids=[m[0] for m in MALFORMED])
-def test_each_malformed_task_file_is_one_task_file_error(tmp_path: Path, name: str, content: str | bytes,
-                                                         needles: list[str]) -> None:
+def test_each_malformed_task_file_is_one_task_file_error(
+    tmp_path: Path, name: str, content: str | bytes, needles: list[str]
+) -> None:
     path = tmp_path / name
     path.write_bytes(content if isinstance(content, bytes) else content.encode())
     with pytest.raises(TaskFileError) as info:
@@ -67,8 +74,9 @@ def test_each_malformed_task_file_is_one_task_file_error(tmp_path: Path, name: s
         assert needle in message, message
 
 
-def test_a_file_over_the_size_limit_is_refused_before_it_is_parsed(tmp_path: Path,
-                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_file_over_the_size_limit_is_refused_before_it_is_parsed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = tmp_path / "big.jsonl"
     path.write_text("\n".join(json.dumps({**TASK, "id": str(i)}) for i in range(100)))
     assert len(load_taskset(path)) == 100
@@ -82,27 +90,57 @@ def test_a_utf8_bom_and_yaml_anchors_are_fine(tmp_path: Path) -> None:
     bom.write_bytes(b"\xef\xbb\xbf" + json.dumps([TASK]).encode())
     assert [t.id for t in load_taskset(bom)] == ["a"]
     anchors = tmp_path / "anchors.yaml"
-    anchors.write_text("tasks:\n- {id: a, prompt: p, evaluate: &grade [[response_includes, x]]}\n"
-                       "- {id: b, prompt: q, evaluate: *grade}\n")
+    anchors.write_text(
+        "tasks:\n- {id: a, prompt: p, evaluate: &grade [[response_includes, x]]}\n"
+        "- {id: b, prompt: q, evaluate: *grade}\n"
+    )
     assert [t.evaluate[0].args for t in load_taskset(anchors)] == [["x"], ["x"]]
 
 
-@pytest.mark.parametrize(("fmt", "name", "content", "needles"), [
-    ("hud", "hud.json", '{"evalset": [{"prompt": "p", "system_prompt": "s", "metadata": ' + DEEP + "}]}",
-     ["nested deeper"]),
-    ("hud", "hud.json", json.dumps([{**TASK, "system_prompt": "s"}, {**TASK, "system_prompt": "t"}]),
-     ["task 1", "duplicate task id 'a'", "also task 0"]),
-    ("webvoyager", "wv.jsonl", b'{"web_name": "A", "id": "A--1", "ques": "q", "web": "https://a.test/\xff"}\n',
-     ["line 1", "not UTF-8"]),
-    ("webvoyager", "wv.jsonl", '{"web_name": "A", "id": "A--1", "ques": "q", "web": "https://a.test/", "x": NaN}\n',
-     ["line 1", "NaN"]),
-    ("gaia", "metadata.jsonl", "\n".join(json.dumps({"task_id": "t", "Question": "q", "Final answer": "1"}) for _ in "ab"),
-     ["line 2", "duplicate task id 't'", "also task 0, line 1"]),
-    ("osworld", "example.json", '{"id": "x", "instruction": "i", "config": [], "evaluator": ' + DEEP + "}",
-     ["nested deeper"]),
-])
-def test_other_formats_give_the_same_errors(tmp_path: Path, fmt: str, name: str, content: str | bytes,
-                                            needles: list[str]) -> None:
+@pytest.mark.parametrize(
+    ("fmt", "name", "content", "needles"),
+    [
+        (
+            "hud",
+            "hud.json",
+            '{"evalset": [{"prompt": "p", "system_prompt": "s", "metadata": ' + DEEP + "}]}",
+            ["nested deeper"],
+        ),
+        (
+            "hud",
+            "hud.json",
+            json.dumps([{**TASK, "system_prompt": "s"}, {**TASK, "system_prompt": "t"}]),
+            ["task 1", "duplicate task id 'a'", "also task 0"],
+        ),
+        (
+            "webvoyager",
+            "wv.jsonl",
+            b'{"web_name": "A", "id": "A--1", "ques": "q", "web": "https://a.test/\xff"}\n',
+            ["line 1", "not UTF-8"],
+        ),
+        (
+            "webvoyager",
+            "wv.jsonl",
+            '{"web_name": "A", "id": "A--1", "ques": "q", "web": "https://a.test/", "x": NaN}\n',
+            ["line 1", "NaN"],
+        ),
+        (
+            "gaia",
+            "metadata.jsonl",
+            "\n".join(json.dumps({"task_id": "t", "Question": "q", "Final answer": "1"}) for _ in "ab"),
+            ["line 2", "duplicate task id 't'", "also task 0, line 1"],
+        ),
+        (
+            "osworld",
+            "example.json",
+            '{"id": "x", "instruction": "i", "config": [], "evaluator": ' + DEEP + "}",
+            ["nested deeper"],
+        ),
+    ],
+)
+def test_other_formats_give_the_same_errors(
+    tmp_path: Path, fmt: str, name: str, content: str | bytes, needles: list[str]
+) -> None:
     path = tmp_path / name
     path.write_bytes(content if isinstance(content, bytes) else content.encode())
     for format_name in (fmt, None):  # forced and detected
@@ -116,8 +154,9 @@ def test_a_gaia_attachment_must_be_next_to_the_metadata_file(tmp_path: Path) -> 
     (tmp_path / "secret.txt").write_text("the host's secret")
     folder = tmp_path / "gaia"
     folder.mkdir()
-    (folder / "metadata.jsonl").write_text(json.dumps(
-        {"task_id": "t", "Question": "q", "Final answer": "1", "file_name": "../secret.txt"}) + "\n")
+    (folder / "metadata.jsonl").write_text(
+        json.dumps({"task_id": "t", "Question": "q", "Final answer": "1", "file_name": "../secret.txt"}) + "\n"
+    )
     with pytest.raises(TaskFileError, match=r"line 1, task 0, field 'file_name': .*outside"):
         load_taskset(folder)
 
@@ -125,18 +164,54 @@ def test_a_gaia_attachment_must_be_next_to_the_metadata_file(tmp_path: Path) -> 
 # ---------------------------------------------------------------------- fuzz
 
 SEEDS: list[tuple[str, str]] = [
-    ("tasks.json", json.dumps({"id": "s", "description": "d", "tasks": [TASK, {**TASK, "id": "b", "metadata": {"k": [1, 2.5]}}]})),
+    (
+        "tasks.json",
+        json.dumps({"id": "s", "description": "d", "tasks": [TASK, {**TASK, "id": "b", "metadata": {"k": [1, 2.5]}}]}),
+    ),
     ("tasks.jsonl", "\n".join(json.dumps({**TASK, "id": i}) for i in "abc") + "\n"),
-    ("tasks.yaml", "id: s\ntasks:\n- id: a\n  prompt: p\n  evaluate: &e [[response_includes, x]]\n- {id: b, prompt: q, evaluate: *e}\n"),
+    (
+        "tasks.yaml",
+        "id: s\ntasks:\n- id: a\n  prompt: p\n  evaluate: &e [[response_includes, x]]\n- {id: b, prompt: q, evaluate: *e}\n",
+    ),
     ("hud.json", (DATA / "hud" / "taskset.json").read_text()),
     ("WebVoyager_data.jsonl", "\n".join((DATA / "webvoyager" / "WebVoyager_data.jsonl").read_text().splitlines()[:3])),
-    ("metadata.jsonl", "\n".join(line for line in (DATA / "gaia" / "metadata.jsonl").read_text().splitlines()
-                                 if '"file_name": ""' in line)),
+    (
+        "metadata.jsonl",
+        "\n".join(
+            line for line in (DATA / "gaia" / "metadata.jsonl").read_text().splitlines() if '"file_name": ""' in line
+        ),
+    ),
     ("osworld.json", (DATA / "osworld" / "examples" / "os" / "5b1c9a3e-2d4f-4e6a-9c8b-7a6d5e4f3a21.json").read_text()),
 ]
-HAZARDS = ["[" * 3000, '{"a": ' * 2000, "NaN", "-Infinity", "1e999", "9" * 5000, "\ufeff", "\x00", "\t", '"', "\\",
-           "\\ud800", "&a [*a]", "*nope", "!!python/object/apply:os.system ['id']", "\n---\n", "\n- ", ": ", "null",
-           "[]", "{}", "0", "true", '"id": "a", ', "\n" + json.dumps(TASK) + "\n", "x--99999999999999999999", "²"]
+HAZARDS = [
+    "[" * 3000,
+    '{"a": ' * 2000,
+    "NaN",
+    "-Infinity",
+    "1e999",
+    "9" * 5000,
+    "\ufeff",
+    "\x00",
+    "\t",
+    '"',
+    "\\",
+    "\\ud800",
+    "&a [*a]",
+    "*nope",
+    "!!python/object/apply:os.system ['id']",
+    "\n---\n",
+    "\n- ",
+    ": ",
+    "null",
+    "[]",
+    "{}",
+    "0",
+    "true",
+    '"id": "a", ',
+    "\n" + json.dumps(TASK) + "\n",
+    "x--99999999999999999999",
+    "²",
+]
 RAW_HAZARDS = [b"\xff", b"\xc3", b"\xed\xa0\x80", b"\xfe\xff\x00"]
 
 
@@ -154,7 +229,7 @@ def mutated_files(draw: st.DrawFn) -> tuple[str, bytes]:
         elif kind == "cut":
             data = data[:at]
         elif kind == "delete":
-            data = data[:at] + data[at + draw(st.integers(1, 40)):]
+            data = data[:at] + data[at + draw(st.integers(1, 40)) :]
         else:
             end = at + draw(st.integers(1, 200))
             data = data[:end] + data[at:end] * draw(st.integers(1, 3)) + data[end:]
@@ -162,11 +237,17 @@ def mutated_files(draw: st.DrawFn) -> tuple[str, bytes]:
 
 
 @pytest.mark.timeout(300)
-@settings(max_examples=300, derandomize=True, deadline=None, database=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=300,
+    derandomize=True,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 @given(case=mutated_files())
-def test_fuzzed_task_files_load_or_raise_task_file_error(tmp_path_factory: pytest.TempPathFactory,
-                                                         case: tuple[str, bytes]) -> None:
+def test_fuzzed_task_files_load_or_raise_task_file_error(
+    tmp_path_factory: pytest.TempPathFactory, case: tuple[str, bytes]
+) -> None:
     name, data = case
     folder = tmp_path_factory.mktemp("fuzz")
     path = folder / name

@@ -155,7 +155,9 @@ def test_verifiers_group_rollout() -> None:
     assert outputs[2]["error"] and "model server down" in outputs[2]["error"]
     assert outputs[2]["completion"] == [] and outputs[2]["trajectory"] == []
     for out in outputs[:2]:
-        assert out["prompt"] == [{"role": "user", "content": [{"type": "text", "text": "What is the capital of France?"}]}]
+        assert out["prompt"] == [
+            {"role": "user", "content": [{"type": "text", "text": "What is the capital of France?"}]}
+        ]
         roles = [m["role"] for m in out["completion"]]
         assert roles == ["assistant", "user", "assistant", "user"]
         assert out["error"] is None and out["is_truncated"] is False
@@ -165,6 +167,9 @@ def test_verifiers_group_rollout() -> None:
     assert '"Paris"' in outputs[0]["completion"][2]["content"]
     assert not any(math.isnan(a) for a in (o["advantage"] for o in outputs))
 
-    named = asyncio.run(verifiers_group_rollout(Task(prompt="2+2?", target="4"), lambda o, h, t: ResponseAction(text="4"),
-                                                2, example_id=11))
+    named = asyncio.run(
+        verifiers_group_rollout(
+            Task(prompt="2+2?", target="4"), lambda o, h, t: ResponseAction(text="4"), 2, example_id=11
+        )
+    )
     assert [(o["example_id"], o["reward"], o["advantage"]) for o in named] == [(11, 1.0, 0.0), (11, 1.0, 0.0)]

@@ -9,20 +9,14 @@ import gymnasium
 import numpy as np
 import pytest
 from gymnasium.vector import AutoresetMode, SyncVectorEnv
+from vector_timeline import SCHEDULE, TASK, batched, same_infos, same_obs
 
 import hud_gym
 from hud_gym import ResponseAction, Task, TypeAction, WaitAction
 from hud_gym.envs.qa import QAEnv
 from hud_gym.wrappers.vector import HudVectorEnv, qa_vector_env
-from vector_timeline import SCHEDULE, TASK, batched, same_infos, same_obs
 
 pytestmark = pytest.mark.timeout(60)
-
-
-
-
-
-
 
 
 @pytest.mark.parametrize("mode", [AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP])
@@ -149,7 +143,8 @@ def test_a_sub_env_that_outlives_the_step_timeout_is_replaced(mode: AutoresetMod
         envs.reset(seed=0)
         hung = envs.envs[1]
         _, rewards, terminated, truncated, infos = envs.step(
-            [TypeAction(text="P"), ResponseAction(text="hang"), ResponseAction(text="Paris")])
+            [TypeAction(text="P"), ResponseAction(text="hang"), ResponseAction(text="Paris")]
+        )
         assert truncated.tolist() == [False, True, False] and terminated.tolist() == [False, False, True]
         assert rewards[0] == 0.0 and np.isnan(rewards[1]) and rewards[2] == 1.0  # a timed-out row has no reward
         assert envs.envs[1] is not hung
@@ -319,8 +314,7 @@ def test_gymnasium_vector_env_type() -> None:
 def test_make_vec_sync_and_async_return_correct_texts(mode: str, copy: bool) -> None:
     # Regression: AsyncVectorEnv(shared_memory=True) reads Text observations once at construction
     # (Gymnasium #1164); hud-gym's UnicodeText registers a live reader.
-    envs = gymnasium.make_vec("hud/QA-v0", num_envs=2, vectorization_mode=mode, task=TASK,
-                              vector_kwargs={"copy": copy})
+    envs = gymnasium.make_vec("hud/QA-v0", num_envs=2, vectorization_mode=mode, task=TASK, vector_kwargs={"copy": copy})
     try:
         obs, _ = envs.reset(seed=0)
         assert [t.endswith("Answer so far: ") for t in obs["text"]] == [True, True]

@@ -14,12 +14,18 @@ pytestmark = pytest.mark.timeout(120)
 
 # old module -> (its new module, the old module's __all__, its other public names)
 MOVED: dict[str, tuple[str, list[str], list[str]]] = {
-    "grpo": ("rollout.grpo", ["Policy", "PolicyOutput", "group_advantages", "rollout", "rollout_group",
-                              "rollout_groups"], []),
+    "grpo": (
+        "rollout.grpo",
+        ["Policy", "PolicyOutput", "group_advantages", "rollout", "rollout_group", "rollout_groups"],
+        [],
+    ),
     "pool": ("rollout.pool", ["EnvPool"], []),
     "placement": ("rollout.placement", ["controller_kwargs", "spreads_controllers"], []),
-    "vector_batching": ("vector.batching", ["StepResult", "batch_rows", "reset_indices", "reset_seeds", "send_ids",
-                                            "unbatch_actions"], []),
+    "vector_batching": (
+        "vector.batching",
+        ["StepResult", "batch_rows", "reset_indices", "reset_seeds", "send_ids", "unbatch_actions"],
+        [],
+    ),
     "sb3_actions": ("integrations.sb3_actions", ["ActionMapper", "SB3ActionWrapper"], ["DEFAULT_KEYS", "Mode"]),
     "sb3_observations": ("integrations.sb3_observations", ["ObservationMapper", "SB3ObservationWrapper"], ["TextMode"]),
     "sb3_vec_env": ("integrations.sb3_vec_env", ["HudSB3VecEnv", "to_sb3_vec_env", "unbatch_infos"], ["logger"]),
@@ -54,15 +60,27 @@ def test_the_old_ray_vector_path_still_has_the_actor_helpers() -> None:
 
 
 def test_the_vector_package_is_the_old_vector_module() -> None:
-    from hud_gym.wrappers.vector import HudVectorEnv, browser_vector_env, qa_vector_env, ubuntu_vector_env
-    from hud_gym.wrappers.vector import entry_points, local
+    from hud_gym.wrappers.vector import (
+        HudVectorEnv,
+        browser_vector_env,
+        entry_points,
+        local,
+        qa_vector_env,
+        ubuntu_vector_env,
+    )
 
     assert HudVectorEnv is local.HudVectorEnv
     assert (qa_vector_env, browser_vector_env, ubuntu_vector_env) == (
-        entry_points.qa, entry_points.browser, entry_points.ubuntu)
+        entry_points.qa,
+        entry_points.browser,
+        entry_points.ubuntu,
+    )
     # The gym ids' vector entry points name this path, and load the same creators.
-    for gym_id, creator in (("hud/QA-v0", qa_vector_env), ("hud/Browser-v0", browser_vector_env),
-                            ("hud/Ubuntu-v0", ubuntu_vector_env)):
+    for gym_id, creator in (
+        ("hud/QA-v0", qa_vector_env),
+        ("hud/Browser-v0", browser_vector_env),
+        ("hud/Ubuntu-v0", ubuntu_vector_env),
+    ):
         entry_point = gymnasium.spec(gym_id).vector_entry_point
         assert entry_point.startswith("hud_gym.wrappers.vector.entry_points:")
         module, name = entry_point.split(":")

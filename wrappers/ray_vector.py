@@ -3,16 +3,26 @@
 # The ``X as X`` names were public in the old module without being in its ``__all__``.
 from hud_gym.wrappers.integrations.ray_actors import (
     CLOSE_TIMEOUT_S as CLOSE_TIMEOUT_S,
+)
+from hud_gym.wrappers.integrations.ray_actors import (
     DEFAULT_ACTOR_OPTIONS,
-    RAY_INSTALL_HINT as RAY_INSTALL_HINT,
     EnvWorker,
     GymEnvMaker,
-    close_actors as close_actors,
     ensure_ray,
-    failure_message as failure_message,
     import_ray,
-    remote_worker as remote_worker,
     writable,
+)
+from hud_gym.wrappers.integrations.ray_actors import (
+    RAY_INSTALL_HINT as RAY_INSTALL_HINT,
+)
+from hud_gym.wrappers.integrations.ray_actors import (
+    close_actors as close_actors,
+)
+from hud_gym.wrappers.integrations.ray_actors import (
+    failure_message as failure_message,
+)
+from hud_gym.wrappers.integrations.ray_actors import (
+    remote_worker as remote_worker,
 )
 from hud_gym.wrappers.integrations.ray_vector import RayVectorEnv
 

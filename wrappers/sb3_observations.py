@@ -4,6 +4,8 @@
 from hud_gym.wrappers.integrations.sb3_observations import (
     ObservationMapper,
     SB3ObservationWrapper,
+)
+from hud_gym.wrappers.integrations.sb3_observations import (
     TextMode as TextMode,
 )
 

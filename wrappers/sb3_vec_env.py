@@ -3,9 +3,11 @@
 # The ``X as X`` names were public in the old module without being in its ``__all__``.
 from hud_gym.wrappers.integrations.sb3_vec_env import (
     HudSB3VecEnv,
-    logger as logger,
     to_sb3_vec_env,
     unbatch_infos,
+)
+from hud_gym.wrappers.integrations.sb3_vec_env import (
+    logger as logger,
 )
 
 __all__ = ["HudSB3VecEnv", "to_sb3_vec_env", "unbatch_infos"]

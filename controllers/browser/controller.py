@@ -107,18 +107,21 @@ class BrowserController(BrowserInput, BrowserCustom, BrowserObservation):
             return ActionOutcome(info={"browser_error": str(exc).splitlines()[0]})
 
 
-ACTIONS: ActionTable[BrowserController, ActionOutcome] = ActionTable(BrowserController.gym, {
-    ClickAction: BrowserController._click,
-    PressAction: BrowserController._press,
-    KeyDownAction: BrowserController._key_down,
-    KeyUpAction: BrowserController._key_up,
-    TypeAction: BrowserController._type,
-    ScrollAction: BrowserController._scroll,
-    MoveAction: BrowserController._move,
-    DragAction: BrowserController._drag,
-    WaitAction: BrowserController._wait,
-    PositionFetch: BrowserController._position,
-    ScreenshotFetch: BrowserController._screenshot,
-    CustomAction: BrowserController._custom,
-})
+ACTIONS: ActionTable[BrowserController, ActionOutcome] = ActionTable(
+    BrowserController.gym,
+    {
+        ClickAction: BrowserController._click,
+        PressAction: BrowserController._press,
+        KeyDownAction: BrowserController._key_down,
+        KeyUpAction: BrowserController._key_up,
+        TypeAction: BrowserController._type,
+        ScrollAction: BrowserController._scroll,
+        MoveAction: BrowserController._move,
+        DragAction: BrowserController._drag,
+        WaitAction: BrowserController._wait,
+        PositionFetch: BrowserController._position,
+        ScreenshotFetch: BrowserController._screenshot,
+        CustomAction: BrowserController._custom,
+    },
+)
 """What :meth:`BrowserController.step` runs for each CLA type (``ResponseAction`` never reaches a controller)."""

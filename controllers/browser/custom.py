@@ -43,8 +43,9 @@ class BrowserCustom(BrowserLifecycle):
             raise ActionError("custom action 'goto' needs args {'url': '<address>'}")
         target = self._allowed(url)
         timeout_ms = self.navigation_timeout * 1000
-        return await self._navigate(page, lambda wait_until: page.goto(target, timeout=timeout_ms,
-                                                                       wait_until=wait_until))
+        return await self._navigate(
+            page, lambda wait_until: page.goto(target, timeout=timeout_ms, wait_until=wait_until)
+        )
 
     async def _back(self, args: dict[str, Any]) -> ActionOutcome:
         return await self._history(self.page.go_back)
@@ -69,8 +70,9 @@ class BrowserCustom(BrowserLifecycle):
         self._active = tab
         if address:
             timeout_ms = self.navigation_timeout * 1000
-            return await self._navigate(tab, lambda wait_until: tab.goto(address, timeout=timeout_ms,
-                                                                         wait_until=wait_until))
+            return await self._navigate(
+                tab, lambda wait_until: tab.goto(address, timeout=timeout_ms, wait_until=wait_until)
+            )
         return ActionOutcome()
 
     async def _switch_tab(self, args: dict[str, Any]) -> ActionOutcome:
@@ -105,7 +107,9 @@ class BrowserCustom(BrowserLifecycle):
         except NavigationRefused as exc:
             raise ActionError(str(exc)) from None
 
-    async def _navigate(self, page: Page, navigation: Callable[[WaitUntil], Awaitable[Response | None]]) -> ActionOutcome:
+    async def _navigate(
+        self, page: Page, navigation: Callable[[WaitUntil], Awaitable[Response | None]]
+    ) -> ActionOutcome:
         """Run ``navigation(wait_until)`` of ``page``; a failure (refused connection, timeout,
         aborted) is reported in ``info["navigation_error"]``, never raised: the page shows the
         browser's error page."""
@@ -119,15 +123,18 @@ class BrowserCustom(BrowserLifecycle):
         return ActionOutcome()
 
 
-CUSTOM: CustomActions[BrowserCustom, ActionOutcome] = CustomActions(BrowserCustom.gym, {
-    "goto": BrowserCustom._goto,
-    "back": BrowserCustom._back,
-    "forward": BrowserCustom._forward,
-    "reload": BrowserCustom._reload,
-    "new_tab": BrowserCustom._new_tab_action,
-    "switch_tab": BrowserCustom._switch_tab,
-    "close_tab": BrowserCustom._close_tab,
-})
+CUSTOM: CustomActions[BrowserCustom, ActionOutcome] = CustomActions(
+    BrowserCustom.gym,
+    {
+        "goto": BrowserCustom._goto,
+        "back": BrowserCustom._back,
+        "forward": BrowserCustom._forward,
+        "reload": BrowserCustom._reload,
+        "new_tab": BrowserCustom._new_tab_action,
+        "switch_tab": BrowserCustom._switch_tab,
+        "close_tab": BrowserCustom._close_tab,
+    },
+)
 """The browser gym's custom actions (``CustomAction(action=name, args={...})``)."""
 
 CUSTOM_ACTIONS: tuple[str, ...] = CUSTOM.names

@@ -57,13 +57,15 @@ class Dialogs:
     def answer(self, dialog: Dialog) -> None:
         """Record ``dialog`` and answer it now."""
         accept = dialog.type in ("alert", "beforeunload")
-        self.records.append({
-            "type": dialog.type,
-            "message": dialog.message,
-            "default_value": dialog.default_value,
-            "url": dialog.page.url if dialog.page else None,
-            "handled": "accepted" if accept else "dismissed",
-        })
+        self.records.append(
+            {
+                "type": dialog.type,
+                "message": dialog.message,
+                "default_value": dialog.default_value,
+                "url": dialog.page.url if dialog.page else None,
+                "handled": "accepted" if accept else "dismissed",
+            }
+        )
         reply = asyncio.ensure_future(dialog.accept() if accept else dialog.dismiss())
         reply.add_done_callback(retrieve)  # the tab may be gone before the answer arrives
         self._last = asyncio.get_running_loop().time()
@@ -79,8 +81,9 @@ class Dialogs:
         else:
             self._answers.pop(page, None)
 
-    async def leave(self, page: Page, session: PageSession | None, navigation: Navigation,
-                    timeout: float) -> Response | None:
+    async def leave(
+        self, page: Page, session: PageSession | None, navigation: Navigation, timeout: float
+    ) -> Response | None:
         """Run ``navigation(wait_until)`` away from ``page``'s document; see the module docstring.
         ``timeout``: seconds the reload of the new document may take."""
         if session is None or page not in self._answers:

@@ -38,7 +38,6 @@ _PAGE_TEXT_JS = """() => {
 }"""
 
 
-
 def _page(ctx: FunctionContext) -> Any:
     return ctx.controller.page
 
@@ -151,8 +150,9 @@ async def page_text(ctx: FunctionContext) -> str:
 
 
 @evaluate_function("browser", aliases=("contains_text",))
-async def page_contains(ctx: FunctionContext, texts: str | list[str], partial_rewarding: bool = False,
-                        case_sensitive: bool = True) -> Grade:
+async def page_contains(
+    ctx: FunctionContext, texts: str | list[str], partial_rewarding: bool = False, case_sensitive: bool = True
+) -> Grade:
     """Reward 1 when every text is on the page (visible text and input values).
 
     With ``partial_rewarding`` the reward is the fraction found; ``done`` when all are found.
@@ -164,8 +164,12 @@ async def page_contains(ctx: FunctionContext, texts: str | list[str], partial_re
     missing = [t for t in wanted if t not in found]
     fraction = len(found) / len(wanted) if wanted else 0.0
     reward = fraction if partial_rewarding else float(not missing and bool(wanted))
-    return Grade(reward=reward, done=not missing, content="all found" if not missing else f"missing {missing!r}",
-                 info={"found": found, "missing": missing})
+    return Grade(
+        reward=reward,
+        done=not missing,
+        content="all found" if not missing else f"missing {missing!r}",
+        info={"found": found, "missing": missing},
+    )
 
 
 @evaluate_function("browser")
@@ -194,8 +198,11 @@ async def text_matches(ctx: FunctionContext, selector: str, pattern: str) -> Gra
         ok = await asyncio.to_thread(regex.search, text or "") is not None
     except PatternError as exc:
         return Grade.error(str(exc))
-    return Grade(reward=float(ok), content=f"text {text!r} {'matches' if ok else 'does not match'} {pattern!r}",
-                 info={"text": text})
+    return Grade(
+        reward=float(ok),
+        content=f"text {text!r} {'matches' if ok else 'does not match'} {pattern!r}",
+        info={"text": text},
+    )
 
 
 async def _cookies(ctx: FunctionContext) -> dict[str, str]:
@@ -208,12 +215,17 @@ async def cookie_exists(ctx: FunctionContext, names: str | list[str]) -> Grade:
     wanted = [names] if isinstance(names, str) else list(names)
     cookies = await _cookies(ctx)
     missing = [n for n in wanted if n not in cookies]
-    return Grade(reward=float(not missing), content="all cookies exist" if not missing else f"missing {missing!r}",
-                 info={"missing": missing})
+    return Grade(
+        reward=float(not missing),
+        content="all cookies exist" if not missing else f"missing {missing!r}",
+        info={"missing": missing},
+    )
 
 
 @evaluate_function("browser")
-async def cookie_match(ctx: FunctionContext, name_or_pairs: str | list[str] | dict[str, str], value: str | None = None) -> Grade:
+async def cookie_match(
+    ctx: FunctionContext, name_or_pairs: str | list[str] | dict[str, str], value: str | None = None
+) -> Grade:
     """Reward 1 when cookies have the expected values.
 
     Accepts ``cookie_match(name, value)``, HUD's flat ``[name1, value1, name2, value2, ...]``, or a
@@ -231,5 +243,8 @@ async def cookie_match(ctx: FunctionContext, name_or_pairs: str | list[str] | di
         expected = {name_or_pairs: value}
     cookies = await _cookies(ctx)
     wrong = {n: cookies.get(n) for n, v in expected.items() if cookies.get(n) != v}
-    return Grade(reward=float(not wrong), content="all cookies match" if not wrong else f"mismatched {wrong!r}",
-                 info={"mismatched": wrong})
+    return Grade(
+        reward=float(not wrong),
+        content="all cookies match" if not wrong else f"mismatched {wrong!r}",
+        info={"mismatched": wrong},
+    )

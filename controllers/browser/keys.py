@@ -85,8 +85,22 @@ _PRINTABLE = {c: c for c in string.printable if c not in string.whitespace and c
 PLAYWRIGHT_KEYS: dict[str, str] = {**_PRINTABLE, **_NAMED}
 """Canonical key name to Playwright key name, for every key the browser gym supports."""
 
-MODIFIERS: frozenset[str] = frozenset({"Shift", "ShiftLeft", "ShiftRight", "Control", "ControlLeft", "ControlRight",
-                                       "Alt", "AltLeft", "AltRight", "Meta", "MetaLeft", "MetaRight"})
+MODIFIERS: frozenset[str] = frozenset(
+    {
+        "Shift",
+        "ShiftLeft",
+        "ShiftRight",
+        "Control",
+        "ControlLeft",
+        "ControlRight",
+        "Alt",
+        "AltLeft",
+        "AltRight",
+        "Meta",
+        "MetaLeft",
+        "MetaRight",
+    }
+)
 """Playwright names of the modifier keys."""
 
 UNSUPPORTED: tuple[str, ...] = tuple(k for k in KEYS if k not in PLAYWRIGHT_KEYS)

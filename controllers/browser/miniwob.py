@@ -47,10 +47,33 @@ NO_TIME_LIMIT_MS = 1e9
 # Tasks whose instances vary beyond the seed (timers, animations, the date), from the miniwob
 # package's own registration.
 NONDETERMINISTIC = frozenset(
-    "book-flight book-flight-nodelay choose-date choose-date-easy choose-date-medium choose-date-nodelay "
-    "click-dialog click-dialog-2 click-pie click-pie-nodelay click-scroll-list drag-cube scroll-text "
-    "scroll-text-2 search-engine social-media social-media-all social-media-some terminal order-food "
-    "phone-book stock-market flight.AA flight.Alaska flight.Alaska-auto".split()
+    [
+        "book-flight",
+        "book-flight-nodelay",
+        "choose-date",
+        "choose-date-easy",
+        "choose-date-medium",
+        "choose-date-nodelay",
+        "click-dialog",
+        "click-dialog-2",
+        "click-pie",
+        "click-pie-nodelay",
+        "click-scroll-list",
+        "drag-cube",
+        "scroll-text",
+        "scroll-text-2",
+        "search-engine",
+        "social-media",
+        "social-media-all",
+        "social-media-some",
+        "terminal",
+        "order-food",
+        "phone-book",
+        "stock-market",
+        "flight.AA",
+        "flight.Alaska",
+        "flight.Alaska-auto",
+    ]
 )
 
 _START_JS = """async ({seed, mode, maxTime}) => {
@@ -138,14 +161,20 @@ def _task(name: str) -> Task:
 
 def miniwob_taskset() -> TaskSet:
     """All 130 MiniWoB++ tasks (``load_taskset("miniwob")``)."""
-    return TaskSet(tasks=[_task(n) for n in miniwob_task_names()], id="miniwob",
-                   description="MiniWoB++ (Farama) task pages, served on loopback; raw page reward.")
+    return TaskSet(
+        tasks=[_task(n) for n in miniwob_task_names()],
+        id="miniwob",
+        description="MiniWoB++ (Farama) task pages, served on loopback; raw page reward.",
+    )
 
 
 def miniwob_flight_taskset() -> TaskSet:
     """The three FlightWoB tasks (``load_taskset("miniwob-flight")``)."""
-    return TaskSet(tasks=[_task(n) for n in FLIGHT_TASKS], id="miniwob-flight",
-                   description="MiniWoB++ FlightWoB booking sites (HTTP only).")
+    return TaskSet(
+        tasks=[_task(n) for n in FLIGHT_TASKS],
+        id="miniwob-flight",
+        description="MiniWoB++ FlightWoB booking sites (HTTP only).",
+    )
 
 
 @setup_function("browser")

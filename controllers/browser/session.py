@@ -58,7 +58,8 @@ class PageSession:
     def _on_file_request(self, event: dict[str, Any]) -> None:
         self.refused.append(event.get("request", {}).get("url", ""))
         reply = asyncio.ensure_future(
-            self.cdp.send("Fetch.failRequest", {"requestId": event["requestId"], "errorReason": "AccessDenied"}))
+            self.cdp.send("Fetch.failRequest", {"requestId": event["requestId"], "errorReason": "AccessDenied"})
+        )
         reply.add_done_callback(lambda task: task.cancelled() or task.exception())  # the tab may be gone
 
     def _on_started(self, event: dict[str, Any]) -> None:

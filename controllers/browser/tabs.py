@@ -190,7 +190,8 @@ class BrowserTabs(BrowserState):
         if self.crashes:
             raise ControllerError(
                 f"the renderer of the tab at {self.crashes[0]} crashed (killed, or out of memory): "
-                "this episode's page state is lost")
+                "this episode's page state is lost"
+            )
 
     # ----------------------------------------------------------------- targets
 

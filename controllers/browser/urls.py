@@ -102,7 +102,8 @@ class UrlPolicy:
         if isinstance(allow_file_urls, bool) or not isinstance(allow_file_urls, (str, os.PathLike)):
             raise ValueError(
                 f"allow_file_urls names the one directory whose files pages may open (a path), got "
-                f"{allow_file_urls!r}: there is no 'every file' setting")
+                f"{allow_file_urls!r}: there is no 'every file' setting"
+            )
 
     def check(self, url: str) -> str:
         """The URL to open for ``url`` (``http://`` added when it has no scheme).
@@ -123,15 +124,18 @@ class UrlPolicy:
             if self.file_allowed(target):
                 return target
             if self.file_root is None:
-                reason = ("file: URLs are the host's files and are not opened; "
-                          "allow_file_urls=<directory> opens the files under one directory")
+                reason = (
+                    "file: URLs are the host's files and are not opened; "
+                    "allow_file_urls=<directory> opens the files under one directory"
+                )
             else:
                 reason = f"it is outside the directory allow_file_urls={str(self.file_root)!r}"
             raise NavigationRefused(f"navigation to {target} refused: {reason}")
         reason = _REASONS.get(scheme) or (
-            f"{scheme}: is {_INTERNAL}" if scheme in ("chrome", "chrome-extension", "chrome-untrusted",
-                                                        "devtools", "about", "chrome-error")
-            else f"{scheme + ': URLs' if scheme else 'such URLs'} are not opened (only http:, https:, data: and about:blank)")
+            f"{scheme}: is {_INTERNAL}"
+            if scheme in ("chrome", "chrome-extension", "chrome-untrusted", "devtools", "about", "chrome-error")
+            else f"{scheme + ': URLs' if scheme else 'such URLs'} are not opened (only http:, https:, data: and about:blank)"
+        )
         raise NavigationRefused(f"navigation to {target} refused: {reason}")
 
     def file_allowed(self, url: str) -> bool:

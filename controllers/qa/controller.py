@@ -76,7 +76,9 @@ def render_page(width: int, height: int, question: str, passage: str, answer: st
             draw.text((_MARGIN, y), line, fill=(0, 0, 0), font=font)
             y += line_height
         y += line_height // 2
-    draw.rectangle((_MARGIN - 8, answer_top - 8, width - _MARGIN + 8, height - _MARGIN + 8), outline=(60, 110, 200), width=2)
+    draw.rectangle(
+        (_MARGIN - 8, answer_top - 8, width - _MARGIN + 8, height - _MARGIN + 8), outline=(60, 110, 200), width=2
+    )
     draw.text((_MARGIN, answer_top), "Answer", fill=(60, 110, 200), font=font)
     shown = _wrap(answer + "|", text_width, _FONT_SIZE)[-2:]
     for i, line in enumerate(shown):
@@ -197,24 +199,30 @@ class QAController(Controller):
         self.started = False
 
 
-ACTIONS: ActionTable[QAController, ActionOutcome] = ActionTable(QAController.gym, {
-    ClickAction: QAController._point_at,
-    PressAction: QAController._press,
-    KeyDownAction: QAController._key_down,
-    KeyUpAction: QAController._key_up,
-    TypeAction: QAController._type,
-    ScrollAction: QAController._point_at,
-    MoveAction: QAController._move,
-    DragAction: QAController._drag,
-    WaitAction: QAController._wait,
-    PositionFetch: QAController._position,
-    ScreenshotFetch: QAController._screenshot,
-    CustomAction: QAController._custom,
-})
+ACTIONS: ActionTable[QAController, ActionOutcome] = ActionTable(
+    QAController.gym,
+    {
+        ClickAction: QAController._point_at,
+        PressAction: QAController._press,
+        KeyDownAction: QAController._key_down,
+        KeyUpAction: QAController._key_up,
+        TypeAction: QAController._type,
+        ScrollAction: QAController._point_at,
+        MoveAction: QAController._move,
+        DragAction: QAController._drag,
+        WaitAction: QAController._wait,
+        PositionFetch: QAController._position,
+        ScreenshotFetch: QAController._screenshot,
+        CustomAction: QAController._custom,
+    },
+)
 """What :meth:`QAController.step` runs for each CLA type (``ResponseAction`` never reaches a controller)."""
 
-CUSTOM: CustomActions[QAController, ActionOutcome] = CustomActions(QAController.gym, {
-    "clear": QAController._clear,
-    "submit": QAController._submit,
-})
+CUSTOM: CustomActions[QAController, ActionOutcome] = CustomActions(
+    QAController.gym,
+    {
+        "clear": QAController._clear,
+        "submit": QAController._submit,
+    },
+)
 """The QA gym's custom actions: ``clear`` empties the answer, ``submit`` submits it."""

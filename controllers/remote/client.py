@@ -88,7 +88,8 @@ def check_controller_spec(controller: str, token: str | None = None) -> tuple[st
     parts = urlsplit(controller)
     if parts.scheme not in ("ws", "wss") or not parts.hostname:
         raise ValueError(
-            f"controller must be 'local', 'subprocess', 'docker' or a 'ws://host:port' URL, got {controller!r}")
+            f"controller must be 'local', 'subprocess', 'docker' or a 'ws://host:port' URL, got {controller!r}"
+        )
     try:
         parts.port  # noqa: B018  (raises on a malformed port)
     except ValueError as exc:
@@ -100,7 +101,8 @@ def check_controller_spec(controller: str, token: str | None = None) -> tuple[st
     if not token:
         raise ValueError(
             f"controller={controller!r} needs the server's token: pass controller_token=... (printed by "
-            f"`hud-gym serve`) or set ${TOKEN_ENV_VAR}")
+            f"`hud-gym serve`) or set ${TOKEN_ENV_VAR}"
+        )
     return controller, token
 
 
@@ -154,9 +156,16 @@ class RemoteController(Controller):
     supports_capture_region: ClassVar[bool] = True
     """Forwarded: the server's controller captures the region when it can (``Frame.region`` says)."""
 
-    def __init__(self, gym: str, screen_size: tuple[int, int] = (1280, 720), *, where: str = "subprocess",
-                 token: str | None = None, options: dict[str, Any] | None = None,
-                 request_timeout: float = REQUEST_TIMEOUT) -> None:
+    def __init__(
+        self,
+        gym: str,
+        screen_size: tuple[int, int] = (1280, 720),
+        *,
+        where: str = "subprocess",
+        token: str | None = None,
+        options: dict[str, Any] | None = None,
+        request_timeout: float = REQUEST_TIMEOUT,
+    ) -> None:
         super().__init__(screen_size)
         where, token = check_controller_spec(where, token)
         if where == "local":
@@ -198,9 +207,14 @@ class RemoteController(Controller):
                 frame_format = "shm"  # the same machine and user: pixels through /dev/shm
             self._connection = await CONNECTIONS.acquire(url, self._endpoint.token)
             result, _ = await self._connection.request(
-                "open", gym=self.gym, screen_size=list(self.screen_size), options=self.options,
-                frame_format=frame_format, timeout=OPEN_TIMEOUT,
-                capture_region=list(self.capture_region) if self.capture_region else None)
+                "open",
+                gym=self.gym,
+                screen_size=list(self.screen_size),
+                options=self.options,
+                frame_format=frame_format,
+                timeout=OPEN_TIMEOUT,
+                capture_region=list(self.capture_region) if self.capture_region else None,
+            )
             self.env_id = str(result["env"])
             await self._request("start", timeout=START_TIMEOUT)
         except BaseException:
@@ -228,8 +242,12 @@ class RemoteController(Controller):
             except (ProtocolError, ValueError, OSError) as exc:
                 raise ControllerError(f"bad frame from the controller server: {exc}") from None
         region = result.get("region")
-        return Frame(screenshot=pixels, text=result.get("text") or "", info=result.get("info") or {},
-                     region=tuple(region) if region else None)
+        return Frame(
+            screenshot=pixels,
+            text=result.get("text") or "",
+            info=result.get("info") or {},
+            region=tuple(region) if region else None,
+        )
 
     async def setup(self, calls: Sequence[BoundCall], ctx: FunctionContext) -> list[Any]:
         """Run the setup calls on the server; adopt the instruction a setup function set there."""
@@ -243,8 +261,11 @@ class RemoteController(Controller):
     async def evaluate(self, calls: Sequence[BoundCall], ctx: FunctionContext, combine: str = "mean") -> Grade:
         """Run the evaluate calls on the server with ``ctx.final_response``; return the grade."""
         result, _ = await self._request(
-            "evaluate", calls=[call.config.model_dump(mode="json") for call in calls],
-            final_response=ctx.final_response, combine=combine)
+            "evaluate",
+            calls=[call.config.model_dump(mode="json") for call in calls],
+            final_response=ctx.final_response,
+            combine=combine,
+        )
         return Grade.model_validate(result["grade"])
 
     async def health(self) -> bool:

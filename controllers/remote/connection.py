@@ -62,7 +62,8 @@ _SAME_ERRORS: dict[str, Callable[[str], Exception]] = {
     "UnknownFunctionError": lambda m: UnknownFunctionError(
         f"{m} (the controller server does not know it: functions registered in this process must also be "
         "registered in the server's: `hud-gym serve GYM --import your.module`, or "
-        "HUD_GYM_SERVER_IMPORTS=your.module in the environment of a 'subprocess' or 'docker' controller)"),
+        "HUD_GYM_SERVER_IMPORTS=your.module in the environment of a 'subprocess' or 'docker' controller)"
+    ),
     "FunctionArgumentError": FunctionArgumentError,
 }
 
@@ -109,17 +110,27 @@ class RemoteConnection:
         """
         try:
             self._websocket = await connect(
-                self.url, compression=None, max_size=MAX_FRAME_BYTES, proxy=None, open_timeout=timeout,
-                ping_interval=20, ping_timeout=60, close_timeout=5, max_queue=64,
+                self.url,
+                compression=None,
+                max_size=MAX_FRAME_BYTES,
+                proxy=None,
+                open_timeout=timeout,
+                ping_interval=20,
+                ping_timeout=60,
+                close_timeout=5,
+                max_queue=64,
             )
         except InvalidStatus as exc:
             raise ControllerError(f"the controller server at {self.url} refused the connection: {exc}") from None
         except (OSError, asyncio.TimeoutError, WebSocketException) as exc:
             raise ControllerError(
-                f"cannot reach the controller server at {self.url}: {type(exc).__name__}: {exc}") from None
+                f"cannot reach the controller server at {self.url}: {type(exc).__name__}: {exc}"
+            ) from None
         websocket = self._websocket
         try:
-            await websocket.send(dumps({"v": PROTOCOL_VERSION, "id": next(self._ids), "op": "hello", "token": self.token}))
+            await websocket.send(
+                dumps({"v": PROTOCOL_VERSION, "id": next(self._ids), "op": "hello", "token": self.token})
+            )
             answer = json.loads(await asyncio.wait_for(websocket.recv(), timeout))
         except (ConnectionClosed, asyncio.TimeoutError, ValueError) as exc:
             await websocket.close()
@@ -172,7 +183,9 @@ class RemoteConnection:
         self._frames.clear()
         for future in pending.values():
             if not future.done():
-                future.set_exception(ControllerError(f"the connection to the controller server at {self.url} was {self._lost}"))
+                future.set_exception(
+                    ControllerError(f"the connection to the controller server at {self.url} was {self._lost}")
+                )
 
     async def request(self, op: str, *, timeout: float = REQUEST_TIMEOUT, **fields: Any) -> Reply:
         """Send one request and wait for its answer: ``(result, frame or None)``.

@@ -19,8 +19,16 @@ from typing import Any
 from hud_gym.controllers.base import ControllerError
 from hud_gym.controllers.remote.server import READY_PREFIX, SERVER_MODULE, TOKEN_ENV_VAR
 
-__all__ = ["CONTAINER_PORT", "NO_ENGINE", "docker_client", "docker_image", "ensure_image", "remove_container",
-           "run_container", "wait_ready"]
+__all__ = [
+    "CONTAINER_PORT",
+    "NO_ENGINE",
+    "docker_client",
+    "docker_image",
+    "ensure_image",
+    "remove_container",
+    "run_container",
+    "wait_ready",
+]
 
 CONTAINER_PORT = 8765
 """The port the server listens on inside its container."""
@@ -53,8 +61,9 @@ def docker_client() -> Any:
         ControllerError: the SDK is missing or no engine answers.
     """
     try:
-        import docker
         from docker.errors import DockerException
+
+        import docker
     except ImportError:
         raise ControllerError("controller='docker' needs the Docker SDK: pip install 'hud-gym[docker]'") from None
     try:
@@ -87,7 +96,8 @@ def ensure_image(client: Any, gym: str) -> str:
         raise ControllerError(
             f"controller='docker': the image {image!r} is not there and could not be built or pulled: {exc}. "
             f"Build it with `docker build -f {dockerfile} -t {image} .` from the repository root, or set "
-            f"HUD_GYM_{gym.upper()}_IMAGE to an image that has hud-gym installed.") from None
+            f"HUD_GYM_{gym.upper()}_IMAGE to an image that has hud-gym installed."
+        ) from None
     return image
 
 
@@ -97,11 +107,23 @@ def run_container(gym: str, token: str) -> Any:
     image = ensure_image(client, gym)
     return client.containers.run(
         image,
-        command=["python", "-m", SERVER_MODULE, gym, "--host", "0.0.0.0", "--port", str(CONTAINER_PORT),
-                 "--trust-client-options"],
+        command=[
+            "python",
+            "-m",
+            SERVER_MODULE,
+            gym,
+            "--host",
+            "0.0.0.0",
+            "--port",
+            str(CONTAINER_PORT),
+            "--trust-client-options",
+        ],
         environment={TOKEN_ENV_VAR: token},
         ports={f"{CONTAINER_PORT}/tcp": ("127.0.0.1", None)},
-        detach=True, auto_remove=True, shm_size="1g", labels={"hud-gym.controller": gym},
+        detach=True,
+        auto_remove=True,
+        shm_size="1g",
+        labels={"hud-gym.controller": gym},
     )
 
 

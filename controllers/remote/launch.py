@@ -151,10 +151,21 @@ class SubprocessLauncher(_Launcher):
         log_path = Path(log.name)
         try:
             process = await asyncio.create_subprocess_exec(
-                sys.executable, "-m", SERVER_MODULE, gym, "--host", "127.0.0.1", "--port", "0",
+                sys.executable,
+                "-m",
+                SERVER_MODULE,
+                gym,
+                "--host",
+                "127.0.0.1",
+                "--port",
+                "0",
                 "--trust-client-options",
-                stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=log,
-                env={**os.environ, TOKEN_ENV_VAR: token}, start_new_session=True, preexec_fn=_die_with_parent,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=log,
+                env={**os.environ, TOKEN_ENV_VAR: token},
+                start_new_session=True,
+                preexec_fn=_die_with_parent,
             )
         except OSError as exc:
             log.close()
@@ -195,11 +206,12 @@ class SubprocessLauncher(_Launcher):
             tail = _tail(log_path)
             log_path.unlink(missing_ok=True)
             what = "exited" if isinstance(exc, EOFError) else f"was not ready within {READY_TIMEOUT} s"
-            raise ControllerError(f"the {gym} controller server (pid {pgid}) {what}; its log ends with:\n{tail}") from None
+            raise ControllerError(
+                f"the {gym} controller server (pid {pgid}) {what}; its log ends with:\n{tail}"
+            ) from None
         # Nothing more is expected on stdout, but a full pipe would block the server: drain it.
         drain = asyncio.ensure_future(_drain(stdout))
-        return _Server(gym, url, token, stop=stop, is_alive=alive, pid=pgid,
-                       extra={"log": str(log_path)})
+        return _Server(gym, url, token, stop=stop, is_alive=alive, pid=pgid, extra={"log": str(log_path)})
 
     @staticmethod
     async def _ready_line(stdout: asyncio.StreamReader) -> str:
@@ -209,7 +221,7 @@ class SubprocessLauncher(_Launcher):
                 raise EOFError
             text = line.decode(errors="replace").strip()
             if text.startswith(READY_PREFIX):
-                return text[len(READY_PREFIX):].strip()
+                return text[len(READY_PREFIX) :].strip()
 
 
 async def _drain(stream: asyncio.StreamReader) -> None:
@@ -236,7 +248,9 @@ class DockerLauncher(_Launcher):
         except BaseException as exc:
             await asyncio.to_thread(remove_container, container, STOP_TIMEOUT)  # also ends the log stream
             if isinstance(exc, asyncio.TimeoutError):
-                raise ControllerError(f"the {gym} controller container was not ready within {READY_TIMEOUT} s") from None
+                raise ControllerError(
+                    f"the {gym} controller container was not ready within {READY_TIMEOUT} s"
+                ) from None
             raise
 
         async def alive() -> bool:

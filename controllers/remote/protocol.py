@@ -54,7 +54,7 @@ import json
 import struct
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
@@ -156,8 +156,9 @@ class Open(_Request):
     options: dict[str, Any] = Field(default_factory=dict)
     frame_format: FrameFormat = "raw"
     jpeg_quality: Annotated[int, Field(ge=1, le=100)] = 90
-    capture_region: Annotated[list[Annotated[int, Field(ge=0, le=MAX_SCREEN_SIDE)]],
-                              Field(min_length=4, max_length=4)] | None = None
+    capture_region: (
+        Annotated[list[Annotated[int, Field(ge=0, le=MAX_SCREEN_SIDE)]], Field(min_length=4, max_length=4)] | None
+    ) = None
 
 
 class Start(_EnvRequest):
@@ -216,11 +217,23 @@ class Close(_EnvRequest):
 
 
 ClientRequest = Annotated[
-    Union[Hello, Ping, Open, Start, Reset, Setup, Step, Observe, Evaluate, Health, Close],
+    Hello | Ping | Open | Start | Reset | Setup | Step | Observe | Evaluate | Health | Close,
     Field(discriminator="op"),
 ]
 _REQUEST = TypeAdapter(ClientRequest)
-OPS: tuple[str, ...] = ("hello", "ping", "open", "start", "reset", "setup", "step", "observe", "evaluate", "health", "close")
+OPS: tuple[str, ...] = (
+    "hello",
+    "ping",
+    "open",
+    "start",
+    "reset",
+    "setup",
+    "step",
+    "observe",
+    "evaluate",
+    "health",
+    "close",
+)
 """Every op a client may send."""
 
 
@@ -250,8 +263,9 @@ def parse_request(message: str | bytes) -> ClientRequest:
     if isinstance(request_id, bool) or not isinstance(request_id, int) or not 0 <= request_id <= MAX_REQUEST_ID:
         raise ProtocolError(f"field 'id' must be an integer in 0..{MAX_REQUEST_ID}, got {_short(request_id)}")
     if data.get("v") != PROTOCOL_VERSION:
-        raise ProtocolError(f"unsupported protocol version {_short(data.get('v'))}; this server speaks v{PROTOCOL_VERSION}",
-                            request_id)
+        raise ProtocolError(
+            f"unsupported protocol version {_short(data.get('v'))}; this server speaks v{PROTOCOL_VERSION}", request_id
+        )
     op = data.get("op")
     if not isinstance(op, str) or op not in OPS:
         raise ProtocolError(f"unknown op {_short(op)}; known ops: {', '.join(OPS)}", request_id)
@@ -292,8 +306,9 @@ def ok_message(request_id: int, result: dict[str, Any]) -> str:
 
 def error_message(request_id: int | None, error_type: str, message: str) -> str:
     """An error frame."""
-    return dumps({"v": PROTOCOL_VERSION, "id": request_id, "ok": False,
-                  "error": {"type": error_type, "message": message}})
+    return dumps(
+        {"v": PROTOCOL_VERSION, "id": request_id, "ok": False, "error": {"type": error_type, "message": message}}
+    )
 
 
 @dataclass(frozen=True)
@@ -307,7 +322,9 @@ class FrameHeader:
     size: int
 
 
-def pack_frame(request_id: int, frame_format: FrameFormat, width: int, height: int, payload: bytes | memoryview) -> bytes:
+def pack_frame(
+    request_id: int, frame_format: FrameFormat, width: int, height: int, payload: bytes | memoryview
+) -> bytes:
     """One binary message: :data:`FRAME_HEADER` then ``payload``."""
     header = FRAME_HEADER.pack(_MAGIC, PROTOCOL_VERSION, FORMATS[frame_format], request_id, width, height, len(payload))
     return header + payload
@@ -323,14 +340,18 @@ def unpack_frame(message: bytes) -> tuple[FrameHeader, memoryview]:
         raise ProtocolError(f"a binary frame needs a {FRAME_HEADER.size}-byte header, got {len(message)} bytes")
     magic, version, code, request_id, width, height, size = FRAME_HEADER.unpack_from(message)
     if magic != _MAGIC or version != PROTOCOL_VERSION or code not in _FORMAT_NAMES:
-        raise ProtocolError(f"not a v{PROTOCOL_VERSION} hud-gym frame (magic {magic!r}, version {version}, format {code})")
+        raise ProtocolError(
+            f"not a v{PROTOCOL_VERSION} hud-gym frame (magic {magic!r}, version {version}, format {code})"
+        )
     payload = memoryview(message)[FRAME_HEADER.size :]
     if len(payload) != size:
         raise ProtocolError(f"frame {request_id}: header says {size} bytes, got {len(payload)}", request_id)
     return FrameHeader(request_id, _FORMAT_NAMES[code], width, height, size), payload  # type: ignore[arg-type]
 
 
-def encode_frame(screenshot: np.ndarray, frame_format: FrameFormat, jpeg_quality: int = 90) -> tuple[int, int, bytes | memoryview]:
+def encode_frame(
+    screenshot: np.ndarray, frame_format: FrameFormat, jpeg_quality: int = 90
+) -> tuple[int, int, bytes | memoryview]:
     """``(width, height, payload)`` of an ``(H, W, 3)`` uint8 screenshot in ``frame_format``."""
     pixels = np.asarray(screenshot)
     if pixels.ndim != 3 or pixels.shape[2] < 3:
@@ -363,7 +384,9 @@ def decode_frame(header: FrameHeader, payload: memoryview | bytes) -> np.ndarray
     if header.format == "raw":
         expected = header.width * header.height * 3
         if len(payload) != expected:
-            raise ProtocolError(f"raw frame of {header.width}x{header.height} needs {expected} bytes, got {len(payload)}")
+            raise ProtocolError(
+                f"raw frame of {header.width}x{header.height} needs {expected} bytes, got {len(payload)}"
+            )
         return np.frombuffer(payload, dtype=np.uint8).reshape(header.height, header.width, 3)
     if header.format == "jpeg":
         import simplejpeg
@@ -377,5 +400,7 @@ def decode_frame(header: FrameHeader, payload: memoryview | bytes) -> np.ndarray
         with Image.open(io.BytesIO(bytes(payload))) as image:
             pixels = np.asarray(image.convert("RGB"))
     if pixels.shape[:2] != (header.height, header.width):
-        raise ProtocolError(f"frame decodes to {pixels.shape[1]}x{pixels.shape[0]}, header says {header.width}x{header.height}")
+        raise ProtocolError(
+            f"frame decodes to {pixels.shape[1]}x{pixels.shape[0]}, header says {header.width}x{header.height}"
+        )
     return pixels

@@ -111,9 +111,17 @@ class ControllerServer:
         hello_timeout: seconds a new connection has to authenticate.
     """
 
-    def __init__(self, gym: str, *, host: str = "127.0.0.1", port: int = DEFAULT_PORT, token: str,
-                 max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE, trust_client_options: bool = False,
-                 hello_timeout: float = 10.0) -> None:
+    def __init__(
+        self,
+        gym: str,
+        *,
+        host: str = "127.0.0.1",
+        port: int = DEFAULT_PORT,
+        token: str,
+        max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
+        trust_client_options: bool = False,
+        hello_timeout: float = 10.0,
+    ) -> None:
         controller_class(gym)  # an unknown gym fails here, with the known ones
         if not token:
             raise ValueError("a controller server needs a non-empty token")
@@ -165,12 +173,15 @@ class ControllerServer:
     async def start(self) -> str:
         """Bind and start accepting connections; return :attr:`url`."""
         self._server = await ws_serve(
-            self._handle, self.host, self.port,
+            self._handle,
+            self.host,
+            self.port,
             process_request=self._process_request,
             compression=None,
             max_size=4 * self.max_message_size,
             max_queue=64,
-            ping_interval=20, ping_timeout=60,
+            ping_interval=20,
+            ping_timeout=60,
         )
         self.port = self._server.sockets[0].getsockname()[1]
         return self.url
@@ -186,8 +197,15 @@ class ControllerServer:
         await asyncio.gather(*(session.shutdown() for session in list(self._sessions)), return_exceptions=True)
 
 
-def serve(gym: str, host: str = "127.0.0.1", port: int = DEFAULT_PORT, token: str | None = None, *,
-          max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE, trust_client_options: bool = False) -> None:
+def serve(
+    gym: str,
+    host: str = "127.0.0.1",
+    port: int = DEFAULT_PORT,
+    token: str | None = None,
+    *,
+    max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
+    trust_client_options: bool = False,
+) -> None:
     """Run a controller server until SIGINT or SIGTERM (blocking; call from the main thread).
 
     Prints where it listens, the token when it generated one, and then a line
@@ -202,8 +220,14 @@ def serve(gym: str, host: str = "127.0.0.1", port: int = DEFAULT_PORT, token: st
     generated = token is None
     token = token or secrets.token_urlsafe(24)
     runner = get_loop_thread()
-    server = ControllerServer(gym, host=host, port=port, token=token, max_message_size=max_message_size,
-                              trust_client_options=trust_client_options)
+    server = ControllerServer(
+        gym,
+        host=host,
+        port=port,
+        token=token,
+        max_message_size=max_message_size,
+        trust_client_options=trust_client_options,
+    )
     stop = threading.Event()
 
     def request_stop(signum: int, frame: Any) -> None:
@@ -256,21 +280,39 @@ def server_imports(imports: Sequence[str] = ()) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     """Command line: ``python -m hud_gym.controllers.remote.server GYM [--host H] [--port N] ...``."""
     parser = argparse.ArgumentParser(
-        prog="hud-gym serve", description="Serve the controllers of one hud-gym gym type over WebSocket.")
+        prog="hud-gym serve", description="Serve the controllers of one hud-gym gym type over WebSocket."
+    )
     parser.add_argument("gym", help="the gym type to serve (qa, browser, ubuntu, or one an --import registers)")
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default: loopback)")
     parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT}; 0 = a free one)")
-    parser.add_argument("--token-file", default=None, metavar="FILE",
-                        help=f"a file holding the token clients must present (default: ${TOKEN_ENV_VAR}, else a "
-                             "generated one, printed); never on the command line")
+    parser.add_argument(
+        "--token-file",
+        default=None,
+        metavar="FILE",
+        help=f"a file holding the token clients must present (default: ${TOKEN_ENV_VAR}, else a "
+        "generated one, printed); never on the command line",
+    )
     parser.add_argument("--token", default=None, help=argparse.SUPPRESS)
-    parser.add_argument("--max-message-size", type=int, default=DEFAULT_MAX_MESSAGE_SIZE,
-                        help="largest client message answered, in bytes")
-    parser.add_argument("--trust-client-options", action="store_true",
-                        help="accept controller options that reach beyond the sandbox (allow_shell, executable_path, ...)")
-    parser.add_argument("--import", dest="imports", action="append", default=[], metavar="MODULE",
-                        help="import MODULE first (to register your own setup/evaluate functions); repeatable; "
-                             f"${IMPORTS_ENV_VAR} adds comma-separated modules")
+    parser.add_argument(
+        "--max-message-size",
+        type=int,
+        default=DEFAULT_MAX_MESSAGE_SIZE,
+        help="largest client message answered, in bytes",
+    )
+    parser.add_argument(
+        "--trust-client-options",
+        action="store_true",
+        help="accept controller options that reach beyond the sandbox (allow_shell, executable_path, ...)",
+    )
+    parser.add_argument(
+        "--import",
+        dest="imports",
+        action="append",
+        default=[],
+        metavar="MODULE",
+        help="import MODULE first (to register your own setup/evaluate functions); repeatable; "
+        f"${IMPORTS_ENV_VAR} adds comma-separated modules",
+    )
     args = parser.parse_args(argv)
     if args.token is not None:
         parser.error(TOKEN_ON_COMMAND_LINE)
@@ -284,8 +326,14 @@ def main(argv: list[str] | None = None) -> int:
         gym = served_gym(args.gym)
     except ValueError as exc:
         parser.error(str(exc))
-    serve(gym, args.host, args.port, token, max_message_size=args.max_message_size,
-          trust_client_options=args.trust_client_options)
+    serve(
+        gym,
+        args.host,
+        args.port,
+        token,
+        max_message_size=args.max_message_size,
+        trust_client_options=args.trust_client_options,
+    )
     return 0
 
 

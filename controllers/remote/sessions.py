@@ -133,8 +133,12 @@ class HostedEnv:
         frame = await self.controller.observe()
         width, height, binary = self.encode(request.id, frame.screenshot)
         region = getattr(frame, "region", None)
-        result = {"text": frame.text, "info": frame.info, "region": list(region) if region else None,
-                  "frame": {"format": self.frame_format, "width": width, "height": height}}
+        result = {
+            "text": frame.text,
+            "info": frame.info,
+            "region": list(region) if region else None,
+            "frame": {"format": self.frame_format, "width": width, "height": height},
+        }
         return result, binary
 
     async def _reset(self, request: Reset) -> Reply:
@@ -189,6 +193,7 @@ def _configs(calls: list[dict[str, Any]], request_id: int) -> list[FunctionConfi
             raise ProtocolError(f"calls[{index}].{loc}: {first['msg']}", request_id) from None
     return configs
 
+
 class ClientSession:
     """One client connection: its handshake, its envs and its requests in flight."""
 
@@ -239,16 +244,30 @@ class ClientSession:
             await self._reject(request.id, "missing token" if request.token is None else "invalid token")
             return False
         self.authorized = True
-        await self.send(ok_message(request.id, {
-            "server": "hud-gym", "v": PROTOCOL_VERSION, "gym": self.server.gym,
-            "max_message_size": self.server.max_message_size,
-        }))
+        await self.send(
+            ok_message(
+                request.id,
+                {
+                    "server": "hud-gym",
+                    "v": PROTOCOL_VERSION,
+                    "gym": self.server.gym,
+                    "max_message_size": self.server.max_message_size,
+                },
+            )
+        )
         return True
 
     async def _receive(self, message: str | bytes) -> None:
         if len(message) > self.server.max_message_size:
-            await self.send(error_message(None, "TooLarge", (
-                f"message of {len(message)} bytes exceeds this server's limit of {self.server.max_message_size} bytes")))
+            await self.send(
+                error_message(
+                    None,
+                    "TooLarge",
+                    (
+                        f"message of {len(message)} bytes exceeds this server's limit of {self.server.max_message_size} bytes"
+                    ),
+                )
+            )
             return
         try:
             request = parse_request(message)
@@ -323,7 +342,9 @@ class ClientSession:
             controller.capture_region = tuple(request.capture_region)  # type: ignore[assignment]
         env_id = f"e{next(server.env_ids)}"
         # Frames in /dev/shm are files this server creates for the client: for trusted clients only.
-        frame_format = "raw" if request.frame_format == "shm" and not server.trust_client_options else request.frame_format
+        frame_format = (
+            "raw" if request.frame_format == "shm" and not server.trust_client_options else request.frame_format
+        )
         self.envs[env_id] = HostedEnv(env_id, controller, frame_format, request.jpeg_quality)
         return {"env": env_id}
 

@@ -93,7 +93,9 @@ class SharedFrameReader:
         assert self._map is not None
         size = width * height * 3
         if size > len(self._map):
-            raise ValueError(f"shared frame file {path} holds {len(self._map)} bytes, a {width}x{height} frame needs {size}")
+            raise ValueError(
+                f"shared frame file {path} holds {len(self._map)} bytes, a {width}x{height} frame needs {size}"
+            )
         return np.frombuffer(self._map, dtype=np.uint8, count=size).reshape(height, width, 3).copy()
 
     def _attach(self, path: str) -> None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import inspect
 import typing
 from collections.abc import Callable
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
@@ -25,8 +25,14 @@ from hud_gym.controllers.base import Controller
 from hud_gym.controllers.remote.protocol import ProtocolError
 from hud_gym.gyms import UnknownGymError, all_gyms, get_gym
 
-__all__ = ["HOST_CONTEXT_OPTIONS", "served_gym", "HOST_OPTIONS", "controller_class", "options_model",
-           "validate_options"]
+__all__ = [
+    "HOST_CONTEXT_OPTIONS",
+    "served_gym",
+    "HOST_OPTIONS",
+    "controller_class",
+    "options_model",
+    "validate_options",
+]
 
 HOST_OPTIONS: dict[str, Callable[[Any], bool]] = {
     "allow_shell": lambda v: bool(v),
@@ -39,11 +45,13 @@ HOST_OPTIONS: dict[str, Callable[[Any], bool]] = {
     "allow_file_urls": lambda v: v is not None,
 }
 """Options that reach beyond the gym's sandbox: name -> whether a value does (refused unless trusted)."""
-HOST_CONTEXT_OPTIONS = frozenset({"record_har_path", "record_video_dir", "storage_state", "client_certificates", "proxy"})
+HOST_CONTEXT_OPTIONS = frozenset(
+    {"record_har_path", "record_video_dir", "storage_state", "client_certificates", "proxy"}
+)
 """Browser context options (``context_options``) that reach the host's files or network."""
 
 
-@lru_cache(maxsize=None)
+@cache
 def served_gym(name: str) -> str:
     """The gym a server started for ``name`` (a gym's name, alias or id) serves (its ``served_as``).
 
@@ -71,7 +79,7 @@ def controller_class(gym: str) -> type[Controller]:
     return descriptor.controller_factory()  # type: ignore[no-any-return]
 
 
-@lru_cache(maxsize=None)
+@cache
 def options_model(gym: str) -> type[BaseModel]:
     """A pydantic model of the keyword options of ``gym``'s controller (from its signature)."""
     cls = controller_class(gym)
@@ -99,7 +107,9 @@ def validate_options(gym: str, options: dict[str, Any], *, trusted: bool) -> dic
         first = exc.errors(include_url=False)[0]
         loc = ".".join(str(p) for p in first["loc"])
         known = ", ".join(model.model_fields) or "none"
-        raise ProtocolError(f"option '{loc}' of the {gym} controller: {first['msg']} (known options: {known})") from None
+        raise ProtocolError(
+            f"option '{loc}' of the {gym} controller: {first['msg']} (known options: {known})"
+        ) from None
     values = {name: getattr(checked, name) for name in model.model_fields}
     if not trusted:
         refused = [name for name, risky in HOST_OPTIONS.items() if name in values and risky(values[name])]

@@ -18,4 +18,13 @@ from hud_gym.controllers.sandbox.policy import (
 from hud_gym.controllers.sandbox.process import SandboxProcess
 from hud_gym.controllers.sandbox.runner import Sandbox, SandboxError
 
-__all__ = ["Bind", "Identity", "Sandbox", "SandboxError", "SandboxPolicy", "SandboxProcess", "bwrap_argv", "identity_for"]
+__all__ = [
+    "Bind",
+    "Identity",
+    "Sandbox",
+    "SandboxError",
+    "SandboxPolicy",
+    "SandboxProcess",
+    "bwrap_argv",
+    "identity_for",
+]

@@ -57,15 +57,43 @@ SYSTEM_DIRS: tuple[str, ...] = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/l
 """Top-level system directories: links into ``/usr`` on merged-usr hosts, else bound read-only."""
 
 ETC_ENTRIES: tuple[str, ...] = (
-    "alternatives", "bash.bashrc", "bash_completion", "bash_completion.d", "environment", "fonts", "gtk-2.0",
-    "gtk-3.0", "inputrc", "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "locale.alias", "localtime", "magic",
-    "mime.types", "nsswitch.conf", "profile", "profile.d", "shells", "terminfo", "timezone", "X11", "xdg",
+    "alternatives",
+    "bash.bashrc",
+    "bash_completion",
+    "bash_completion.d",
+    "environment",
+    "fonts",
+    "gtk-2.0",
+    "gtk-3.0",
+    "inputrc",
+    "ld.so.cache",
+    "ld.so.conf",
+    "ld.so.conf.d",
+    "locale.alias",
+    "localtime",
+    "magic",
+    "mime.types",
+    "nsswitch.conf",
+    "profile",
+    "profile.d",
+    "shells",
+    "terminfo",
+    "timezone",
+    "X11",
+    "xdg",
 )
 """``/etc`` entries the desktop's programs read (fonts, app defaults, the shell's profile, the
 dynamic linker's cache), bound read-only when the host has them."""
 
-NETWORK_ETC_ENTRIES: tuple[str, ...] = ("ca-certificates", "ca-certificates.conf", "gai.conf", "host.conf",
-                                        "hosts", "resolv.conf", "ssl")
+NETWORK_ETC_ENTRIES: tuple[str, ...] = (
+    "ca-certificates",
+    "ca-certificates.conf",
+    "gai.conf",
+    "host.conf",
+    "hosts",
+    "resolv.conf",
+    "ssl",
+)
 """``/etc`` entries bound only when the sandbox has the network (name resolution, TLS roots)."""
 
 TMPFS_DIRS: tuple[str, ...] = ("/tmp", "/var/tmp", "/run", "/dev/shm")
@@ -127,25 +155,42 @@ class SandboxPolicy:
     as_pid_1: bool = False
 
 
-def bwrap_argv(policy: SandboxPolicy, command: Sequence[str], *, bwrap: str = "bwrap",
-               setpriv: str = "setpriv") -> list[str]:
+def bwrap_argv(
+    policy: SandboxPolicy, command: Sequence[str], *, bwrap: str = "bwrap", setpriv: str = "setpriv"
+) -> list[str]:
     """The command line that runs ``command`` inside the sandbox ``policy`` describes."""
     ident = policy.identity
     argv: list[str] = []
     if ident.switch:
-        argv += [setpriv, f"--reuid={ident.uid}", f"--regid={ident.gid}", "--clear-groups", "--inh-caps=-all",
-                 "--no-new-privs", "--"]
+        argv += [
+            setpriv,
+            f"--reuid={ident.uid}",
+            f"--regid={ident.gid}",
+            "--clear-groups",
+            "--inh-caps=-all",
+            "--no-new-privs",
+            "--",
+        ]
     argv += [bwrap, "--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
     if not policy.network:
         argv.append("--unshare-net")
-    argv += ["--uid", str(INNER_UID), "--gid", str(INNER_GID), "--hostname", policy.hostname, "--disable-userns",
-             "--die-with-parent", "--new-session"]
+    argv += [
+        "--uid",
+        str(INNER_UID),
+        "--gid",
+        str(INNER_GID),
+        "--hostname",
+        policy.hostname,
+        "--disable-userns",
+        "--die-with-parent",
+        "--new-session",
+    ]
     if policy.as_pid_1:
         argv.append("--as-pid-1")
     argv += ["--ro-bind", "/usr", "/usr"]
     for path, kind in sorted(policy.layout.items()):
         if kind.startswith("link:"):
-            argv += ["--symlink", kind[len("link:"):], path]
+            argv += ["--symlink", kind[len("link:") :], path]
         elif kind == "dir":
             argv += ["--ro-bind", path, path]
     argv += ["--proc", "/proc", "--dev", "/dev"]
@@ -185,9 +230,11 @@ def etc_files(home: str, network: bool = False) -> dict[str, str]:
     :data:`INNER_USER` (with ``home``), ``root`` and ``nobody``; ``hosts`` with localhost, unless
     the sandbox has the network (then the host's ``/etc/hosts`` is bound instead)."""
     files = {
-        "passwd": (f"root:x:0:0:root:/nonexistent:/usr/sbin/nologin\n"
-                   f"{INNER_USER}:x:{INNER_UID}:{INNER_GID}:hud-gym sandbox:{home}:/bin/bash\n"
-                   "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n"),
+        "passwd": (
+            f"root:x:0:0:root:/nonexistent:/usr/sbin/nologin\n"
+            f"{INNER_USER}:x:{INNER_UID}:{INNER_GID}:hud-gym sandbox:{home}:/bin/bash\n"
+            "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n"
+        ),
         "group": f"root:x:0:\n{INNER_USER}:x:{INNER_GID}:\nnogroup:x:65534:\n",
     }
     if not network:

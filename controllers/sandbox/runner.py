@@ -72,8 +72,9 @@ class Sandbox:
         python: the sandbox's Python.
     """
 
-    def __init__(self, command: Any, supervisor: str, env: dict[str, str], log_path: Path,
-                 python: str = "/usr/bin/python3") -> None:
+    def __init__(
+        self, command: Any, supervisor: str, env: dict[str, str], log_path: Path, python: str = "/usr/bin/python3"
+    ) -> None:
         self._command = command
         self._supervisor = supervisor
         self._env = env
@@ -113,8 +114,14 @@ class Sandbox:
         try:
             with open(self._log_path, "ab") as log:
                 self._launcher = await asyncio.create_subprocess_exec(
-                    *argv, stdin=DEVNULL, stdout=log, stderr=log, env=self._env, pass_fds=(theirs.fileno(),),
-                    start_new_session=True, preexec_fn=die_with_parent,
+                    *argv,
+                    stdin=DEVNULL,
+                    stdout=log,
+                    stderr=log,
+                    env=self._env,
+                    pass_fds=(theirs.fileno(),),
+                    start_new_session=True,
+                    preexec_fn=die_with_parent,
                 )
         finally:
             theirs.close()
@@ -123,7 +130,9 @@ class Sandbox:
         try:
             done, _ = await asyncio.wait({self._ready, launcher}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
             if self._ready not in done:
-                raise SandboxError(self._failure("did not start" if not done else f"exited with {self._launcher.returncode}"))
+                raise SandboxError(
+                    self._failure("did not start" if not done else f"exited with {self._launcher.returncode}")
+                )
             self.supervisor_pid, self.namespace = self._ready.result()
         except BaseException:
             await self.stop()
@@ -203,8 +212,16 @@ class Sandbox:
 
     # ----------------------------------------------------------------- programs
 
-    async def spawn(self, argv: Sequence[str], *, env: dict[str, str], cwd: str | None = None,
-                    stdin: Any = DEVNULL, stdout: Any = DEVNULL, stderr: Any = DEVNULL) -> SandboxProcess:
+    async def spawn(
+        self,
+        argv: Sequence[str],
+        *,
+        env: dict[str, str],
+        cwd: str | None = None,
+        stdin: Any = DEVNULL,
+        stdout: Any = DEVNULL,
+        stderr: Any = DEVNULL,
+    ) -> SandboxProcess:
         """Start ``argv`` in the sandbox. ``stdin``/``stdout``/``stderr``: ``DEVNULL``, ``PIPE``,
         a file object or a descriptor.
 
@@ -261,7 +278,9 @@ class Sandbox:
         loop = asyncio.get_running_loop()
         stdin, stdout, stderr = fds
         if stdin >= 0:
-            transport, protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, os.fdopen(stdin, "wb", 0))
+            transport, protocol = await loop.connect_write_pipe(
+                asyncio.streams.FlowControlMixin, os.fdopen(stdin, "wb", 0)
+            )
             process.stdin = asyncio.StreamWriter(transport, protocol, None, loop)
         for fd, name in ((stdout, "stdout"), (stderr, "stderr")):
             if fd >= 0:

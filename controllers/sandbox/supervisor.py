@@ -41,12 +41,26 @@ def spawn(sock, children, request, fds):
         if len(fds) != 3:
             raise OSError(22, "spawn needs three file descriptors (stdin, stdout, stderr)")
         process = subprocess.Popen(
-            request["argv"], stdin=fds[0], stdout=fds[1], stderr=fds[2], cwd=request.get("cwd"),
-            env=request.get("env"), close_fds=True, start_new_session=True,
+            request["argv"],
+            stdin=fds[0],
+            stdout=fds[1],
+            stderr=fds[2],
+            cwd=request.get("cwd"),
+            env=request.get("env"),
+            close_fds=True,
+            start_new_session=True,
         )
     except OSError as exc:
-        send(sock, {"op": "failed", "id": request.get("id"), "errno": exc.errno or 0,
-                    "error": exc.strerror or str(exc), "filename": exc.filename})
+        send(
+            sock,
+            {
+                "op": "failed",
+                "id": request.get("id"),
+                "errno": exc.errno or 0,
+                "error": exc.strerror or str(exc),
+                "filename": exc.filename,
+            },
+        )
         return
     except Exception as exc:  # a malformed request
         send(sock, {"op": "failed", "id": request.get("id"), "errno": 22, "error": f"{type(exc).__name__}: {exc}"})

@@ -51,7 +51,7 @@ class ScreenCapture:
         self.size = size
         try:
             self._mss = _open_mss(display)
-        except Exception as exc:  # noqa: BLE001  (mss raises ScreenShotError and plain errors)
+        except Exception as exc:
             raise ControllerError(f"cannot capture display {display}: {exc}") from exc
         self._monitor = {"left": 0, "top": 0, "width": size[0], "height": size[1]}
 
@@ -74,7 +74,7 @@ class ScreenCapture:
             if raw is None:
                 shot = self._mss.grab(self._monitor)
                 raw, (width, height) = shot.raw, shot.size
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             raise ControllerError(f"screenshot of {self.display} failed: {type(exc).__name__}: {exc}") from exc
         image = Image.frombuffer("RGB", (width, height), raw, "raw", "BGRX", 0, 1)
         return np.asarray(image)
@@ -88,8 +88,9 @@ class ScreenCapture:
         width, height = self.size
         if buffer is None or segment is None or conn is None or getattr(impl, "_bufsize", 0) < width * height * 4:
             return None
-        reply = _xcb.shm_get_image(conn, impl.drawable, 0, 0, width, height, 0xFFFFFFFF,
-                                   _xcb.ImageFormat.ZPixmap, segment, 0)
+        reply = _xcb.shm_get_image(
+            conn, impl.drawable, 0, 0, width, height, 0xFFFFFFFF, _xcb.ImageFormat.ZPixmap, segment, 0
+        )
         if reply.depth != impl.drawable_depth:
             return None
         return memoryview(buffer)[: width * height * 4]

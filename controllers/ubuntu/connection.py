@@ -206,5 +206,8 @@ class XConnection:
             raise ControllerError(f"the X server of {self.name} is gone: {exc}") from exc
         count = self.damage_events - self._mark
         self._mark = self.damage_events
-        return {"settle": time.perf_counter() - started, "damage": float(count),
-                "first_damage": -1.0 if first is None else first}
+        return {
+            "settle": time.perf_counter() - started,
+            "damage": float(count),
+            "first_damage": -1.0 if first is None else first,
+        }

@@ -156,18 +156,21 @@ class UbuntuController(DesktopCustom):
         )
 
 
-ACTIONS: ActionTable[UbuntuController, Settled] = ActionTable(UbuntuController.gym, {
-    ClickAction: UbuntuController._click,
-    PressAction: UbuntuController._press,
-    KeyDownAction: UbuntuController._key_down,
-    KeyUpAction: UbuntuController._key_up,
-    TypeAction: UbuntuController._type,
-    ScrollAction: UbuntuController._scroll,
-    MoveAction: UbuntuController._move,
-    DragAction: UbuntuController._drag,
-    WaitAction: UbuntuController._wait,
-    PositionFetch: UbuntuController._position,
-    ScreenshotFetch: UbuntuController._screenshot,
-    CustomAction: UbuntuController._custom,
-})
+ACTIONS: ActionTable[UbuntuController, Settled] = ActionTable(
+    UbuntuController.gym,
+    {
+        ClickAction: UbuntuController._click,
+        PressAction: UbuntuController._press,
+        KeyDownAction: UbuntuController._key_down,
+        KeyUpAction: UbuntuController._key_up,
+        TypeAction: UbuntuController._type,
+        ScrollAction: UbuntuController._scroll,
+        MoveAction: UbuntuController._move,
+        DragAction: UbuntuController._drag,
+        WaitAction: UbuntuController._wait,
+        PositionFetch: UbuntuController._position,
+        ScreenshotFetch: UbuntuController._screenshot,
+        CustomAction: UbuntuController._custom,
+    },
+)
 """What :meth:`UbuntuController.step` runs for each CLA type (``ResponseAction`` never reaches a controller)."""

@@ -58,7 +58,9 @@ class DesktopCustom(DesktopInput, DesktopAPI):
         app = args.get("app")
         extra = args.get("args", [])
         if not isinstance(app, str) or not app:
-            raise ActionError(f"custom action 'launch' needs args {{'app': <name>, 'args': [...]}}; apps: {', '.join(LAUNCHABLE)}")
+            raise ActionError(
+                f"custom action 'launch' needs args {{'app': <name>, 'args': [...]}}; apps: {', '.join(LAUNCHABLE)}"
+            )
         if not isinstance(extra, list) or not all(isinstance(a, str) for a in extra):
             raise ActionError("custom action 'launch': 'args' must be a list of strings")
         try:
@@ -85,11 +87,14 @@ class DesktopCustom(DesktopInput, DesktopAPI):
         return ActionOutcome(info=info), max(self.quiet, 0.1)
 
 
-CUSTOM: CustomActions[DesktopCustom, Settled] = CustomActions(DesktopCustom.gym, {
-    "launch": DesktopCustom._launch,
-    "key_sequence": DesktopCustom._key_sequence,
-    "clipboard_set": DesktopCustom._clipboard_set,
-})
+CUSTOM: CustomActions[DesktopCustom, Settled] = CustomActions(
+    DesktopCustom.gym,
+    {
+        "launch": DesktopCustom._launch,
+        "key_sequence": DesktopCustom._key_sequence,
+        "clipboard_set": DesktopCustom._clipboard_set,
+    },
+)
 """The desktop gym's custom actions (``CustomAction(action=name, args={...})``)."""
 
 CUSTOM_ACTIONS: tuple[str, ...] = CUSTOM.names

@@ -15,9 +15,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import hud_gym.controllers.ubuntu.policy as policy
 import hud_gym.controllers.ubuntu.windows as xwindows
 from hud_gym.controllers.base import ControllerError
-import hud_gym.controllers.ubuntu.policy as policy
 from hud_gym.controllers.ubuntu.apps import KNOWN_APPS
 from hud_gym.controllers.ubuntu.connection import X_ERRORS
 from hud_gym.controllers.ubuntu.display import DesktopNotAvailableError
@@ -75,9 +75,14 @@ class DesktopAPI(DesktopLifecycle):
             ValueError: bad arguments, or no such program.
         """
         return policy.launch_argv(
-            app, args, home=self._session.home if self._session is not None else None, apps=self.known_apps,
-            shell_allowed=self.shell_allowed(), allow_absolute_paths=self.allow_absolute_paths,
-            search_path=self.child_env.get("PATH"))
+            app,
+            args,
+            home=self._session.home if self._session is not None else None,
+            apps=self.known_apps,
+            shell_allowed=self.shell_allowed(),
+            allow_absolute_paths=self.allow_absolute_paths,
+            search_path=self.child_env.get("PATH"),
+        )
 
     # ----------------------------------------------------------------- processes
 
@@ -165,8 +170,9 @@ class DesktopAPI(DesktopLifecycle):
         self._require_xclip()
         assert self._procs is not None
         # xclip forks a child that owns the selection (and holds no pipe of ours) and exits.
-        process = await self._procs.spawn(["xclip", "-selection", "clipboard", "-i"], cwd=self.home,
-                                          stdin=asyncio.subprocess.PIPE)
+        process = await self._procs.spawn(
+            ["xclip", "-selection", "clipboard", "-i"], cwd=self.home, stdin=asyncio.subprocess.PIPE
+        )
         assert process.stdin is not None
         process.stdin.write(text.encode())
         await process.stdin.drain()

@@ -141,9 +141,14 @@ def write_openbox_config(folder: Path) -> Path:
     return rc
 
 
-async def start_window_manager(name: str, display: str, config_dir: Path, log_path: Path,
-                               env: dict[str, str],
-                               command: Callable[[list[str]], list[str]] | None = None) -> asyncio.subprocess.Process:
+async def start_window_manager(
+    name: str,
+    display: str,
+    config_dir: Path,
+    log_path: Path,
+    env: dict[str, str],
+    command: Callable[[list[str]], list[str]] | None = None,
+) -> asyncio.subprocess.Process:
     """Start window manager ``name`` on ``display`` with its config in ``config_dir``.
 
     ``env`` is the environment to run it with (the env's ``HOME``/``XDG_*`` are fine); ``command``
@@ -155,13 +160,18 @@ async def start_window_manager(name: str, display: str, config_dir: Path, log_pa
     with open(log_path, "ab") as log:
         return await asyncio.create_subprocess_exec(
             *(command(argv) if command else argv),
-            stdin=subprocess.DEVNULL, stdout=log, stderr=log,
-            env={**env, "DISPLAY": display}, start_new_session=True, preexec_fn=die_with_parent,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=log,
+            env={**env, "DISPLAY": display},
+            start_new_session=True,
+            preexec_fn=die_with_parent,
         )
 
 
-async def wait_for_window_manager(has_wm: Callable[[], bool], process: asyncio.subprocess.Process,
-                                  log_path: Path, timeout: float = 10.0) -> None:
+async def wait_for_window_manager(
+    has_wm: Callable[[], bool], process: asyncio.subprocess.Process, log_path: Path, timeout: float = 10.0
+) -> None:
     """Wait until ``has_wm()`` (the WM set ``_NET_SUPPORTING_WM_CHECK``), polling every 5 ms.
 
     Raises:

@@ -104,8 +104,9 @@ def _compile(pattern: str, *, ignore_case: bool = False, multiline: bool = False
 # ------------------------------------------------------------------------------- setup
 
 
-async def _wait_for_new_window(ctx: FunctionContext, process: asyncio.subprocess.Process, before: set[int],
-                               what: str, timeout: float) -> dict[str, Any]:
+async def _wait_for_new_window(
+    ctx: FunctionContext, process: asyncio.subprocess.Process, before: set[int], what: str, timeout: float
+) -> dict[str, Any]:
     """The first window that was not in ``before`` and belongs to ``process`` or its descendants
     (by ``_NET_WM_PID``; a window without a pid counts too)."""
     loop = asyncio.get_running_loop()
@@ -127,8 +128,9 @@ async def _wait_for_new_window(ctx: FunctionContext, process: asyncio.subprocess
         await asyncio.sleep(0.02)
 
 
-async def _launch(ctx: FunctionContext, app: str, args: Sequence[str], wait: bool | str,
-                  timeout: float) -> dict[str, Any]:
+async def _launch(
+    ctx: FunctionContext, app: str, args: Sequence[str], wait: bool | str, timeout: float
+) -> dict[str, Any]:
     """Start ``app`` through the controller's checked command line (see ``launch``)."""
     controller = _controller(ctx)
     if app not in _known_apps(ctx):
@@ -145,8 +147,9 @@ async def _launch(ctx: FunctionContext, app: str, args: Sequence[str], wait: boo
 
 
 @setup_function("ubuntu", aliases=("launch_app",))
-async def launch(ctx: FunctionContext, app: str, args: list[str] | None = None, wait: bool | str = True,
-                 timeout: float = 10.0) -> dict[str, Any]:
+async def launch(
+    ctx: FunctionContext, app: str, args: list[str] | None = None, wait: bool | str = True, timeout: float = 10.0
+) -> dict[str, Any]:
     """Start ``app`` with ``args`` in the env's home and wait for its window.
 
     ``app`` is one of the controller's known desktop apps (``"xterm"``, ``"editor"``, ``"xcalc"``,
@@ -159,8 +162,9 @@ async def launch(ctx: FunctionContext, app: str, args: list[str] | None = None, 
 
 
 @setup_function("ubuntu")
-async def open_file(ctx: FunctionContext, path: str, app: str = "editor", wait: bool | str = True,
-                    timeout: float = 10.0) -> dict[str, Any]:
+async def open_file(
+    ctx: FunctionContext, path: str, app: str = "editor", wait: bool | str = True, timeout: float = 10.0
+) -> dict[str, Any]:
     """Open ``path`` (inside the env's home) in ``app`` and wait for its window.
 
     ``app`` defaults to the hud-gym Tk text editor (``"xedit"`` is the other known app that opens
@@ -238,8 +242,9 @@ async def set_clipboard(ctx: FunctionContext, text: str) -> None:
 
 
 @evaluate_function("ubuntu")
-def file_exists(ctx: FunctionContext, path: str, exists: bool = True,
-                kind: Literal["any", "file", "dir"] = "any") -> Grade:
+def file_exists(
+    ctx: FunctionContext, path: str, exists: bool = True, kind: Literal["any", "file", "dir"] = "any"
+) -> Grade:
     """Reward 1 when ``path`` exists (as a ``kind``: ``"file"``, ``"dir"`` or ``"any"``); with
     ``exists=False``, when it does not."""
     resolved, files = _resolve(ctx, path)
@@ -247,8 +252,11 @@ def file_exists(ctx: FunctionContext, path: str, exists: bool = True,
     found = actual == kind if kind in ("file", "dir") else actual is not None
     what = "" if kind == "any" else f" as a {kind}"
     ok = found == exists
-    return Grade(reward=float(ok), content=f"{path!r} {'exists' if found else 'does not exist'}{what}",
-                 info={"path": str(resolved), "exists": found})
+    return Grade(
+        reward=float(ok),
+        content=f"{path!r} {'exists' if found else 'does not exist'}{what}",
+        info={"path": str(resolved), "exists": found},
+    )
 
 
 @evaluate_function("ubuntu")
@@ -283,8 +291,11 @@ def file_matches(ctx: FunctionContext, path: str, pattern: str, ignore_case: boo
     except PatternError as exc:
         return Grade.error(f"{path!r}: {exc}")
     verdict = f"matched {found.group(0)!r}" if found else f"did not match {_short(content)!r}"
-    return Grade(reward=float(found is not None), content=f"{path!r}: pattern {pattern!r} {verdict}",
-                 info={"match": found.group(0) if found else None})
+    return Grade(
+        reward=float(found is not None),
+        content=f"{path!r}: pattern {pattern!r} {verdict}",
+        info={"match": found.group(0) if found else None},
+    )
 
 
 @evaluate_function("ubuntu")
@@ -308,8 +319,9 @@ def dir_contains(ctx: FunctionContext, path: str, names: str | list[str], exact:
 
 
 @evaluate_function("ubuntu")
-async def command_output_contains(ctx: FunctionContext, command: str | list[str], texts: str | list[str],
-                                  timeout: float = 30.0) -> Grade:
+async def command_output_contains(
+    ctx: FunctionContext, command: str | list[str], texts: str | list[str], timeout: float = 30.0
+) -> Grade:
     """Reward 1 when the stdout of ``command`` (run as :func:`run` does) contains every one of
     ``texts``. Needs ``allow_shell=True``; without it the grade is an error that says so. The exit
     code is reported in ``info`` but not graded."""
@@ -321,9 +333,11 @@ async def command_output_contains(ctx: FunctionContext, command: str | list[str]
     code, stdout, stderr = await controller.run(command, timeout=timeout)
     missing = [t for t in _as_list(texts) if t not in stdout]
     summary = "all found" if not missing else f"missing {missing!r} in {_short(stdout)!r}"
-    return Grade(reward=float(not missing), content=f"{_describe(command)!r} (exit {code}): {summary}",
-                 info={"returncode": code, "stdout": _short(stdout, 2000), "stderr": _short(stderr, 2000),
-                       "missing": missing})
+    return Grade(
+        reward=float(not missing),
+        content=f"{_describe(command)!r} (exit {code}): {summary}",
+        info={"returncode": code, "stdout": _short(stdout, 2000), "stderr": _short(stderr, 2000), "missing": missing},
+    )
 
 
 @evaluate_function("ubuntu", aliases=("window_title_matches",))
@@ -338,8 +352,11 @@ async def window_exists(ctx: FunctionContext, title: str) -> Grade:
         matching = await asyncio.to_thread(lambda: [t for t in titles if regex.search(t)])
     except PatternError as exc:
         return Grade.error(str(exc))
-    content = (f"window(s) {matching!r} match {title!r}" if matching
-               else f"no window title matches {title!r} (titles: {titles!r})")
+    content = (
+        f"window(s) {matching!r} match {title!r}"
+        if matching
+        else f"no window title matches {title!r} (titles: {titles!r})"
+    )
     return Grade(reward=float(bool(matching)), content=content, info={"titles": titles, "matching": matching})
 
 
@@ -349,8 +366,11 @@ async def clipboard_contains(ctx: FunctionContext, text: str, case_sensitive: bo
     clipboard = await _controller(ctx).clipboard_get()
     fold = (lambda s: s) if case_sensitive else str.casefold
     ok = fold(text) in fold(clipboard)
-    return Grade(reward=float(ok), content=f"the clipboard holds {_short(clipboard)!r}",
-                 info={"clipboard": _short(clipboard, 2000)})
+    return Grade(
+        reward=float(ok),
+        content=f"the clipboard holds {_short(clipboard)!r}",
+        info={"clipboard": _short(clipboard, 2000)},
+    )
 
 
 def _env_processes(ctx: FunctionContext) -> list[psutil.Process]:
@@ -397,6 +417,9 @@ def process_running(ctx: FunctionContext, name: str) -> Grade:
         seen.update(names)
         if name in names:
             matching.append({"pid": process.pid, "name": process.name()})
-    content = (f"{len(matching)} process(es) named {name!r} running" if matching
-               else f"no process named {name!r} (running: {_short(repr(sorted(seen)))})")
+    content = (
+        f"{len(matching)} process(es) named {name!r} running"
+        if matching
+        else f"no process named {name!r} (running: {_short(repr(sorted(seen)))})"
+    )
     return Grade(reward=float(bool(matching)), content=content, info={"processes": matching})

@@ -42,8 +42,13 @@ class _OpenHow(ctypes.Structure):
 
 def _openat2(dirfd: int, path: str, flags: int, mode: int = 0) -> int:
     how = _OpenHow(flags | os.O_CLOEXEC, mode if flags & os.O_CREAT else 0, _RESOLVE_BENEATH | _RESOLVE_NO_MAGICLINKS)
-    fd = _libc.syscall(_SYS_OPENAT2, ctypes.c_int(dirfd), ctypes.c_char_p(os.fsencode(path)), ctypes.byref(how),
-                       ctypes.c_size_t(ctypes.sizeof(how)))
+    fd = _libc.syscall(
+        _SYS_OPENAT2,
+        ctypes.c_int(dirfd),
+        ctypes.c_char_p(os.fsencode(path)),
+        ctypes.byref(how),
+        ctypes.c_size_t(ctypes.sizeof(how)),
+    )
     if fd < 0:
         code = ctypes.get_errno()
         raise OSError(code, os.strerror(code), path)
@@ -185,7 +190,7 @@ class HomeFiles:
             self._give(fd)
             view = memoryview(data)
             while view:
-                view = view[os.write(fd, view):]
+                view = view[os.write(fd, view) :]
 
     def copy(self, source: Path, target: Path) -> None:
         """Copy the file or tree ``source`` to ``target`` (links inside a tree are copied as links;

@@ -204,8 +204,10 @@ class DesktopInput(DesktopLifecycle):
                 # Intermediate motion (every ~20 px) so applications see the pointer travel.
                 steps = max(1, min(20, math.ceil(math.hypot(point[0] - previous[0], point[1] - previous[1]) / 20)))
                 for s in range(1, steps + 1):
-                    xin.move(round(previous[0] + (point[0] - previous[0]) * s / steps),
-                             round(previous[1] + (point[1] - previous[1]) * s / steps))
+                    xin.move(
+                        round(previous[0] + (point[0] - previous[0]) * s / steps),
+                        round(previous[1] + (point[1] - previous[1]) * s / steps),
+                    )
                 previous = point
         finally:
             xin.button(1, False)

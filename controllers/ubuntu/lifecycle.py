@@ -54,14 +54,22 @@ class DesktopLifecycle(UbuntuState):
         """
         require_programs(self.window_manager)
         if self._sandbox_refused:
-            warnings.warn("hud/Ubuntu-v0 with sandbox=False: the desktop's programs run as this process's user, "
-                          "with this host's files and network", stacklevel=2)
+            warnings.warn(
+                "hud/Ubuntu-v0 with sandbox=False: the desktop's programs run as this process's user, "
+                "with this host's files and network",
+                stacklevel=2,
+            )
         self._closed = False
         _live.add(self)
         add_shutdown_hook(_close_all)
         try:
-            self._session = session = DesktopSession(self.screen_size, self.window_manager, sandbox=self.sandbox,
-                                                     token=self.token, in_container=self.in_container)
+            self._session = session = DesktopSession(
+                self.screen_size,
+                self.window_manager,
+                sandbox=self.sandbox,
+                token=self.token,
+                in_container=self.in_container,
+            )
             await session.start()
             self.display = session.display
             with process_authority().connecting():
@@ -113,8 +121,10 @@ class DesktopLifecycle(UbuntuState):
         conn, xin = self._x
         network = bool((task.config or {}).get("network")) if task is not None else False
         if network and not self.allow_network:
-            raise PermissionError(f"task {task.id if task else ''!r} asks for the network (config.network): create the "
-                                  "env with allow_network=True to give it the host's network")
+            raise PermissionError(
+                f"task {task.id if task else ''!r} asks for the network (config.network): create the "
+                "env with allow_network=True to give it the host's network"
+            )
         assert self._procs is not None and self._session is not None
         await self._procs.kill_all(self.kill_grace)
         try:

@@ -62,7 +62,9 @@ def resolve_path(path: str, home: Path, *, allow_absolute_paths: bool = False) -
         text = text[2:]
     elif text.startswith("~"):
         if not allow_absolute_paths:
-            raise PermissionError(f"path {path!r} is outside the env's home: create the env with allow_absolute_paths=True to use it")
+            raise PermissionError(
+                f"path {path!r} is outside the env's home: create the env with allow_absolute_paths=True to use it"
+            )
         return Path(os.path.expanduser(text))
     if os.path.isabs(text):
         if not allow_absolute_paths:
@@ -84,9 +86,16 @@ def resolve_path(path: str, home: Path, *, allow_absolute_paths: bool = False) -
     return candidate
 
 
-def launch_argv(app: str, args: Sequence[str] = (), *, home: Path | None, apps: Mapping[str, Sequence[str]] = KNOWN_APPS,
-                shell_allowed: bool = False, allow_absolute_paths: bool = False,
-                search_path: str | None = None) -> list[str]:
+def launch_argv(
+    app: str,
+    args: Sequence[str] = (),
+    *,
+    home: Path | None,
+    apps: Mapping[str, Sequence[str]] = KNOWN_APPS,
+    shell_allowed: bool = False,
+    allow_absolute_paths: bool = False,
+    search_path: str | None = None,
+) -> list[str]:
     """The checked command line that launches ``app`` with ``args`` (see :data:`LAUNCHABLE`).
 
     Without shell permission only the known apps start, and only with the arguments
@@ -162,4 +171,3 @@ def check_options(app: str, args: Sequence[str], options: Collection[str]) -> No
             f"launch {app!r}: argument {args[i]!r} is not allowed without shell permission "
             f"(allowed: {', '.join(sorted(options))}, each with a value; or create the env with allow_shell=True)"
         )
-

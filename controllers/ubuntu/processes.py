@@ -25,7 +25,6 @@ import re
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -40,8 +39,6 @@ ENV_TOKEN_VAR = "HUD_GYM_ENV_TOKEN"
 """Environment variable marking the processes of one env (value: the env's token)."""
 
 _ANCHOR = ["sh", "-c", "trap '' TERM HUP INT; exec sleep 2147483647"]
-
-
 
 
 def _group_kwargs(pgid: int) -> dict[str, Any]:
@@ -86,8 +83,12 @@ class TaskProcesses:
         async with self._lock:
             if self.pgid is None:
                 self._anchor = await asyncio.create_subprocess_exec(
-                    *_ANCHOR, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                    env=self.env, **_group_kwargs(0),
+                    *_ANCHOR,
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                    env=self.env,
+                    **_group_kwargs(0),
                 )
             assert self._anchor is not None
             return self._anchor.pid
@@ -97,10 +98,11 @@ class TaskProcesses:
             return subprocess.DEVNULL
         self.log_dir.mkdir(parents=True, exist_ok=True)
         name = re.sub(r"[^A-Za-z0-9_.-]", "_", Path(argv[0]).name)[:40] or "process"
-        return open(self.log_dir / f"{name}.{next(self._counter)}.log", "ab")  # noqa: SIM115  (closed below)
+        return open(self.log_dir / f"{name}.{next(self._counter)}.log", "ab")
 
-    async def spawn(self, argv: list[str], *, cwd: Path | None = None, stdin: Any = subprocess.DEVNULL,
-                    capture: bool = False) -> asyncio.subprocess.Process:
+    async def spawn(
+        self, argv: list[str], *, cwd: Path | None = None, stdin: Any = subprocess.DEVNULL, capture: bool = False
+    ) -> asyncio.subprocess.Process:
         """Start ``argv`` in the episode's process group with the task environment.
 
         Args:
@@ -117,8 +119,12 @@ class TaskProcesses:
         out = subprocess.PIPE if capture else self._log_file(argv)
         try:
             process = await asyncio.create_subprocess_exec(
-                *argv, cwd=str(cwd) if cwd is not None else None, env=self.env,
-                stdin=stdin, stdout=out, stderr=subprocess.PIPE if capture else out,
+                *argv,
+                cwd=str(cwd) if cwd is not None else None,
+                env=self.env,
+                stdin=stdin,
+                stdout=out,
+                stderr=subprocess.PIPE if capture else out,
                 **_group_kwargs(pgid),
             )
         finally:
@@ -127,16 +133,18 @@ class TaskProcesses:
         self._children = [c for c in self._children if c.returncode is None] + [process]
         return process
 
-    async def run(self, argv: list[str], *, timeout: float, input: bytes | None = None,
-                  cwd: Path | None = None) -> tuple[int, str, str]:
+    async def run(
+        self, argv: list[str], *, timeout: float, input: bytes | None = None, cwd: Path | None = None
+    ) -> tuple[int, str, str]:
         """Run ``argv`` to completion; returns ``(returncode, stdout, stderr)``.
 
         Raises:
             TimeoutError: it ran longer than ``timeout`` seconds; it and its descendants were
                 killed (the env's other task processes keep running).
         """
-        process = await self.spawn(argv, cwd=cwd, capture=True,
-                                   stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL)
+        process = await self.spawn(
+            argv, cwd=cwd, capture=True, stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL
+        )
         try:
             out, err = await asyncio.wait_for(process.communicate(input), timeout)
         except asyncio.TimeoutError:
@@ -194,7 +202,6 @@ class TaskProcesses:
                 found |= {p.pid for p in psutil.Process(pid).children(recursive=True)}
         found |= self._marked()
         return {pid for pid in found if alive(pid)}
-
 
     async def kill_all(self, grace: float = 0.5) -> None:
         """Kill every task process of the episode; see the module docstring."""

@@ -48,7 +48,7 @@ def require_sandbox_programs(switch: bool) -> dict[str, str]:
     Raises:
         FileNotFoundError: one is missing; the message names the package and ``sandbox=False``.
     """
-    from hud_gym.controllers.ubuntu.display import DesktopNotAvailableError  # noqa: PLC0415
+    from hud_gym.controllers.ubuntu.display import DesktopNotAvailableError
 
     found = {"bwrap": shutil.which("bwrap"), **({"setpriv": shutil.which("setpriv")} if switch else {})}
     if found["bwrap"] is None:
@@ -58,7 +58,9 @@ def require_sandbox_programs(switch: bool) -> dict[str, str]:
             "sandbox=False to run the desktop unisolated on this host"
         )
     if switch and found.get("setpriv") is None:
-        raise DesktopNotAvailableError("the desktop sandbox needs setpriv to leave root: run `sudo apt-get install util-linux`")
+        raise DesktopNotAvailableError(
+            "the desktop sandbox needs setpriv to leave root: run `sudo apt-get install util-linux`"
+        )
     if not Path(SANDBOX_PYTHON).is_file():
         raise DesktopNotAvailableError(
             f"the desktop sandbox runs its apps with {SANDBOX_PYTHON}: run `sudo apt-get install python3 python3-tk`"
@@ -84,8 +86,17 @@ class DesktopSandbox:
         programs: :func:`require_sandbox_programs`.
     """
 
-    def __init__(self, identity: Identity, number: int, auth_dir: Path, share: Path, home: Path, tmp: Path,
-                 etc: dict[str, str], programs: dict[str, str]) -> None:
+    def __init__(
+        self,
+        identity: Identity,
+        number: int,
+        auth_dir: Path,
+        share: Path,
+        home: Path,
+        tmp: Path,
+        etc: dict[str, str],
+        programs: dict[str, str],
+    ) -> None:
         self.identity = identity
         self.number = number
         self.auth_dir = auth_dir
@@ -100,12 +111,21 @@ class DesktopSandbox:
         return f"/tmp/.X11-unix/X{self.number}"
 
     def _argv(self, policy: SandboxPolicy, command: list[str]) -> list[str]:
-        return bwrap_argv(policy, command, bwrap=self.programs["bwrap"], setpriv=self.programs.get("setpriv", "setpriv"))
+        return bwrap_argv(
+            policy, command, bwrap=self.programs["bwrap"], setpriv=self.programs.get("setpriv", "setpriv")
+        )
 
-    def _policy(self, binds: list[Bind], network: bool = False, etc: dict[str, str] | None = None,
-                as_pid_1: bool = False) -> SandboxPolicy:
-        return SandboxPolicy(identity=self.identity, binds=tuple(binds), etc=self.etc if etc is None else etc,
-                             layout=_layout(), network=network, as_pid_1=as_pid_1)
+    def _policy(
+        self, binds: list[Bind], network: bool = False, etc: dict[str, str] | None = None, as_pid_1: bool = False
+    ) -> SandboxPolicy:
+        return SandboxPolicy(
+            identity=self.identity,
+            binds=tuple(binds),
+            etc=self.etc if etc is None else etc,
+            layout=_layout(),
+            network=network,
+            as_pid_1=as_pid_1,
+        )
 
     def xvfb(self, argv: list[str]) -> list[str]:
         """Xvfb's command line in its sandbox."""
@@ -119,8 +139,13 @@ class DesktopSandbox:
 
     def tasks(self, network: bool) -> Callable[[list[str]], list[str]]:
         """The launcher of an episode's task sandbox (with or without the network)."""
-        binds = [Bind(self.socket), Bind(str(self.auth_dir)), Bind(str(self.share)),
-                 Bind(str(self.home), writable=True), Bind(str(self.tmp), writable=True)]
+        binds = [
+            Bind(self.socket),
+            Bind(str(self.auth_dir)),
+            Bind(str(self.share)),
+            Bind(str(self.home), writable=True),
+            Bind(str(self.tmp), writable=True),
+        ]
         etc = {k: v for k, v in self.etc.items() if not (network and k == "hosts")}
         policy = self._policy(binds, network=network, etc=etc, as_pid_1=True)  # the supervisor is pid 1
         return lambda argv: self._argv(policy, argv)
@@ -137,8 +162,14 @@ class SandboxedProcesses(TaskProcesses):
         launcher_env: the environment of the sandbox launcher itself.
     """
 
-    def __init__(self, env: dict[str, str], log_dir: Path | None, sandbox: DesktopSandbox, supervisor: str,
-                 launcher_env: dict[str, str]) -> None:
+    def __init__(
+        self,
+        env: dict[str, str],
+        log_dir: Path | None,
+        sandbox: DesktopSandbox,
+        supervisor: str,
+        launcher_env: dict[str, str],
+    ) -> None:
         super().__init__(env, log_dir)
         self.sandbox = sandbox
         self.network = False
@@ -167,16 +198,18 @@ class SandboxedProcesses(TaskProcesses):
                 self._running = running
             return self._running
 
-    async def spawn(self, argv: list[str], *, cwd: Path | None = None, stdin: Any = subprocess.DEVNULL,
-                    capture: bool = False) -> SandboxProcess:  # type: ignore[override]
+    async def spawn(
+        self, argv: list[str], *, cwd: Path | None = None, stdin: Any = subprocess.DEVNULL, capture: bool = False
+    ) -> SandboxProcess:  # type: ignore[override]
         """Start ``argv`` in the episode's sandbox (started by its first program)."""
         if not argv:
             raise ValueError("argv is empty")
         sandbox = await self._current()
         out = subprocess.PIPE if capture else self._log_file(argv)
         try:
-            process = await sandbox.spawn(argv, env=self.env, cwd=str(cwd) if cwd is not None else None,
-                                          stdin=stdin, stdout=out, stderr=out)
+            process = await sandbox.spawn(
+                argv, env=self.env, cwd=str(cwd) if cwd is not None else None, stdin=stdin, stdout=out, stderr=out
+            )
         finally:
             if hasattr(out, "close"):
                 out.close()

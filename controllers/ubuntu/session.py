@@ -83,8 +83,15 @@ class DesktopSession:
             ``~/.Xauthority`` (for the live view's VNC server).
     """
 
-    def __init__(self, screen_size: tuple[int, int], window_manager: str | None, *, sandbox: bool, token: str,
-                 in_container: bool = False) -> None:
+    def __init__(
+        self,
+        screen_size: tuple[int, int],
+        window_manager: str | None,
+        *,
+        sandbox: bool,
+        token: str,
+        in_container: bool = False,
+    ) -> None:
         self.screen_size = screen_size
         self.window_manager = window_manager
         self.sandboxed = sandbox
@@ -142,8 +149,9 @@ class DesktopSession:
         auth = self.auth_dir / "Xauthority"
         env = {"PATH": SANDBOX_PATH, "LANG": "C.UTF-8"}
         try:
-            self.xvfb = await start_xvfb(self.screen_size, self.session_dir / "xvfb.log", auth=auth,
-                                         command=self._xvfb_command, env=env)
+            self.xvfb = await start_xvfb(
+                self.screen_size, self.session_dir / "xvfb.log", auth=auth, command=self._xvfb_command, env=env
+            )
         except ControllerError as exc:
             if self.sandboxed and "bwrap" in str(exc):
                 raise ControllerError(
@@ -157,9 +165,11 @@ class DesktopSession:
         if self.in_container:
             self._user_authority("add", ".", self.cookie.hex())
         self.processes = (
-            SandboxedProcesses(self.child_env, self.session_dir / "logs", self._sandbox, str(self.share / "supervisor.py"),
-                               env)
-            if self._sandbox is not None else TaskProcesses(self.child_env, self.session_dir / "logs")
+            SandboxedProcesses(
+                self.child_env, self.session_dir / "logs", self._sandbox, str(self.share / "supervisor.py"), env
+            )
+            if self._sandbox is not None
+            else TaskProcesses(self.child_env, self.session_dir / "logs")
         )
 
     def _xvfb_command(self, number: int, argv: list[str]) -> list[str]:
@@ -173,8 +183,9 @@ class DesktopSession:
         if not self.sandboxed:
             return argv
         assert self.identity is not None
-        self._sandbox = DesktopSandbox(self.identity, number, self.auth_dir, self.share, self.home, self.tmp,
-                                       self._etc, self._programs)
+        self._sandbox = DesktopSandbox(
+            self.identity, number, self.auth_dir, self.share, self.home, self.tmp, self._etc, self._programs
+        )
         return self._sandbox.xvfb(argv)
 
     def _write_share(self) -> None:
@@ -230,8 +241,14 @@ class DesktopSession:
         if shutil.which("xauth") is None or self.xvfb is None:
             return
         with contextlib.suppress(OSError, subprocess.SubprocessError):
-            subprocess.run(["xauth", "-q", action, self.display, *args], stdin=subprocess.DEVNULL,
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=5, check=False)
+            subprocess.run(
+                ["xauth", "-q", action, self.display, *args],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                timeout=5,
+                check=False,
+            )
 
     # ----------------------------------------------------------------- episodes
 
@@ -283,4 +300,3 @@ class DesktopSession:
                 await self.xvfb.stop()
             self.xvfb = None
         shutil.rmtree(self.base, ignore_errors=True)
-

@@ -46,7 +46,9 @@ class UbuntuState(Controller):
     ) -> None:
         super().__init__((int(screen_size[0]), int(screen_size[1])))
         if window_manager is not None and window_manager not in WINDOW_MANAGERS:
-            raise ValueError(f"window_manager must be one of {', '.join(WINDOW_MANAGERS)} or None, got {window_manager!r}")
+            raise ValueError(
+                f"window_manager must be one of {', '.join(WINDOW_MANAGERS)} or None, got {window_manager!r}"
+            )
         if self.screen_size[0] < 16 or self.screen_size[1] < 16:
             raise ValueError(f"screen_size must be at least 16x16, got {screen_size}")
         self.allow_shell = bool(allow_shell)

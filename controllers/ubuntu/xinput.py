@@ -30,7 +30,7 @@ from __future__ import annotations
 import time
 from collections import OrderedDict
 
-from Xlib import X, XK
+from Xlib import XK, X
 from Xlib.ext import xtest
 
 from hud_gym.controllers.ubuntu.connection import XConnection
@@ -46,7 +46,13 @@ BUTTONS: dict[str, int] = {"left": 1, "middle": 2, "right": 3, "back": 8, "forwa
 
 _SHIFT_L = XK.XK_Shift_L
 _KEYPAD_FIRST, _KEYPAD_LAST = 0xFF80, 0xFFBD  # KP_Space .. KP_9
-_BUTTON_MASKS: dict[int, int] = {1: X.Button1Mask, 2: X.Button2Mask, 3: X.Button3Mask, 4: X.Button4Mask, 5: X.Button5Mask}
+_BUTTON_MASKS: dict[int, int] = {
+    1: X.Button1Mask,
+    2: X.Button2Mask,
+    3: X.Button3Mask,
+    4: X.Button4Mask,
+    5: X.Button5Mask,
+}
 
 
 class XInput:

@@ -100,7 +100,7 @@ def _user_entries(path: str | None) -> list[Entry]:
     try:
         if os.path.getsize(candidate) == 0:  # python-xlib prints a warning for an empty file
             return []
-        from Xlib import xauth  # noqa: PLC0415  (python-xlib: the desktop extra)
+        from Xlib import xauth
 
         return [tuple(entry) for entry in xauth.Xauthority(candidate).entries]  # type: ignore[misc]
     except Exception:  # noqa: BLE001  (missing, unreadable or malformed: nothing to merge)
@@ -122,7 +122,7 @@ class ProcessAuthority:
         with self._lock:
             if self._folder is None:
                 self._folder = Path(tempfile.mkdtemp(prefix="hud-gym-xauth-"))
-                import atexit  # noqa: PLC0415
+                import atexit
 
                 atexit.register(shutil.rmtree, self._folder, True)
                 self._write()

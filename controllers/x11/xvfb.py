@@ -135,8 +135,9 @@ Command = Callable[[int, list[str]], list[str]]
 """``command(number, xvfb_argv) -> argv``: the command line that runs Xvfb for display ``number``."""
 
 
-async def _launch_xvfb(argv: list[str], log_path: Path, timeout: float,
-                       env: dict[str, str] | None) -> tuple[asyncio.subprocess.Process, str]:
+async def _launch_xvfb(
+    argv: list[str], log_path: Path, timeout: float, env: dict[str, str] | None
+) -> tuple[asyncio.subprocess.Process, str]:
     """Start ``argv`` (``{fd}`` in it: the ``-displayfd`` pipe); returns the process and what Xvfb
     wrote to ``-displayfd`` ('' if it failed)."""
     read_fd, write_fd = os.pipe()
@@ -144,8 +145,14 @@ async def _launch_xvfb(argv: list[str], log_path: Path, timeout: float,
         argv = [a.replace("{fd}", str(write_fd)) for a in argv]
         with open(log_path, "ab") as log:
             process = await asyncio.create_subprocess_exec(
-                *argv, stdin=subprocess.DEVNULL, stdout=log, stderr=log, env=env,
-                pass_fds=(write_fd,), start_new_session=True, preexec_fn=die_with_parent,
+                *argv,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=log,
+                env=env,
+                pass_fds=(write_fd,),
+                start_new_session=True,
+                preexec_fn=die_with_parent,
             )
         os.close(write_fd)
         write_fd = -1
@@ -160,9 +167,17 @@ async def _launch_xvfb(argv: list[str], log_path: Path, timeout: float,
     return process, reported
 
 
-async def start_xvfb(size: tuple[int, int], log_path: Path, xvfb: str = "Xvfb", attempts: int = 8,
-                     timeout: float = 20.0, *, auth: Path | str | None = None, command: Command | None = None,
-                     env: dict[str, str] | None = None) -> XvfbServer:
+async def start_xvfb(
+    size: tuple[int, int],
+    log_path: Path,
+    xvfb: str = "Xvfb",
+    attempts: int = 8,
+    timeout: float = 20.0,
+    *,
+    auth: Path | str | None = None,
+    command: Command | None = None,
+    env: dict[str, str] | None = None,
+) -> XvfbServer:
     """Start Xvfb on a free display of ``size`` (width, height), 24-bit; see the module docstring.
 
     Args:
@@ -181,8 +196,21 @@ async def start_xvfb(size: tuple[int, int], log_path: Path, xvfb: str = "Xvfb", 
         number = next(candidates, None)
         if number is None:
             break
-        argv = [xvfb, f":{number}", *(["-auth", str(auth)] if auth is not None else []), "-displayfd", "{fd}",
-                "-screen", "0", f"{width}x{height}x24", "-nolisten", "tcp", "-noreset", "-dpi", "96"]
+        argv = [
+            xvfb,
+            f":{number}",
+            *(["-auth", str(auth)] if auth is not None else []),
+            "-displayfd",
+            "{fd}",
+            "-screen",
+            "0",
+            f"{width}x{height}x24",
+            "-nolisten",
+            "tcp",
+            "-noreset",
+            "-dpi",
+            "96",
+        ]
         try:
             process, reported = await _launch_xvfb(command(number, argv) if command else argv, log_path, timeout, env)
         except BaseException:

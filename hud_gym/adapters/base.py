@@ -44,9 +44,18 @@ class Adapter:
 
     DEFAULT_FRAME: ClassVar[tuple[int, int] | None] = None
 
-    def __init__(self, agent_width: int | None = None, agent_height: int | None = None, *,
-                 env_width: int | None = None, env_height: int | None = None, follow_env: bool = False) -> None:
-        frame = (agent_width, agent_height) if agent_width is not None or agent_height is not None else self.DEFAULT_FRAME
+    def __init__(
+        self,
+        agent_width: int | None = None,
+        agent_height: int | None = None,
+        *,
+        env_width: int | None = None,
+        env_height: int | None = None,
+        follow_env: bool = False,
+    ) -> None:
+        frame = (
+            (agent_width, agent_height) if agent_width is not None or agent_height is not None else self.DEFAULT_FRAME
+        )
         if follow_env:
             frame = None
         if frame is not None:

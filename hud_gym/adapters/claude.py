@@ -54,29 +54,74 @@ from hud_gym.adapters.common import WHEEL_CLICK_PX, chord, coordinate, field, in
 __all__ = ["CLAUDE_ACTIONS", "CLAUDE_KEY_MAP", "ClaudeAdapter", "tool_use_input"]
 
 CLAUDE_KEY_MAP: dict[str, str] = {
-    "xf86audioraisevolume": "volumeup", "xf86audiolowervolume": "volumedown", "xf86audiomute": "volumemute",
-    "xf86audioplay": "playpause", "xf86audiopause": "playpause", "xf86audionext": "nexttrack",
-    "xf86audioprev": "prevtrack", "xf86audiostop": "stop", "xf86back": "browserback", "xf86forward": "browserforward",
-    "xf86refresh": "browserrefresh", "xf86reload": "browserrefresh", "xf86homepage": "browserhome",
-    "xf86search": "browsersearch", "xf86favorites": "browserfavorites", "xf86mail": "launchmail",
-    "xf86calculator": "launchapp2", "super": "win", "hyper_l": "winleft", "hyper_r": "winright",
-    "kp_space": "space", "kp_tab": "tab", "kp_home": "home", "kp_end": "end", "kp_insert": "insert",
-    "kp_delete": "delete", "kp_up": "up", "kp_down": "down", "kp_left": "left", "kp_right": "right",
-    "kp_prior": "pageup", "kp_next": "pagedown", "kp_page_up": "pageup", "kp_page_down": "pagedown",
-    "kp_equal": "=", "kp_separator": "separator", "iso_level3_shift": "altright",
+    "xf86audioraisevolume": "volumeup",
+    "xf86audiolowervolume": "volumedown",
+    "xf86audiomute": "volumemute",
+    "xf86audioplay": "playpause",
+    "xf86audiopause": "playpause",
+    "xf86audionext": "nexttrack",
+    "xf86audioprev": "prevtrack",
+    "xf86audiostop": "stop",
+    "xf86back": "browserback",
+    "xf86forward": "browserforward",
+    "xf86refresh": "browserrefresh",
+    "xf86reload": "browserrefresh",
+    "xf86homepage": "browserhome",
+    "xf86search": "browsersearch",
+    "xf86favorites": "browserfavorites",
+    "xf86mail": "launchmail",
+    "xf86calculator": "launchapp2",
+    "super": "win",
+    "hyper_l": "winleft",
+    "hyper_r": "winright",
+    "kp_space": "space",
+    "kp_tab": "tab",
+    "kp_home": "home",
+    "kp_end": "end",
+    "kp_insert": "insert",
+    "kp_delete": "delete",
+    "kp_up": "up",
+    "kp_down": "down",
+    "kp_left": "left",
+    "kp_right": "right",
+    "kp_prior": "pageup",
+    "kp_next": "pagedown",
+    "kp_page_up": "pageup",
+    "kp_page_down": "pagedown",
+    "kp_equal": "=",
+    "kp_separator": "separator",
+    "iso_level3_shift": "altright",
 }
 """xdotool (X keysym) names of Claude's ``key`` action beyond :data:`hud_gym.keys.KEY_ALIASES`."""
 
 CLAUDE_ACTIONS: tuple[str, ...] = (
-    "key", "hold_key", "type", "cursor_position", "mouse_move", "left_mouse_down", "left_mouse_up", "left_click",
-    "left_click_drag", "right_click", "middle_click", "double_click", "triple_click", "scroll", "wait", "screenshot",
-    "zoom", "response",
+    "key",
+    "hold_key",
+    "type",
+    "cursor_position",
+    "mouse_move",
+    "left_mouse_down",
+    "left_mouse_up",
+    "left_click",
+    "left_click_drag",
+    "right_click",
+    "middle_click",
+    "double_click",
+    "triple_click",
+    "scroll",
+    "wait",
+    "screenshot",
+    "zoom",
+    "response",
 )
 """Every action the adapter converts (all of the computer tool's, and HUD's ``response``)."""
 
 _CLICKS: dict[str, tuple[str, list[int] | None]] = {
-    "left_click": ("left", None), "right_click": ("right", None), "middle_click": ("middle", None),
-    "double_click": ("left", [100]), "triple_click": ("left", [100, 100]),
+    "left_click": ("left", None),
+    "right_click": ("right", None),
+    "middle_click": ("middle", None),
+    "double_click": ("left", [100]),
+    "triple_click": ("left", [100, 100]),
 }
 _SCROLL: dict[str, tuple[int, int]] = {"up": (0, -1), "down": (0, 1), "left": (-1, 0), "right": (1, 0)}
 MAX_REPEAT = 100
@@ -183,8 +228,12 @@ class ClaudeAdapter(Adapter):
     def _click(self, data: dict[str, Any], action: str) -> CLAAction:
         button, pattern = _CLICKS[action]
         hold = self._modifiers(data, action)
-        return ClickAction(point=self._point(data, action, required=False), button=button,  # type: ignore[arg-type]
-                           pattern=pattern, hold_keys=hold)
+        return ClickAction(
+            point=self._point(data, action, required=False),
+            button=button,  # type: ignore[arg-type]
+            pattern=pattern,
+            hold_keys=hold,
+        )
 
     _left_click = _right_click = _middle_click = _double_click = _triple_click = _click
 
@@ -192,7 +241,9 @@ class ClaudeAdapter(Adapter):
         start_value = data.get("start_coordinate")
         start = coordinate(start_value, action, "start_coordinate") if start_value is not None else self.position
         if start is None:
-            raise ActionError("Invalid action: left_click_drag needs 'start_coordinate' (the pointer position is unknown)")
+            raise ActionError(
+                "Invalid action: left_click_drag needs 'start_coordinate' (the pointer position is unknown)"
+            )
         hold = self._modifiers(data, action)
         end = self._point(data, action, required=True)
         assert end is not None
@@ -200,7 +251,9 @@ class ClaudeAdapter(Adapter):
 
     def _left_mouse_down(self, data: dict[str, Any], action: str) -> CLAAction:
         if self.position is None:
-            raise ActionError("Invalid action: left_mouse_down with the pointer position unknown (move the mouse first)")
+            raise ActionError(
+                "Invalid action: left_mouse_down with the pointer position unknown (move the mouse first)"
+            )
         self._down_path = [self.position]
         return ScreenshotFetch()
 
@@ -217,13 +270,16 @@ class ClaudeAdapter(Adapter):
     def _scroll(self, data: dict[str, Any], action: str) -> CLAAction:
         direction = field(data, "scroll_direction", action)
         if direction not in _SCROLL:
-            raise ActionError(f"Invalid action: scroll 'scroll_direction' must be up, down, left or right, got {direction!r}")
+            raise ActionError(
+                f"Invalid action: scroll 'scroll_direction' must be up, down, left or right, got {direction!r}"
+            )
         amount = integer(field(data, "scroll_amount", action), "scroll_amount", action)
         dx, dy = _SCROLL[direction]
         hold = self._modifiers(data, action)
         point = self._point(data, action, required=False)
-        return ScrollAction(point=point, scroll=Point(x=dx * amount * WHEEL_CLICK_PX, y=dy * amount * WHEEL_CLICK_PX),
-                            hold_keys=hold)
+        return ScrollAction(
+            point=point, scroll=Point(x=dx * amount * WHEEL_CLICK_PX, y=dy * amount * WHEEL_CLICK_PX), hold_keys=hold
+        )
 
     # ----------------------------------------------------------------- the rest
 

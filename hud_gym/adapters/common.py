@@ -32,7 +32,12 @@ def field(data: dict[str, Any], name: str, action: str, *, required: bool = True
 
 def integer(value: Any, name: str, action: str, *, minimum: int | None = 0) -> int:
     """An integer (an int-valued float is accepted); bools and non-numbers raise."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value != int(value):
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        or not math.isfinite(value)
+        or value != int(value)
+    ):
         raise ActionError(f"Invalid action: {action} {name!r} must be an integer, got {value!r}")
     if minimum is not None and value < minimum:
         raise ActionError(f"Invalid action: {action} {name!r} must be at least {minimum}, got {value!r}")

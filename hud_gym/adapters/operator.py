@@ -51,11 +51,27 @@ __all__ = ["OPERATOR_ACTIONS", "OPERATOR_BUTTONS", "OPERATOR_KEY_MAP", "Operator
 OPERATOR_KEY_MAP: dict[str, str] = {"cmd": "win", "command": "win", "super": "win", "meta": "win", "option": "alt"}
 """OpenAI's key names that mean something else than :func:`hud_gym.keys.normalize_key` reads."""
 
-OPERATOR_BUTTONS: dict[str, str] = {"left": "left", "right": "right", "wheel": "middle", "middle": "middle",
-                                    "back": "back", "forward": "forward"}
+OPERATOR_BUTTONS: dict[str, str] = {
+    "left": "left",
+    "right": "right",
+    "wheel": "middle",
+    "middle": "middle",
+    "back": "back",
+    "forward": "forward",
+}
 
-OPERATOR_ACTIONS: tuple[str, ...] = ("click", "double_click", "scroll", "type", "keypress", "wait", "move", "drag",
-                                     "screenshot", "response")
+OPERATOR_ACTIONS: tuple[str, ...] = (
+    "click",
+    "double_click",
+    "scroll",
+    "type",
+    "keypress",
+    "wait",
+    "move",
+    "drag",
+    "screenshot",
+    "response",
+)
 """Every action the adapter converts (all of OpenAI's computer tool's, and HUD's ``response``)."""
 
 DEFAULT_WAIT_MS = 1000
@@ -108,9 +124,14 @@ class OperatorAdapter(Adapter):
     def _click(self, data: dict[str, Any], action: str) -> CLAAction:
         button = data.get("button", "left")
         if button not in OPERATOR_BUTTONS:
-            raise ActionError(f"Invalid action: click 'button' must be one of {', '.join(OPERATOR_BUTTONS)}, got {button!r}")
-        return ClickAction(point=self._xy(data, action), button=OPERATOR_BUTTONS[button],  # type: ignore[arg-type]
-                           hold_keys=self._keys(data, action))
+            raise ActionError(
+                f"Invalid action: click 'button' must be one of {', '.join(OPERATOR_BUTTONS)}, got {button!r}"
+            )
+        return ClickAction(
+            point=self._xy(data, action),
+            button=OPERATOR_BUTTONS[button],  # type: ignore[arg-type]
+            hold_keys=self._keys(data, action),
+        )
 
     def _double_click(self, data: dict[str, Any], action: str) -> CLAAction:
         return ClickAction(point=self._xy(data, action), pattern=[100], hold_keys=self._keys(data, action))

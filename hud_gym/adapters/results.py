@@ -42,8 +42,14 @@ def claude_image_block(image: EncodedImage) -> dict[str, Any]:
     return {"type": "image", "source": {"type": "base64", "media_type": image.media_type, "data": image.data}}
 
 
-def claude_tool_result(tool_use_id: str, *, image: EncodedImage | None = None, text: str | None = None,
-                       error: str | None = None, toolset_name: str | None = None) -> dict[str, Any]:
+def claude_tool_result(
+    tool_use_id: str,
+    *,
+    image: EncodedImage | None = None,
+    text: str | None = None,
+    error: str | None = None,
+    toolset_name: str | None = None,
+) -> dict[str, Any]:
     """The ``tool_result`` block answering ``tool_use_id``.
 
     Args:
@@ -68,8 +74,9 @@ def claude_tool_result(tool_use_id: str, *, image: EncodedImage | None = None, t
     return block
 
 
-def operator_call_output(call_id: str, image: EncodedImage,
-                         acknowledged_safety_checks: Iterable[Any] = ()) -> dict[str, Any]:
+def operator_call_output(
+    call_id: str, image: EncodedImage, acknowledged_safety_checks: Iterable[Any] = ()
+) -> dict[str, Any]:
     """The ``computer_call_output`` input item answering ``call_id``: the screenshot as a data
     URL and the safety checks acknowledged (SDK objects or dicts with ``id``, ``code``, ``message``)."""
     item: dict[str, Any] = {

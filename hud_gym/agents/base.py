@@ -107,8 +107,9 @@ class Agent(metaclass=ABCMeta):  # noqa: B024  (ABCMeta for __subclasshook__: ei
 
 def finish(actions: list[Any], done: bool) -> list[Any]:
     """``actions``, ending with a ``response`` when ``done`` (an empty one if there is none)."""
-    if done and not any(isinstance(a, ResponseAction) or (isinstance(a, dict) and a.get("type") == "response")
-                        for a in actions):
+    if done and not any(
+        isinstance(a, ResponseAction) or (isinstance(a, dict) and a.get("type") == "response") for a in actions
+    ):
         return [*actions, ResponseAction(text="")]
     return actions
 

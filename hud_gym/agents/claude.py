@@ -65,12 +65,21 @@ class ClaudeAgent(ModelAgent):
     KEY_ENV = "ANTHROPIC_API_KEY"
     DEFAULT_MODEL = "claude-sonnet-4-6"
 
-    def __init__(self, model: str | Any = None, adapter: ClaudeAdapter | None = None, *,
-                 tool_version: str = "computer_20251124", display_size: tuple[int, int] | None = (1024, 768),
-                 max_screenshots: int | None = 3, enable_zoom: bool = False, **settings: Any) -> None:
+    def __init__(
+        self,
+        model: str | Any = None,
+        adapter: ClaudeAdapter | None = None,
+        *,
+        tool_version: str = "computer_20251124",
+        display_size: tuple[int, int] | None = (1024, 768),
+        max_screenshots: int | None = 3,
+        enable_zoom: bool = False,
+        **settings: Any,
+    ) -> None:
         if tool_version not in CLAUDE_TOOL_VERSIONS:
-            raise AgentConfigError(f"ClaudeAgent: unknown tool_version {tool_version!r}; "
-                                   f"supported: {', '.join(CLAUDE_TOOL_VERSIONS)}")
+            raise AgentConfigError(
+                f"ClaudeAgent: unknown tool_version {tool_version!r}; supported: {', '.join(CLAUDE_TOOL_VERSIONS)}"
+            )
         if max_screenshots is not None and max_screenshots < 1:
             raise AgentConfigError(f"ClaudeAgent: max_screenshots must be at least 1, got {max_screenshots}")
         if adapter is None:
@@ -82,8 +91,9 @@ class ClaudeAgent(ModelAgent):
         self.reset()
 
     def _make_client(self) -> Any:
-        return self._sdk.AsyncAnthropic(api_key=self._api_key, base_url=self.base_url, max_retries=0,
-                                        timeout=self.timeout)
+        return self._sdk.AsyncAnthropic(
+            api_key=self._api_key, base_url=self.base_url, max_retries=0, timeout=self.timeout
+        )
 
     def reset(self) -> None:
         """A fresh conversation."""
@@ -101,8 +111,12 @@ class ClaudeAgent(ModelAgent):
         if self.tool_version == "computer_toolset_20260801":
             return [{"type": self.tool_version, "configs": {"zoom": {"enabled": self.enable_zoom}}}]
         width, height = self.adapter.agent_frame
-        tool: dict[str, Any] = {"type": self.tool_version, "name": "computer", "display_width_px": width,
-                                "display_height_px": height}
+        tool: dict[str, Any] = {
+            "type": self.tool_version,
+            "name": "computer",
+            "display_width_px": width,
+            "display_height_px": height,
+        }
         if self.tool_version == "computer_20251124" and self.enable_zoom:
             tool["enable_zoom"] = True
         return [tool]
@@ -110,9 +124,13 @@ class ClaudeAgent(ModelAgent):
     def request(self) -> dict[str, Any]:
         """The keyword arguments of ``messages.create`` for the conversation so far."""
         width, height = self.adapter.agent_frame
-        kwargs: dict[str, Any] = {"model": self.model, "max_tokens": self.max_tokens, "messages": self.messages,
-                                  "tools": self.tools(),
-                                  "system": (self.system_prompt or DEFAULT_SYSTEM_PROMPT).format(width=width, height=height)}
+        kwargs: dict[str, Any] = {
+            "model": self.model,
+            "max_tokens": self.max_tokens,
+            "messages": self.messages,
+            "tools": self.tools(),
+            "system": (self.system_prompt or DEFAULT_SYSTEM_PROMPT).format(width=width, height=height),
+        }
         if self.temperature is not None:  # the anthropic SDK (2.x) has no sampling parameters: sent as is
             kwargs["extra_body"] = {"temperature": self.temperature}
         beta = CLAUDE_TOOL_VERSIONS[self.tool_version]
@@ -139,9 +157,12 @@ class ClaudeAgent(ModelAgent):
         if data.get("action") == "cursor_position":
             position = info.get("position")
             if position is None:
-                return claude_tool_result(tool_use.id, error="the cursor position is not available", toolset_name=toolset)
-            return claude_tool_result(tool_use.id, text=cursor_position_text(*self.adapter.to_agent(*position)),
-                                      toolset_name=toolset)
+                return claude_tool_result(
+                    tool_use.id, error="the cursor position is not available", toolset_name=toolset
+                )
+            return claude_tool_result(
+                tool_use.id, text=cursor_position_text(*self.adapter.to_agent(*position)), toolset_name=toolset
+            )
         if data.get("action") == "zoom":
             # The region as the model sees it (its frame's aspect), scaled up to fill the frame,
             # from the env's own pixels (more detail than the resized screenshot).
@@ -178,8 +199,9 @@ class ClaudeAgent(ModelAgent):
             self._results = []
         else:
             text = self.prompt(observation) if not self.messages else "Continue with the task."
-            self.messages.append({"role": "user", "content": [{"type": "text", "text": text},
-                                                              self._image(observation["screenshot"])]})
+            self.messages.append(
+                {"role": "user", "content": [{"type": "text", "text": text}, self._image(observation["screenshot"])]}
+            )
         self.images.prune(self.messages, self.max_screenshots)
         kwargs = self.request()
         response, meta = await self.call("Anthropic Messages call", lambda client: self._create(client, kwargs))
@@ -188,10 +210,18 @@ class ClaudeAgent(ModelAgent):
         text = "\n".join(block.text for block in response.content if block.type == "text").strip()
         tool_uses = [block for block in response.content if block.type == "tool_use"]
         usage = getattr(response, "usage", None)
-        self.last_trace = {**trace, **meta, "response_id": response.id, "stop_reason": response.stop_reason,
-                           "usage": {"input_tokens": getattr(usage, "input_tokens", None),
-                                     "output_tokens": getattr(usage, "output_tokens", None)},
-                           "text": text, "tool_uses": [_dump(t) for t in tool_uses]}
+        self.last_trace = {
+            **trace,
+            **meta,
+            "response_id": response.id,
+            "stop_reason": response.stop_reason,
+            "usage": {
+                "input_tokens": getattr(usage, "input_tokens", None),
+                "output_tokens": getattr(usage, "output_tokens", None),
+            },
+            "text": text,
+            "tool_uses": [_dump(t) for t in tool_uses],
+        }
         if not tool_uses:
             return [{"action": "response", "text": text}], True
         self._queue = tool_uses[1:]

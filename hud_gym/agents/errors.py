@@ -20,8 +20,9 @@ class ModelCallError(AgentError):
     """The model call failed for good (after the retries): ``status`` is the HTTP status (``None``
     for a connection failure), ``provider_message`` the provider's own error text."""
 
-    def __init__(self, message: str, *, status: int | None = None, provider_message: str | None = None,
-                 attempts: int = 1) -> None:
+    def __init__(
+        self, message: str, *, status: int | None = None, provider_message: str | None = None, attempts: int = 1
+    ) -> None:
         super().__init__(message)
         self.status = status
         self.provider_message = provider_message

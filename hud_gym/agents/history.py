@@ -53,9 +53,11 @@ class ImageHistory:
             content = message.get("content")
             if not isinstance(content, list):
                 continue
-            for holder in [content] + [p["content"] for p in content
-                                       if isinstance(p, dict) and p.get("type") == "tool_result"
-                                       and isinstance(p.get("content"), list)]:
+            for holder in [content] + [
+                p["content"]
+                for p in content
+                if isinstance(p, dict) and p.get("type") == "tool_result" and isinstance(p.get("content"), list)
+            ]:
                 for index in range(len(holder) - 1, -1, -1):
                     part = holder[index]
                     if isinstance(part, dict) and part.get("type") in IMAGE_TYPES:

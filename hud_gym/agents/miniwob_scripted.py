@@ -33,8 +33,7 @@ class MiniWoBScriptedAgent:
         """The whole plan for the instruction, executed as one step."""
         prompt = info.get("prompt") or ""
         elements: list[Element] = info.get("elements") or []
-        for rule in (self._click_named, self._enter_text, self._password, self._login, self._checkboxes,
-                     self._focus):
+        for rule in (self._click_named, self._enter_text, self._password, self._login, self._checkboxes, self._focus):
             actions = rule(prompt, elements)
             if actions:
                 return actions
@@ -42,10 +41,12 @@ class MiniWoBScriptedAgent:
         return [ClickAction(point=_center(buttons[0]))] if buttons else [ClickAction(point=Point(x=80, y=105))]
 
     @staticmethod
-    def _find(elements: list[Element], *, tag: str | None = None, text: str | None = None,
-              input_type: str | None = None) -> list[Element]:
+    def _find(
+        elements: list[Element], *, tag: str | None = None, text: str | None = None, input_type: str | None = None
+    ) -> list[Element]:
         return [
-            e for e in elements
+            e
+            for e in elements
             if (tag is None or e["tag"] == tag)
             and (text is None or (e.get("text") or "").strip() == text)
             and (input_type is None or e.get("type") == input_type)
@@ -56,13 +57,19 @@ class MiniWoBScriptedAgent:
         return [ClickAction(point=_center(buttons[-1]))] if buttons else []
 
     def _click_named(self, prompt: str, elements: list[Element]) -> list[CLAAction]:
-        match = (re.match(r'Click (?:on )?(?:the )?(?:button|link) "?([^".]+)"?\.?$', prompt)
-                 or re.match(r'Click on the "(.+)" button\.', prompt)
-                 or re.match(r'Click on the link "(.+)"\.', prompt))
+        match = (
+            re.match(r'Click (?:on )?(?:the )?(?:button|link) "?([^".]+)"?\.?$', prompt)
+            or re.match(r'Click on the "(.+)" button\.', prompt)
+            or re.match(r'Click on the link "(.+)"\.', prompt)
+        )
         if prompt.startswith("Click the button"):
             target = self._find(elements, tag="button")
         elif match:
-            target = [e for e in self._find(elements, text=match.group(1)) if e.get("interactive") or e["tag"] in ("a", "span")]
+            target = [
+                e
+                for e in self._find(elements, text=match.group(1))
+                if e.get("interactive") or e["tag"] in ("a", "span")
+            ]
         else:
             return []
         return [ClickAction(point=_center(target[0]))] if target else []
@@ -80,8 +87,13 @@ class MiniWoBScriptedAgent:
         if not match or len(fields) < 2:
             return []
         text = match.group(1)
-        return [ClickAction(point=_center(fields[0])), TypeAction(text=text),
-                ClickAction(point=_center(fields[1])), TypeAction(text=text), *self._submit(elements)]
+        return [
+            ClickAction(point=_center(fields[0])),
+            TypeAction(text=text),
+            ClickAction(point=_center(fields[1])),
+            TypeAction(text=text),
+            *self._submit(elements),
+        ]
 
     def _login(self, prompt: str, elements: list[Element]) -> list[CLAAction]:
         match = re.match(r'Enter the username "(.+)" and the password "(.+)" into the text fields', prompt)
@@ -89,8 +101,13 @@ class MiniWoBScriptedAgent:
         password = self._find(elements, tag="input", input_type="password")
         if not match or not user or not password:
             return []
-        return [ClickAction(point=_center(user[0])), TypeAction(text=match.group(1)),
-                ClickAction(point=_center(password[0])), TypeAction(text=match.group(2)), *self._submit(elements)]
+        return [
+            ClickAction(point=_center(user[0])),
+            TypeAction(text=match.group(1)),
+            ClickAction(point=_center(password[0])),
+            TypeAction(text=match.group(2)),
+            *self._submit(elements),
+        ]
 
     def _checkboxes(self, prompt: str, elements: list[Element]) -> list[CLAAction]:
         match = re.match(r"Select (.*) and click Submit\.", prompt)

@@ -37,11 +37,23 @@ class ModelAgent(Agent):
     DEFAULT_MODEL: ClassVar[str] = ""
     adapter: Adapter
 
-    def __init__(self, model: str | Any = None, *, api_key: str | None = None, base_url: str | None = None,
-                 max_tokens: int = 4096, system_prompt: str | None = None, temperature: float | None = None,
-                 retry: RetryPolicy | None = None, timeout: float = DEFAULT_TIMEOUT_S, image_format: ImageFormat = "jpeg",
-                 image_quality: int = 85, client: Any = None, adapter: Adapter | None = None,
-                 api_key_required: bool = True) -> None:
+    def __init__(
+        self,
+        model: str | Any = None,
+        *,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        max_tokens: int = 4096,
+        system_prompt: str | None = None,
+        temperature: float | None = None,
+        retry: RetryPolicy | None = None,
+        timeout: float = DEFAULT_TIMEOUT_S,
+        image_format: ImageFormat = "jpeg",
+        image_quality: int = 85,
+        client: Any = None,
+        adapter: Adapter | None = None,
+        api_key_required: bool = True,
+    ) -> None:
         if model is not None and not isinstance(model, str):  # HUD's signature: Agent(client, adapter)
             model, client = None, model
         super().__init__(None, adapter or Adapter(follow_env=True))
@@ -108,12 +120,15 @@ class ModelAgent(Agent):
         retries: list[str] = []
 
         def on_retry(attempt: int, exc: BaseException, wait: float) -> None:
-            retries.append(f"attempt {attempt}: {getattr(exc, 'status_code', None) or type(exc).__name__}, "
-                           f"retried after {wait:.2f} s")
+            retries.append(
+                f"attempt {attempt}: {getattr(exc, 'status_code', None) or type(exc).__name__}, "
+                f"retried after {wait:.2f} s"
+            )
 
         started = time.perf_counter()
-        result, attempts = await call_with_retries(lambda: request(client), self.retry,
-                                                   what=f"{what} ({self.model} at {self.endpoint})", on_retry=on_retry)
+        result, attempts = await call_with_retries(
+            lambda: request(client), self.retry, what=f"{what} ({self.model} at {self.endpoint})", on_retry=on_retry
+        )
         meta: dict[str, Any] = {"attempts": attempts, "latency_s": round(time.perf_counter() - started, 4)}
         if retries:
             meta["retries"] = retries

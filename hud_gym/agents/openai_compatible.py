@@ -76,15 +76,26 @@ class OpenAICompatibleAgent(ModelAgent):
     SDK = "openai"
     KEY_ENV = "OPENAI_API_KEY"
 
-    def __init__(self, model: str | None = None, *, base_url: str | None = None,
-                 display_size: tuple[int, int] | None = None, coordinates: Literal["pixels", "relative"] = "pixels",
-                 prompt_template: str = DEFAULT_PROMPT_TEMPLATE, feedback_template: str = DEFAULT_FEEDBACK_TEMPLATE,
-                 max_screenshots: int | None = 3, logprobs: bool = False, extra_body: dict[str, Any] | None = None,
-                 **settings: Any) -> None:
+    def __init__(
+        self,
+        model: str | None = None,
+        *,
+        base_url: str | None = None,
+        display_size: tuple[int, int] | None = None,
+        coordinates: Literal["pixels", "relative"] = "pixels",
+        prompt_template: str = DEFAULT_PROMPT_TEMPLATE,
+        feedback_template: str = DEFAULT_FEEDBACK_TEMPLATE,
+        max_screenshots: int | None = 3,
+        logprobs: bool = False,
+        extra_body: dict[str, Any] | None = None,
+        **settings: Any,
+    ) -> None:
         if not model:
             raise AgentConfigError("OpenAICompatibleAgent needs the served model's name (model=...)")
         if coordinates not in _COORDINATES:
-            raise AgentConfigError(f"OpenAICompatibleAgent: coordinates must be 'pixels' or 'relative', got {coordinates!r}")
+            raise AgentConfigError(
+                f"OpenAICompatibleAgent: coordinates must be 'pixels' or 'relative', got {coordinates!r}"
+            )
         if max_screenshots is not None and max_screenshots < 1:
             raise AgentConfigError(f"OpenAICompatibleAgent: max_screenshots must be at least 1, got {max_screenshots}")
         if coordinates == "relative":
@@ -103,8 +114,9 @@ class OpenAICompatibleAgent(ModelAgent):
         self.reset()
 
     def _make_client(self) -> Any:
-        return self._sdk.AsyncOpenAI(api_key=self._api_key or "not-needed", base_url=self.base_url, max_retries=0,
-                                     timeout=self.timeout)
+        return self._sdk.AsyncOpenAI(
+            api_key=self._api_key or "not-needed", base_url=self.base_url, max_retries=0, timeout=self.timeout
+        )
 
     def reset(self) -> None:
         """A fresh chat."""
@@ -136,7 +148,9 @@ class OpenAICompatibleAgent(ModelAgent):
         screenshot = observation["screenshot"]
         if not self.messages:
             height, width = screenshot.shape[:2]
-            system = (self.system_prompt or "").format(width=width, height=height, coordinates=_COORDINATES[self.coordinates])
+            system = (self.system_prompt or "").format(
+                width=width, height=height, coordinates=_COORDINATES[self.coordinates]
+            )
             if system:
                 self.messages.append({"role": "system", "content": system})
             text = self.prompt_template.format(instruction=self.prompt(observation))
@@ -167,15 +181,24 @@ class OpenAICompatibleAgent(ModelAgent):
     def _trace(self, response: Any, choice: Any, reply: str, meta: dict[str, Any]) -> dict[str, Any]:
         usage = getattr(response, "usage", None)
         trace: dict[str, Any] = {
-            "provider": "openai-chat", "model": self.model, **meta, "response_id": getattr(response, "id", None),
-            "prompt": self.images.redacted(self.messages), "completion": reply,
+            "provider": "openai-chat",
+            "model": self.model,
+            **meta,
+            "response_id": getattr(response, "id", None),
+            "prompt": self.images.redacted(self.messages),
+            "completion": reply,
             "finish_reason": getattr(choice, "finish_reason", None),
-            "usage": {name: getattr(usage, name, None) for name in ("prompt_tokens", "completion_tokens", "total_tokens")},
+            "usage": {
+                name: getattr(usage, name, None) for name in ("prompt_tokens", "completion_tokens", "total_tokens")
+            },
         }
         content = getattr(getattr(choice, "logprobs", None), "content", None)
         if content:
             trace["logprobs"] = [{"token": t.token, "logprob": t.logprob} for t in content]
-        for source, name, key in ((response, "prompt_token_ids", "prompt_token_ids"), (choice, "token_ids", "completion_token_ids")):
+        for source, name, key in (
+            (response, "prompt_token_ids", "prompt_token_ids"),
+            (choice, "token_ids", "completion_token_ids"),
+        ):
             value = getattr(source, name, None)
             if value is not None:
                 trace[key] = list(value)

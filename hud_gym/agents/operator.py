@@ -54,11 +54,19 @@ class OperatorAgent(ModelAgent):
     KEY_ENV = "OPENAI_API_KEY"
     DEFAULT_MODEL = "computer-use-preview"
 
-    def __init__(self, model: str | Any = None, adapter: OperatorAdapter | None = None, *,
-                 tool: Literal["computer_use_preview", "computer"] = "computer_use_preview",
-                 environment: Environment | None = None, display_size: tuple[int, int] | None = (1024, 768),
-                 acknowledge_safety_checks: bool = True, reasoning: dict[str, Any] | None = None,
-                 image_detail: str = "auto", **settings: Any) -> None:
+    def __init__(
+        self,
+        model: str | Any = None,
+        adapter: OperatorAdapter | None = None,
+        *,
+        tool: Literal["computer_use_preview", "computer"] = "computer_use_preview",
+        environment: Environment | None = None,
+        display_size: tuple[int, int] | None = (1024, 768),
+        acknowledge_safety_checks: bool = True,
+        reasoning: dict[str, Any] | None = None,
+        image_detail: str = "auto",
+        **settings: Any,
+    ) -> None:
         if tool not in ("computer_use_preview", "computer"):
             raise AgentConfigError(f"OperatorAgent: tool must be 'computer_use_preview' or 'computer', got {tool!r}")
         if adapter is None:
@@ -92,8 +100,14 @@ class OperatorAgent(ModelAgent):
         if self._environment is None:
             self._environment = self.environment or ("browser" if info.get("url") else "linux")
         environment = self._environment
-        return [{"type": "computer_use_preview", "display_width": width, "display_height": height,
-                 "environment": environment}]
+        return [
+            {
+                "type": "computer_use_preview",
+                "display_width": width,
+                "display_height": height,
+                "environment": environment,
+            }
+        ]
 
     def _output(self, call: Any, observation: dict[str, Any]) -> list[dict[str, Any]]:
         """The input items answering ``call``, whose actions the last step ran."""
@@ -110,7 +124,9 @@ class OperatorAgent(ModelAgent):
             described = "; ".join(f"{c['code']}: {c['message']}" for c in checks)
             raise AgentError(f"OperatorAgent: the model asked to acknowledge safety checks: {described}")
         for check in checks:
-            log.warning("OperatorAgent acknowledges safety check %s (%s): %s", check["id"], check["code"], check["message"])
+            log.warning(
+                "OperatorAgent acknowledges safety check %s (%s): %s", check["id"], check["code"], check["message"]
+            )
         self.safety_checks.extend(checks)
         self._running = call
         actions = list(call.actions) if getattr(call, "actions", None) else [call.action] if call.action else []
@@ -120,8 +136,13 @@ class OperatorAgent(ModelAgent):
 
     def request(self, items: list[dict[str, Any]], info: dict[str, Any]) -> dict[str, Any]:
         """The keyword arguments of ``responses.create``."""
-        kwargs: dict[str, Any] = {"model": self.model, "input": items, "tools": self.tools(info),
-                                  "truncation": "auto", "max_output_tokens": self.max_tokens}
+        kwargs: dict[str, Any] = {
+            "model": self.model,
+            "input": items,
+            "tools": self.tools(info),
+            "truncation": "auto",
+            "max_output_tokens": self.max_tokens,
+        }
         if self.response_id is not None:
             kwargs["previous_response_id"] = self.response_id
         if self.system_prompt:
@@ -148,23 +169,41 @@ class OperatorAgent(ModelAgent):
             items, self._outputs = self._outputs, []
         else:
             image = self.encode(observation["screenshot"])
-            items = [{"role": "user", "content": [
-                {"type": "input_text", "text": self.prompt(observation) if self.response_id is None else "Continue."},
-                {"type": "input_image", "image_url": image.data_url, "detail": self.image_detail}]}]
+            items = [
+                {
+                    "role": "user",
+                    "content": [
+                        {
+                            "type": "input_text",
+                            "text": self.prompt(observation) if self.response_id is None else "Continue.",
+                        },
+                        {"type": "input_image", "image_url": image.data_url, "detail": self.image_detail},
+                    ],
+                }
+            ]
         kwargs = self.request(items, observation["info"])
         response, meta = await self.call("OpenAI Responses call", lambda client: client.responses.create(**kwargs))
         self.response_id = response.id
         calls = [item for item in response.output if item.type == "computer_call"]
         usage = getattr(response, "usage", None)
-        self.last_trace = {**trace, **meta, "response_id": response.id, "previous_response_id": kwargs.get("previous_response_id"),
-                           "usage": {"input_tokens": getattr(usage, "input_tokens", None),
-                                     "output_tokens": getattr(usage, "output_tokens", None)},
-                           "text": response.output_text, "calls": [c.call_id for c in calls]}
+        self.last_trace = {
+            **trace,
+            **meta,
+            "response_id": response.id,
+            "previous_response_id": kwargs.get("previous_response_id"),
+            "usage": {
+                "input_tokens": getattr(usage, "input_tokens", None),
+                "output_tokens": getattr(usage, "output_tokens", None),
+            },
+            "text": response.output_text,
+            "calls": [c.call_id for c in calls],
+        }
         if not calls:
             return [{"type": "response", "text": response.output_text.strip()}], True
         self._queue = calls[1:]
         actions = self._start(calls[0])
         if calls[0].pending_safety_checks:
             self.last_trace["acknowledged_safety_checks"] = [
-                {"id": c.id, "code": c.code, "message": c.message} for c in calls[0].pending_safety_checks]
+                {"id": c.id, "code": c.code, "message": c.message} for c in calls[0].pending_safety_checks
+            ]
         return actions, False

@@ -98,7 +98,8 @@ def _takes_info(predict: Callable[..., Any]) -> bool:
         return False
     info = parameters.get("info")
     return (info is not None and info.kind is not inspect.Parameter.POSITIONAL_ONLY) or any(
-        p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
+        p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()
+    )
 
 
 def _make(factory: Callable[[], Any]) -> Any:
@@ -130,8 +131,10 @@ def as_policy(agent: Any) -> Any:
         return HudAgentPolicy(agent)
     if callable(agent) or callable(getattr(agent, "act", None)):
         return agent
-    raise TypeError(f"expected a policy callable (observation, history, task), an agent with act(observation, info) "
-                    f"or predict(observation), or an agent class; got {type(agent).__name__}")
+    raise TypeError(
+        f"expected a policy callable (observation, history, task), an agent with act(observation, info) "
+        f"or predict(observation), or an agent class; got {type(agent).__name__}"
+    )
 
 
 def start_run(policy: Any) -> Any:

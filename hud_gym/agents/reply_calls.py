@@ -70,6 +70,7 @@ def _click(button: str = "left", clicks: int = 1) -> Callable[..., list[Action]]
         if count > 1:
             action["pattern"] = [100] * (count - 1)
         return [action]
+
     return convert
 
 
@@ -85,7 +86,10 @@ def _move_rel(args: list[Any], kwargs: dict[str, Any], parser: Any) -> list[Acti
 
 def _drag(args: list[Any], kwargs: dict[str, Any], parser: Any) -> list[Action]:
     if "start_box" in kwargs or "start" in kwargs:
-        start, end = _xy(kwargs.get("start_box", kwargs.get("start")), "start"), _xy(kwargs.get("end_box", kwargs.get("end")), "end")
+        start, end = (
+            _xy(kwargs.get("start_box", kwargs.get("start")), "start"),
+            _xy(kwargs.get("end_box", kwargs.get("end")), "end"),
+        )
     elif {"start_x", "start_y", "end_x", "end_y"} <= set(kwargs):
         start = (_num(kwargs["start_x"], "start_x"), _num(kwargs["start_y"], "start_y"))
         end = (_num(kwargs["end_x"], "end_x"), _num(kwargs["end_y"], "end_y"))
@@ -127,6 +131,7 @@ def _scroll(horizontal: bool) -> Callable[..., list[Action]]:
         if point is not None:
             action["point"] = point
         return [action]
+
     return convert
 
 
@@ -165,6 +170,7 @@ def _hotkey(args: list[Any], kwargs: dict[str, Any], parser: Any) -> list[Action
 def _key_event(kind: str) -> Callable[..., list[Action]]:
     def convert(args: list[Any], kwargs: dict[str, Any], parser: Any) -> list[Action]:
         return [{"type": kind, "keys": _keys(args, kwargs)}]
+
     return convert
 
 
@@ -176,8 +182,10 @@ def _wait(args: list[Any], kwargs: dict[str, Any], parser: Any) -> list[Action]:
 
 
 def _answer(args: list[Any], kwargs: dict[str, Any], parser: Any) -> list[Action]:
-    text = next((kwargs[k] for k in ("text", "content", "answer", "response", "message") if k in kwargs),
-                args[0] if args else "")
+    text = next(
+        (kwargs[k] for k in ("text", "content", "answer", "response", "message") if k in kwargs),
+        args[0] if args else "",
+    )
     return [{"type": "response", "text": str(text)}]
 
 
@@ -186,21 +194,49 @@ def _screenshot(args: list[Any], kwargs: dict[str, Any], parser: Any) -> list[Ac
 
 
 CALLS: dict[str, Callable[..., list[Action]]] = {
-    "click": _click(), "leftClick": _click(), "left_click": _click(),
-    "doubleClick": _click(clicks=2), "double_click": _click(clicks=2),
-    "tripleClick": _click(clicks=3), "triple_click": _click(clicks=3),
-    "rightClick": _click("right"), "right_click": _click("right"),
-    "middleClick": _click("middle"), "middle_click": _click("middle"),
-    "moveTo": _move, "move_to": _move, "mouse_move": _move, "hover": _move, "move": _move,
-    "moveRel": _move_rel, "move_rel": _move_rel,
-    "dragTo": _drag_to, "drag_to": _drag_to, "drag": _drag, "left_click_drag": _drag,
-    "scroll": _scroll(False), "vscroll": _scroll(False), "hscroll": _scroll(True),
-    "write": _text, "typewrite": _text, "type": _text, "type_text": _text,
-    "press": _press, "hotkey": _hotkey,
-    "keyDown": _key_event("keydown"), "key_down": _key_event("keydown"),
-    "keyUp": _key_event("keyup"), "key_up": _key_event("keyup"),
-    "wait": _wait, "sleep": _wait, "screenshot": _screenshot,
-    "answer": _answer, "finished": _answer, "finish": _answer, "response": _answer, "respond": _answer,
+    "click": _click(),
+    "leftClick": _click(),
+    "left_click": _click(),
+    "doubleClick": _click(clicks=2),
+    "double_click": _click(clicks=2),
+    "tripleClick": _click(clicks=3),
+    "triple_click": _click(clicks=3),
+    "rightClick": _click("right"),
+    "right_click": _click("right"),
+    "middleClick": _click("middle"),
+    "middle_click": _click("middle"),
+    "moveTo": _move,
+    "move_to": _move,
+    "mouse_move": _move,
+    "hover": _move,
+    "move": _move,
+    "moveRel": _move_rel,
+    "move_rel": _move_rel,
+    "dragTo": _drag_to,
+    "drag_to": _drag_to,
+    "drag": _drag,
+    "left_click_drag": _drag,
+    "scroll": _scroll(False),
+    "vscroll": _scroll(False),
+    "hscroll": _scroll(True),
+    "write": _text,
+    "typewrite": _text,
+    "type": _text,
+    "type_text": _text,
+    "press": _press,
+    "hotkey": _hotkey,
+    "keyDown": _key_event("keydown"),
+    "key_down": _key_event("keydown"),
+    "keyUp": _key_event("keyup"),
+    "key_up": _key_event("keyup"),
+    "wait": _wait,
+    "sleep": _wait,
+    "screenshot": _screenshot,
+    "answer": _answer,
+    "finished": _answer,
+    "finish": _answer,
+    "response": _answer,
+    "respond": _answer,
     "done": _answer,
 }
 """Call names (with or without a ``pyautogui.`` prefix) and their converters."""

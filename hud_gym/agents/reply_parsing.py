@@ -126,7 +126,7 @@ class ReplyParser:
             end = _closing_paren(text, match.end() - 1)
             if end is None:
                 raise ReplyParseError(f"unbalanced parentheses in {match.group(0)}...: {_quote(text)}", reply=text)
-            source = text[match.start():end + 1]
+            source = text[match.start() : end + 1]
             try:
                 node = ast.parse(source.strip(), mode="eval").body
                 if not isinstance(node, ast.Call):

@@ -119,8 +119,13 @@ def is_retryable(exc: BaseException) -> bool:
     return _is_connection_error(exc)
 
 
-async def call_with_retries(call: Callable[[], Awaitable[T]], policy: RetryPolicy, *, what: str,
-                            on_retry: Callable[[int, BaseException, float], Any] | None = None) -> tuple[T, int]:
+async def call_with_retries(
+    call: Callable[[], Awaitable[T]],
+    policy: RetryPolicy,
+    *,
+    what: str,
+    on_retry: Callable[[int, BaseException, float], Any] | None = None,
+) -> tuple[T, int]:
     """Await ``call()`` until it succeeds, retrying per ``policy``; returns ``(result, attempts)``.
 
     Raises:
@@ -132,7 +137,7 @@ async def call_with_retries(call: Callable[[], Awaitable[T]], policy: RetryPolic
             return await call(), attempt
         except asyncio.CancelledError:
             raise
-        except Exception as exc:  # noqa: BLE001  (classified below; the SDKs raise their own types)
+        except Exception as exc:
             if attempt == policy.attempts or not is_retryable(exc):
                 raise describe_failure(exc, what, attempt) from exc
             wait = policy.delay(attempt, _retry_after(exc))

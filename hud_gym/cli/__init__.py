@@ -23,5 +23,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     (the console script exits with it)."""
     from hud_gym.cli.app import command
 
-    return int(command().main(args=list(argv) if argv is not None else None, prog_name="hud-gym",
-                              standalone_mode=False))
+    return int(
+        command().main(args=list(argv) if argv is not None else None, prog_name="hud-gym", standalone_mode=False)
+    )

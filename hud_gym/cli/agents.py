@@ -54,13 +54,26 @@ def _random(env_kwargs: dict[str, Any], seed: int | None) -> ResolvedAgent:
     from hud_gym.spaces import ActionSpaceConfig, make_action_space
 
     size = env_kwargs.get("screen_size") or (1280, 720)
-    if not (isinstance(size, (list, tuple)) and len(size) == 2
-            and all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in size)):
+    if not (
+        isinstance(size, (list, tuple))
+        and len(size) == 2
+        and all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in size)
+    ):
         raise CLIError(f"--env-kwarg screen_size must be [width, height], two positive integers, got {size!r}")
     width, height = size
-    config = ActionSpaceConfig(width=int(width), height=int(height), max_text_length=16, max_keys=2, max_hold_keys=1,
-                               max_pattern=1, max_delay_ms=200, max_drag_points=4, max_scroll=500, max_wait_ms=200,
-                               max_args_length=64)
+    config = ActionSpaceConfig(
+        width=int(width),
+        height=int(height),
+        max_text_length=16,
+        max_keys=2,
+        max_hold_keys=1,
+        max_pattern=1,
+        max_delay_ms=200,
+        max_drag_points=4,
+        max_scroll=500,
+        max_wait_ms=200,
+        max_args_length=64,
+    )
     return ResolvedAgent(RandomAgent(make_action_space(config), config, seed=seed), "random")
 
 
@@ -81,8 +94,9 @@ def _import(path: str) -> Any:
         module = importlib.import_module(module_name)
     except ModuleNotFoundError as exc:
         if exc.name and module_name.startswith(exc.name):
-            raise CLIError(f"cannot import agent module {module_name!r} (from --agent {path}): "
-                           f"no module named {exc.name!r}") from None
+            raise CLIError(
+                f"cannot import agent module {module_name!r} (from --agent {path}): no module named {exc.name!r}"
+            ) from None
         raise CLIError(f"importing agent module {module_name!r} failed: {type(exc).__name__}: {exc}") from None
     except Exception as exc:  # noqa: BLE001  (the user's module failed to import: say how, in one line)
         raise CLIError(f"importing agent module {module_name!r} failed: {type(exc).__name__}: {exc}") from None
@@ -95,8 +109,13 @@ def _import(path: str) -> Any:
     return value
 
 
-def resolve_agent(spec: str, *, env_kwargs: dict[str, Any] | None = None, seed: int | None = None,
-                  agent_options: dict[str, Any] | None = None) -> ResolvedAgent:
+def resolve_agent(
+    spec: str,
+    *,
+    env_kwargs: dict[str, Any] | None = None,
+    seed: int | None = None,
+    agent_options: dict[str, Any] | None = None,
+) -> ResolvedAgent:
     """The agent ``spec`` names: a built-in name (:data:`BUILTIN_AGENTS`), a model agent
     (``claude``, ``operator``, ``openai``, configured by ``agent_options``) or ``module:attribute``.
 
@@ -118,8 +137,10 @@ def resolve_agent(spec: str, *, env_kwargs: dict[str, Any] | None = None, seed: 
     if spec in BUILTIN_AGENTS:
         return BUILTIN_AGENTS[spec](dict(env_kwargs or {}), seed)
     if ":" not in spec:
-        raise CLIError(f"unknown agent {spec!r}; built-in agents: {', '.join(sorted([*BUILTIN_AGENTS, *MODEL_AGENTS]))}, "
-                       f"or an import path such as mypkg.agents:MyAgent")
+        raise CLIError(
+            f"unknown agent {spec!r}; built-in agents: {', '.join(sorted([*BUILTIN_AGENTS, *MODEL_AGENTS]))}, "
+            f"or an import path such as mypkg.agents:MyAgent"
+        )
     value = _import(spec)
     from hud_gym.agents.base import is_hud_style
 
@@ -133,6 +154,8 @@ def resolve_agent(spec: str, *, env_kwargs: dict[str, Any] | None = None, seed: 
 
         as_policy(value)
     except Exception as exc:  # noqa: BLE001  (not an agent, or a HUD-style class that cannot be made)
-        raise CLIError(f"{spec} is not an agent (an object with act(observation, info) or predict(observation)) "
-                       f"or a policy callable (observation, history, task): {exc}") from None
+        raise CLIError(
+            f"{spec} is not an agent (an object with act(observation, info) or predict(observation)) "
+            f"or a policy callable (observation, history, task): {exc}"
+        ) from None
     return ResolvedAgent(value, spec)

@@ -48,13 +48,20 @@ class OneLineErrors(TyperGroup):
     """The root command: runs the CLI in non-standalone mode and turns every user error (click's
     usage errors, :class:`CLIError`, an unknown job) into one line on stderr and an exit code."""
 
-    def main(self, args: Sequence[str] | None = None, prog_name: str | None = None, complete_var: str | None = None,
-             standalone_mode: bool = True, **extra: Any) -> Any:
+    def main(
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        **extra: Any,
+    ) -> Any:
         from hud_gym.jobs.store import JobNotFoundError, StoreError
 
         try:
-            result = super().main(args=args, prog_name=prog_name or "hud-gym", complete_var=complete_var,
-                                  standalone_mode=False, **extra)
+            result = super().main(
+                args=args, prog_name=prog_name or "hud-gym", complete_var=complete_var, standalone_mode=False, **extra
+            )
             code = result if isinstance(result, int) else 0
         except NoArgsIsHelpError as exc:
             typer.echo(exc.format_message(), err=True)
@@ -88,8 +95,15 @@ class OneLineErrors(TyperGroup):
         return code
 
 
-app = typer.Typer(cls=OneLineErrors, name="hud-gym", help=HELP, no_args_is_help=True, add_completion=False,
-                  pretty_exceptions_enable=False, context_settings={"help_option_names": ["-h", "--help"]})
+app = typer.Typer(
+    cls=OneLineErrors,
+    name="hud-gym",
+    help=HELP,
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
 app.command()(run)
 app.add_typer(jobs_app, name="jobs")
 app.command()(report)
@@ -115,6 +129,9 @@ def _version(value: bool) -> None:
 
 
 @app.callback()
-def root(version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
-                                               help="Print the version and exit.")] = False) -> None:
+def root(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
+) -> None:
     """hud-gym command line."""

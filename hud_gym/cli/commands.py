@@ -20,36 +20,63 @@ tasksets_app = typer.Typer(help="The task sets hud-gym knows by name.", no_args_
 
 
 def run(
-    taskset: Annotated[str, typer.Argument(
-        help="A task set name (see 'hud-gym tasksets list') or a .json/.jsonl/.yaml file.")],
-    agent: Annotated[str, typer.Option(
-        "--agent", "-a", help="A built-in agent (scripted, random), a model agent (claude, operator, openai) "
-                              "or an import path such as mypkg.agents:MyAgent.")],
+    taskset: Annotated[
+        str, typer.Argument(help="A task set name (see 'hud-gym tasksets list') or a .json/.jsonl/.yaml file.")
+    ],
+    agent: Annotated[
+        str,
+        typer.Option(
+            "--agent",
+            "-a",
+            help="A built-in agent (scripted, random), a model agent (claude, operator, openai) "
+            "or an import path such as mypkg.agents:MyAgent.",
+        ),
+    ],
     envs: Annotated[int, typer.Option("--envs", "-n", min=1, help="Envs (runs) alive at once.")] = 8,
-    group_size: Annotated[int, typer.Option(
-        "--group-size", "-g", min=1, help="Runs per task (a GRPO group, one seed).")] = 1,
-    job: Annotated[str | None, typer.Option(
-        "--job", "-j", help="The job's name (default '<agent> on <task set>').")] = None,
+    group_size: Annotated[
+        int, typer.Option("--group-size", "-g", min=1, help="Runs per task (a GRPO group, one seed).")
+    ] = 1,
+    job: Annotated[
+        str | None, typer.Option("--job", "-j", help="The job's name (default '<agent> on <task set>').")
+    ] = None,
     max_steps: Annotated[int | None, typer.Option("--max-steps", min=1, help="Step limit of each run.")] = None,
-    seed: Annotated[int | None, typer.Option(
-        "--seed", help="Task i runs with seed SEED + i (random when unset).")] = None,
-    env_kwarg: Annotated[list[str] | None, typer.Option(
-        "--env-kwarg", "-e", metavar="KEY=VALUE",
-        help="An option of hud_gym.make for every env; VALUE is JSON or a string. Repeatable.")] = None,
-    task: Annotated[list[str] | None, typer.Option(
-        "--task", "-t", metavar="ID", help="Only these task ids (repeatable or comma-separated).")] = None,
+    seed: Annotated[
+        int | None, typer.Option("--seed", help="Task i runs with seed SEED + i (random when unset).")
+    ] = None,
+    env_kwarg: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--env-kwarg",
+            "-e",
+            metavar="KEY=VALUE",
+            help="An option of hud_gym.make for every env; VALUE is JSON or a string. Repeatable.",
+        ),
+    ] = None,
+    task: Annotated[
+        list[str] | None,
+        typer.Option("--task", "-t", metavar="ID", help="Only these task ids (repeatable or comma-separated)."),
+    ] = None,
     limit: Annotated[int | None, typer.Option("--limit", min=1, help="Only the first N tasks.")] = None,
     timeout: Annotated[float | None, typer.Option("--timeout", min=0.001, help="Seconds each run may take.")] = None,
     report: Annotated[bool, typer.Option("--report", help="Also write the HTML report and print its path.")] = False,
-    as_json: Annotated[bool, typer.Option(
-        "--json", help="Print the job, its analytics (and report path) as JSON.")] = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the job, its analytics (and report path) as JSON.")
+    ] = False,
     model: Annotated[str | None, typer.Option("--model", help="The model agent's model.")] = None,
-    base_url: Annotated[str | None, typer.Option(
-        "--base-url", help="The model server (e.g. http://127.0.0.1:8000/v1); keys come from "
-                           "ANTHROPIC_API_KEY / OPENAI_API_KEY.")] = None,
+    base_url: Annotated[
+        str | None,
+        typer.Option(
+            "--base-url",
+            help="The model server (e.g. http://127.0.0.1:8000/v1); keys come from ANTHROPIC_API_KEY / OPENAI_API_KEY.",
+        ),
+    ] = None,
     max_tokens: Annotated[int | None, typer.Option("--max-tokens", min=1, help="The model's reply limit.")] = None,
-    temperature: Annotated[float | None, typer.Option("--temperature", min=0, max=2, help="Sampling temperature.")] = None,
-    system_prompt: Annotated[str | None, typer.Option("--system-prompt", help="The model agent's system prompt.")] = None,
+    temperature: Annotated[
+        float | None, typer.Option("--temperature", min=0, max=2, help="Sampling temperature.")
+    ] = None,
+    system_prompt: Annotated[
+        str | None, typer.Option("--system-prompt", help="The model agent's system prompt.")
+    ] = None,
 ) -> None:
     """Run every task of TASKSET with an agent, as one job in the store; print its analytics."""
     from hud_gym.cli.running import execute_run, parse_env_kwargs, plan_run
@@ -57,17 +84,40 @@ def run(
     from hud_gym.jobs.store import StoreError, get_store
 
     get_store().require_writable()
-    agent_options = {"model": model, "base_url": base_url, "max_tokens": max_tokens, "temperature": temperature,
-                     "system_prompt": system_prompt}
-    plan = plan_run(taskset, agent, tasks=task or (), limit=limit, env_kwargs=parse_env_kwargs(env_kwarg or ()),
-                    seed=seed, agent_options=agent_options)
+    agent_options = {
+        "model": model,
+        "base_url": base_url,
+        "max_tokens": max_tokens,
+        "temperature": temperature,
+        "system_prompt": system_prompt,
+    }
+    plan = plan_run(
+        taskset,
+        agent,
+        tasks=task or (),
+        limit=limit,
+        env_kwargs=parse_env_kwargs(env_kwarg or ()),
+        seed=seed,
+        agent_options=agent_options,
+    )
     err = stderr_console()
     options = ", ".join(f"{k}={v!r}" for k, v in plan.env_kwargs.items()) or "defaults"
-    err.print(f"running {len(plan.taskset)} task(s) x {group_size} with agent {plan.agent.label!r}, "
-              f"{envs} env(s) at once (env options: {options})", markup=False)
+    err.print(
+        f"running {len(plan.taskset)} task(s) x {group_size} with agent {plan.agent.label!r}, "
+        f"{envs} env(s) at once (env options: {options})",
+        markup=False,
+    )
     try:
-        job_ = execute_run(plan, name=job, envs=envs, group_size=group_size, max_steps=max_steps, seed=seed,
-                           timeout_s=timeout, console=err)
+        job_ = execute_run(
+            plan,
+            name=job,
+            envs=envs,
+            group_size=group_size,
+            max_steps=max_steps,
+            seed=seed,
+            timeout_s=timeout,
+            console=err,
+        )
     except KeyboardInterrupt:
         raise CLIError("interrupted", exit_code=130) from None
     except StoreError:
@@ -78,15 +128,26 @@ def run(
         if isinstance(exc, sqlite3.DatabaseError) and store_damage(exc) is not None:
             raise store_damage(exc) from None
         message = one_line(str(exc)).split(" was raised from the environment creator")[0]
-        raise CLIError(f"the run failed: {type(exc).__name__}: {message} (the job is stored as 'failed'; "
-                       f"set {DEBUG_ENV_VAR}=1 for the traceback)", exit_code=1) from None
+        raise CLIError(
+            f"the run failed: {type(exc).__name__}: {message} (the job is stored as 'failed'; "
+            f"set {DEBUG_ENV_VAR}=1 for the traceback)",
+            exit_code=1,
+        ) from None
     analytics = job_.get_analytics()
     report_path = None
     if report:
         report_path = write_report_or_fail(job_, None)
     if as_json:
-        typer.echo(json.dumps({"job": job_.to_dict(), "analytics": analytics.model_dump(mode="json"),
-                               "report": None if report_path is None else str(report_path)}, indent=1))
+        typer.echo(
+            json.dumps(
+                {
+                    "job": job_.to_dict(),
+                    "analytics": analytics.model_dump(mode="json"),
+                    "report": None if report_path is None else str(report_path),
+                },
+                indent=1,
+            )
+        )
         return
     print_analytics(stdout_console(), analytics, job_)
     _first_error(job_, analytics)
@@ -101,14 +162,18 @@ def _first_error(job: Any, analytics: Any) -> None:
         return
     failed = job.load_trajectories(status=list(analytics.error_counts))
     if failed and failed[0].error:
-        stderr_console().print(f"first error ({failed[0].status}, task {failed[0].task_id}): {one_line(failed[0].error)}",
-                        markup=False)
+        stderr_console().print(
+            f"first error ({failed[0].status}, task {failed[0].task_id}): {one_line(failed[0].error)}", markup=False
+        )
 
 
 # ---------------------------------------------------------------------- task sets
 
+
 @tasksets_app.command("list")
-def tasksets_list(as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False) -> None:
+def tasksets_list(
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+) -> None:
     """The task sets known by name, with their number of tasks."""
     from rich.table import Table
 
@@ -128,12 +193,16 @@ def tasksets_list(as_json: Annotated[bool, typer.Option("--json", help="Print JS
     for column in ("name", "tasks", "description"):
         table.add_column(column, justify="right" if column == "tasks" else "left", no_wrap=column == "name")
     for row in rows:
-        table.add_row(row["name"], "—" if row["tasks"] is None else str(row["tasks"]),
-                      row["description"] if row["error"] is None else f"[red]unavailable:[/] {row['error']}")
+        table.add_row(
+            row["name"],
+            "—" if row["tasks"] is None else str(row["tasks"]),
+            row["description"] if row["error"] is None else f"[red]unavailable:[/] {row['error']}",
+        )
     stdout_console().print(table)
 
 
 # ---------------------------------------------------------------------- doctor, serve
+
 
 def doctor(
     no_launch: Annotated[bool, typer.Option("--no-launch", help="Do not start Chromium to test it.")] = False,
@@ -154,19 +223,34 @@ def serve(
     gym: Annotated[str, typer.Argument(help="The gym type to serve: qa, browser or ubuntu.")],
     host: Annotated[str, typer.Option("--host", help="Address to bind (default: loopback).")] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", min=0, max=65535, help="Port (0 = a free one).")] = 8765,
-    token_file: Annotated[Path | None, typer.Option(
-        "--token-file", metavar="FILE",
-        help="A file holding the token clients must present (default: $HUD_GYM_SERVER_TOKEN, else a generated "
-             "one, printed). Never on the command line, where every user of the machine can read it.")] = None,
+    token_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--token-file",
+            metavar="FILE",
+            help="A file holding the token clients must present (default: $HUD_GYM_SERVER_TOKEN, else a generated "
+            "one, printed). Never on the command line, where every user of the machine can read it.",
+        ),
+    ] = None,
     token: Annotated[str | None, typer.Option("--token", hidden=True)] = None,
-    max_message_size: Annotated[int | None, typer.Option(
-        "--max-message-size", min=1024, help="Largest client message answered, in bytes.")] = None,
-    trust_client_options: Annotated[bool, typer.Option(
-        "--trust-client-options",
-        help="Accept controller options that reach beyond the sandbox (allow_shell, executable_path, ...).")] = False,
-    imports: Annotated[list[str] | None, typer.Option(
-        "--import", metavar="MODULE",
-        help="Import MODULE first (to register your own setup/evaluate functions); repeatable.")] = None,
+    max_message_size: Annotated[
+        int | None, typer.Option("--max-message-size", min=1024, help="Largest client message answered, in bytes.")
+    ] = None,
+    trust_client_options: Annotated[
+        bool,
+        typer.Option(
+            "--trust-client-options",
+            help="Accept controller options that reach beyond the sandbox (allow_shell, executable_path, ...).",
+        ),
+    ] = False,
+    imports: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--import",
+            metavar="MODULE",
+            help="Import MODULE first (to register your own setup/evaluate functions); repeatable.",
+        ),
+    ] = None,
 ) -> None:
     """Serve the controllers of one gym type over WebSocket for remote envs (until Ctrl-C)."""
     import importlib
@@ -190,7 +274,13 @@ def serve(
     except ValueError as exc:
         raise CLIError(str(exc)) from None
     try:
-        server.serve(gym, host, port, secret, max_message_size=max_message_size or server.DEFAULT_MAX_MESSAGE_SIZE,
-                     trust_client_options=trust_client_options)
+        server.serve(
+            gym,
+            host,
+            port,
+            secret,
+            max_message_size=max_message_size or server.DEFAULT_MAX_MESSAGE_SIZE,
+            trust_client_options=trust_client_options,
+        )
     except OSError as exc:
         raise CLIError(f"cannot serve on {host}:{port}: {exc.strerror or exc}", exit_code=1) from None

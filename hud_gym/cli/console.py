@@ -6,8 +6,17 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-__all__ = ["DEBUG_ENV_VAR", "JOB_ID_HELP", "load_job", "one_line", "progress_bar", "stderr_console", "stdout_console",
-           "store_damage", "store_error"]
+__all__ = [
+    "DEBUG_ENV_VAR",
+    "JOB_ID_HELP",
+    "load_job",
+    "one_line",
+    "progress_bar",
+    "stderr_console",
+    "stdout_console",
+    "store_damage",
+    "store_error",
+]
 
 DEBUG_ENV_VAR = "HUD_GYM_DEBUG"
 """Set it to show the traceback of a run that failed as a whole."""
@@ -32,8 +41,10 @@ def store_error(exc: sqlite3.DatabaseError) -> Exception:
     """What a database error of the job store means for the user, in one line."""
     from hud_gym.jobs.paths import resolve_home
 
-    return store_damage(exc) or RuntimeError(f"the job store in {resolve_home()} failed: {type(exc).__name__}: {exc} "
-                                        f"(set {DEBUG_ENV_VAR}=1 for the traceback)")
+    return store_damage(exc) or RuntimeError(
+        f"the job store in {resolve_home()} failed: {type(exc).__name__}: {exc} "
+        f"(set {DEBUG_ENV_VAR}=1 for the traceback)"
+    )
 
 
 def stdout_console() -> Any:
@@ -58,8 +69,14 @@ def progress_bar(description: str, total: int) -> Any:
         TimeElapsedColumn,
     )
 
-    progress = Progress(TextColumn(description), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                        console=stderr_console(), transient=True)
+    progress = Progress(
+        TextColumn(description),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=stderr_console(),
+        transient=True,
+    )
     task = progress.add_task(description, total=total)
 
     def on_progress(done: int, _total: int) -> None:

@@ -96,8 +96,12 @@ def check_python() -> Check:
     """Python is at least :data:`MIN_PYTHON`."""
     version = ".".join(str(v) for v in sys.version_info[:3])
     ok = sys.version_info[:2] >= MIN_PYTHON
-    return Check(name="python", ok=ok, detail=f"Python {version} at {sys.executable}",
-                 fix=None if ok else f"install Python {MIN_PYTHON[0]}.{MIN_PYTHON[1]} or newer and reinstall hud-gym in it")
+    return Check(
+        name="python",
+        ok=ok,
+        detail=f"Python {version} at {sys.executable}",
+        fix=None if ok else f"install Python {MIN_PYTHON[0]}.{MIN_PYTHON[1]} or newer and reinstall hud-gym in it",
+    )
 
 
 def check_hud_gym() -> Check:
@@ -105,17 +109,27 @@ def check_hud_gym() -> Check:
     try:
         import hud_gym
     except Exception as exc:  # noqa: BLE001  (any import failure is the finding)
-        return Check(name="hud-gym", ok=False, detail=f"import hud_gym failed: {type(exc).__name__}: {exc}",
-                     fix="pip install -e . (from the hud-gym checkout)")
+        return Check(
+            name="hud-gym",
+            ok=False,
+            detail=f"import hud_gym failed: {type(exc).__name__}: {exc}",
+            fix="pip install -e . (from the hud-gym checkout)",
+        )
     installed = _distribution_version("hud-gym")
     package = getattr(hud_gym, "__version__", "unknown")
     where = Path(hud_gym.__file__).parent
     if installed is None:
-        return Check(name="hud-gym", ok=False, detail=f"hud_gym {package} imports from {where} but is not installed",
-                     fix="pip install -e . (from the hud-gym checkout)")
+        return Check(
+            name="hud-gym",
+            ok=False,
+            detail=f"hud_gym {package} imports from {where} but is not installed",
+            fix="pip install -e . (from the hud-gym checkout)",
+        )
     ok = installed == package
     detail = f"hud-gym {package} at {where}" + ("" if ok else f"; the installed metadata says {installed}")
-    return Check(name="hud-gym", ok=ok, detail=detail, fix=None if ok else "pip install -e . (reinstall to refresh the metadata)")
+    return Check(
+        name="hud-gym", ok=ok, detail=detail, fix=None if ok else "pip install -e . (reinstall to refresh the metadata)"
+    )
 
 
 def _chromium_fix() -> str:
@@ -147,10 +161,19 @@ def check_chromium_launch(path: Path, timeout: float = 30.0) -> Check:
     """Chromium starts headless and renders a page (``--dump-dom`` of a data URL)."""
     page = f"data:text/html,<p>{_LAUNCH_MARKER}</p>"
     with tempfile.TemporaryDirectory(prefix="hud-gym-doctor-") as profile:
-        argv = [str(path), "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
-                f"--user-data-dir={profile}", "--dump-dom", page]
-        process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                   start_new_session=True)
+        argv = [
+            str(path),
+            "--headless=new",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            f"--user-data-dir={profile}",
+            "--dump-dom",
+            page,
+        ]
+        process = subprocess.Popen(
+            argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+        )
         try:
             stdout, stderr = process.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
@@ -162,16 +185,25 @@ def check_chromium_launch(path: Path, timeout: float = 30.0) -> Check:
             process.wait()
     ok = _LAUNCH_MARKER in stdout
     detail = "renders a page headless" if ok else f"headless launch failed: {_first_line(stderr) or 'no output'}"
-    return Check(name="chromium-launch", ok=ok, detail=detail,
-                 fix=None if ok else "apt-get install chromium (a complete install, with its libraries and fonts)")
+    return Check(
+        name="chromium-launch",
+        ok=ok,
+        detail=detail,
+        fix=None if ok else "apt-get install chromium (a complete install, with its libraries and fonts)",
+    )
 
 
 def _program(name: str, executable: str, package: str, why: str, required: bool = True) -> Check:
     found = shutil.which(executable)
     if found:
         return Check(name=name, ok=True, detail=f"{executable} at {found}", required=required)
-    return Check(name=name, ok=False, detail=f"{executable} not found on PATH ({why})", fix=f"apt-get install {package}",
-                 required=required)
+    return Check(
+        name=name,
+        ok=False,
+        detail=f"{executable} not found on PATH ({why})",
+        fix=f"apt-get install {package}",
+        required=required,
+    )
 
 
 def check_xlib() -> Check:
@@ -181,8 +213,12 @@ def check_xlib() -> Check:
     try:
         import Xlib
     except ImportError:
-        return Check(name="python-xlib", ok=False, detail="python-xlib is not installed (desktop gym)",
-                     fix="pip install 'hud-gym[ubuntu]'")
+        return Check(
+            name="python-xlib",
+            ok=False,
+            detail="python-xlib is not installed (desktop gym)",
+            fix="pip install 'hud-gym[ubuntu]'",
+        )
     version = tuple(getattr(Xlib, "__version__", (0, 0)))
     shown = ".".join(str(v) for v in version)
     if version < MIN_XLIB:
@@ -190,7 +226,9 @@ def check_xlib() -> Check:
     try:
         importlib.import_module("Xlib.ext.damage")
     except ImportError:
-        return Check(name="python-xlib", ok=False, detail=f"python-xlib {shown} lacks Xlib.ext.damage (overwritten?)", fix=fix)
+        return Check(
+            name="python-xlib", ok=False, detail=f"python-xlib {shown} lacks Xlib.ext.damage (overwritten?)", fix=fix
+        )
     return Check(name="python-xlib", ok=True, detail=f"python-xlib {shown} with Xlib.ext.damage")
 
 
@@ -200,8 +238,13 @@ def _extra(name: str, modules: tuple[str, ...], extra: str, what: str) -> Check:
         try:
             imported = importlib.import_module(module)
         except Exception as exc:  # noqa: BLE001  (a broken install fails to import in many ways)
-            return Check(name=name, ok=False, detail=f"{module} does not import ({type(exc).__name__}: {exc}); needed for {what}",
-                         fix=f"pip install 'hud-gym[{extra}]'", required=False)
+            return Check(
+                name=name,
+                ok=False,
+                detail=f"{module} does not import ({type(exc).__name__}: {exc}); needed for {what}",
+                fix=f"pip install 'hud-gym[{extra}]'",
+                required=False,
+            )
         versions.append(f"{module} {getattr(imported, '__version__', '?')}")
     return Check(name=name, ok=True, detail=", ".join(versions), required=False)
 
@@ -234,8 +277,13 @@ def check_ffmpeg() -> Check:
     except (OSError, subprocess.TimeoutExpired) as exc:
         return Check(name="ffmpeg", ok=False, detail=f"{exe} does not run: {exc}", fix=fix, required=False)
     version = version.split(" Copyright")[0]
-    return Check(name="ffmpeg", ok=bool(version), detail=f"{version or 'no version output'} at {exe}",
-                 fix=None if version else fix, required=False)
+    return Check(
+        name="ffmpeg",
+        ok=bool(version),
+        detail=f"{version or 'no version output'} at {exe}",
+        fix=None if version else fix,
+        required=False,
+    )
 
 
 def run_checks(*, launch_browser: bool = True, launch_timeout: float = 30.0) -> list[Check]:
@@ -249,14 +297,22 @@ def run_checks(*, launch_browser: bool = True, launch_timeout: float = 30.0) -> 
     chromium, path = check_chromium()
     checks.append(chromium)
     if launch_browser:
-        checks.append(check_chromium_launch(path, launch_timeout) if path is not None else
-                      Check(name="chromium-launch", ok=False, detail="skipped: no Chromium", fix=_chromium_fix()))
+        checks.append(
+            check_chromium_launch(path, launch_timeout)
+            if path is not None
+            else Check(name="chromium-launch", ok=False, detail="skipped: no Chromium", fix=_chromium_fix())
+        )
     checks += [
         _program("xvfb", "Xvfb", "xvfb", "the desktop gym's X server"),
         _program("openbox", "openbox", "openbox", "the desktop gym's window manager"),
         _program("bwrap", "bwrap", "bubblewrap", "the desktop gym's sandbox (else only sandbox=False runs)"),
-        _program("xdotool", "xdotool", "xdotool", "handy to inspect a desktop by hand; the gym itself uses XTEST",
-                 required=False),
+        _program(
+            "xdotool",
+            "xdotool",
+            "xdotool",
+            "handy to inspect a desktop by hand; the gym itself uses XTEST",
+            required=False,
+        ),
         _program("xclip", "xclip", "xclip", "the desktop gym's clipboard functions", required=False),
         check_xlib(),
     ]

@@ -21,7 +21,9 @@ jobs_app = typer.Typer(help="List, show and export the jobs in the store ($HUD_G
 @jobs_app.command("list")
 def jobs_list(
     limit: Annotated[int, typer.Option("--limit", "-l", min=1, help="Show at most N jobs (newest first).")] = 20,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON (one object per job) instead of a table.")] = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print JSON (one object per job) instead of a table.")
+    ] = False,
 ) -> None:
     """The jobs in the store, newest first, with their figures."""
     from hud_gym.cli.tables import jobs_table
@@ -29,8 +31,21 @@ def jobs_list(
 
     rows = [(job, job.get_analytics()) for job in list_jobs(limit)]
     if as_json:
-        typer.echo(json.dumps([{**job.to_dict(), "trajectories": a.trajectories, "success_rate": a.success_rate,
-                                "mean_reward": a.mean_reward, "errors": a.errors} for job, a in rows], indent=1))
+        typer.echo(
+            json.dumps(
+                [
+                    {
+                        **job.to_dict(),
+                        "trajectories": a.trajectories,
+                        "success_rate": a.success_rate,
+                        "mean_reward": a.mean_reward,
+                        "errors": a.errors,
+                    }
+                    for job, a in rows
+                ],
+                indent=1,
+            )
+        )
         return
     if not rows:
         from hud_gym.jobs.paths import resolve_home
@@ -81,16 +96,28 @@ class VideoFormatChoice(str, Enum):
 @jobs_app.command("export")
 def jobs_export(
     job_id: Annotated[str, typer.Argument(metavar="ID", help=JOB_ID_HELP)],
-    export_format: Annotated[ExportFormatChoice, typer.Option(
-        "--format", "-f", help="jsonl (training data), hud (HUD-style JSON) or video (a replay per trajectory).",
-    )] = ExportFormatChoice.jsonl,
-    out: Annotated[Path | None, typer.Option(
-        "--out", "-o", help="The file (jsonl, hud) or directory (video) to write; default in the current directory.",
-    )] = None,
-    images: Annotated[ImagesChoice, typer.Option(
-        "--images", help="Screenshots as file paths, inline base64 data URLs, or none.")] = ImagesChoice.path,
-    video_format: Annotated[VideoFormatChoice, typer.Option(
-        "--video-format", help="Replay format.")] = VideoFormatChoice.mp4,
+    export_format: Annotated[
+        ExportFormatChoice,
+        typer.Option(
+            "--format",
+            "-f",
+            help="jsonl (training data), hud (HUD-style JSON) or video (a replay per trajectory).",
+        ),
+    ] = ExportFormatChoice.jsonl,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            "-o",
+            help="The file (jsonl, hud) or directory (video) to write; default in the current directory.",
+        ),
+    ] = None,
+    images: Annotated[
+        ImagesChoice, typer.Option("--images", help="Screenshots as file paths, inline base64 data URLs, or none.")
+    ] = ImagesChoice.path,
+    video_format: Annotated[
+        VideoFormatChoice, typer.Option("--video-format", help="Replay format.")
+    ] = VideoFormatChoice.mp4,
     fps: Annotated[float, typer.Option("--fps", min=0.05, max=60, help="Replay frames per second.")] = 1.0,
 ) -> None:
     """Export a job's trajectories as JSONL, HUD-style JSON or video replays; print what was written."""
@@ -98,8 +125,11 @@ def jobs_export(
 
     job = load_job(job_id)
     fmt = export_format.value
-    default = {"jsonl": f"hud-gym-{job.id[:8]}.jsonl", "hud": f"hud-gym-{job.id[:8]}-hud.json",
-               "video": f"hud-gym-{job.id[:8]}-replays"}[fmt]
+    default = {
+        "jsonl": f"hud-gym-{job.id[:8]}.jsonl",
+        "hud": f"hud-gym-{job.id[:8]}-hud.json",
+        "video": f"hud-gym-{job.id[:8]}-replays",
+    }[fmt]
     target = out or Path(default)
     if fmt == "video" and target.exists() and not target.is_dir():
         raise CLIError(f"--out {target} is a file; a video export writes a directory")
@@ -109,8 +139,15 @@ def jobs_export(
     progress, on_progress = progress_bar(f"exporting {fmt}", len(trajectories))
     try:
         with progress:
-            written = export_job(trajectories if fmt == "video" else job, fmt, target, images=images.value,
-                                 video_format=video_format.value, fps=fps, on_progress=on_progress)
+            written = export_job(
+                trajectories if fmt == "video" else job,
+                fmt,
+                target,
+                images=images.value,
+                video_format=video_format.value,
+                fps=fps,
+                on_progress=on_progress,
+            )
     except OSError as exc:
         raise CLIError(f"cannot write {target}: {exc.strerror or exc}", exit_code=1) from None
     if fmt == "video":
@@ -123,14 +160,22 @@ def jobs_export(
 
 def report(
     job_id: Annotated[str, typer.Argument(metavar="ID", help=JOB_ID_HELP)],
-    out: Annotated[Path | None, typer.Option(
-        "--out", "-o", help="The HTML file (or a directory) to write; default <store>/reports/<job id>.html.")] = None,
-    link_images: Annotated[bool, typer.Option(
-        "--link-images", help="Link the screenshot files instead of embedding them (a smaller page).")] = False,
-    frame_width: Annotated[int, typer.Option(
-        "--frame-width", min=16, max=4096, help="Embedded screenshots' width (pixels).")] = 360,
-    max_trajectories: Annotated[int | None, typer.Option(
-        "--max-trajectories", min=0, help="Show at most N trajectory cards.")] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out", "-o", help="The HTML file (or a directory) to write; default <store>/reports/<job id>.html."
+        ),
+    ] = None,
+    link_images: Annotated[
+        bool,
+        typer.Option("--link-images", help="Link the screenshot files instead of embedding them (a smaller page)."),
+    ] = False,
+    frame_width: Annotated[
+        int, typer.Option("--frame-width", min=16, max=4096, help="Embedded screenshots' width (pixels).")
+    ] = 360,
+    max_trajectories: Annotated[
+        int | None, typer.Option("--max-trajectories", min=0, help="Show at most N trajectory cards.")
+    ] = None,
 ) -> None:
     """Write a self-contained HTML report of a job (summary, tables, each trajectory as a
     filmstrip) and print its path."""
@@ -140,8 +185,16 @@ def report(
     shown = len(trajectories) if max_trajectories is None else min(max_trajectories, len(trajectories))
     progress, on_progress = progress_bar("writing report", shown)
     with progress:
-        path = write_report_or_fail(job, out, target, images="link" if link_images else "embed", frame_width=frame_width,
-                             max_trajectories=max_trajectories, trajectories=trajectories, on_progress=on_progress)
+        path = write_report_or_fail(
+            job,
+            out,
+            target,
+            images="link" if link_images else "embed",
+            frame_width=frame_width,
+            max_trajectories=max_trajectories,
+            trajectories=trajectories,
+            on_progress=on_progress,
+        )
     typer.echo(str(path))
 
 

@@ -99,28 +99,45 @@ class _Images:
 
 # ---------------------------------------------------------------------- sections
 
+
 def _summary(job: Any, analytics: JobAnalytics) -> str:
     wall = (job.ended_at - job.created_at).total_seconds() if job.ended_at else None
     errors = ", ".join(f"{n} {s}" for s, n in sorted(analytics.error_counts.items())) or "none"
     duration = analytics.duration
     cards = [
-        ("Status", f'<span class="badge {_e(analytics.status)}">{_e(analytics.status)}</span>',
-         f"wall time {_seconds(wall)}"),
-        ("Trajectories", str(analytics.trajectories),
-         f"{analytics.finished} finished" + (f", {analytics.running} running" if analytics.running else "")),
-        ("Success rate", pct(analytics.success_rate),
-         f"{analytics.successes}/{analytics.scored} scored runs (reward ≥ {fmt(analytics.success_threshold, 2)})"),
+        (
+            "Status",
+            f'<span class="badge {_e(analytics.status)}">{_e(analytics.status)}</span>',
+            f"wall time {_seconds(wall)}",
+        ),
+        (
+            "Trajectories",
+            str(analytics.trajectories),
+            f"{analytics.finished} finished" + (f", {analytics.running} running" if analytics.running else ""),
+        ),
+        (
+            "Success rate",
+            pct(analytics.success_rate),
+            f"{analytics.successes}/{analytics.scored} scored runs (reward ≥ {fmt(analytics.success_threshold, 2)})",
+        ),
         ("Mean reward", fmt(analytics.mean_reward, 3), "over scored runs"),
         ("Errors", str(analytics.errors), errors),
         ("Steps", str(analytics.steps_total), f"mean {fmt(analytics.steps_mean, 2)} per run"),
-        ("Run duration", _seconds(duration.mean_s),
-         f"p50 {_seconds(duration.p50_s)} · p95 {_seconds(duration.p95_s)} · max {_seconds(duration.max_s)}"),
+        (
+            "Run duration",
+            _seconds(duration.mean_s),
+            f"p50 {_seconds(duration.p50_s)} · p95 {_seconds(duration.p95_s)} · max {_seconds(duration.max_s)}",
+        ),
     ]
-    return '<section class="cards" id="summary">' + "".join(
-        f'<div class="card" data-card="{_e(label.lower())}"><div class="label">{_e(label)}</div>'
-        f'<div class="value">{value}</div><div class="sub">{_e(sub)}</div></div>'
-        for label, value, sub in cards
-    ) + "</section>"
+    return (
+        '<section class="cards" id="summary">'
+        + "".join(
+            f'<div class="card" data-card="{_e(label.lower())}"><div class="label">{_e(label)}</div>'
+            f'<div class="value">{value}</div><div class="sub">{_e(sub)}</div></div>'
+            for label, value, sub in cards
+        )
+        + "</section>"
+    )
 
 
 def _job_error(job: Any) -> str:
@@ -148,9 +165,11 @@ def _task_table(analytics: JobAnalytics) -> str:
         f"<td class=num>{fmt(t.mean_reward, 3)}</td><td class=num>{fmt(t.mean_steps, 1)}</td></tr>"
         for t in analytics.per_task
     )
-    return ('<h2>Per task</h2><table id="task-table"><thead><tr><th>task</th><th>runs</th><th>scored</th>'
-            '<th>successes</th><th>errors</th><th>success rate</th><th>mean reward</th><th>mean steps</th></tr>'
-            f"</thead><tbody>{rows}</tbody></table>")
+    return (
+        '<h2>Per task</h2><table id="task-table"><thead><tr><th>task</th><th>runs</th><th>scored</th>'
+        "<th>successes</th><th>errors</th><th>success rate</th><th>mean reward</th><th>mean steps</th></tr>"
+        f"</thead><tbody>{rows}</tbody></table>"
+    )
 
 
 def _group_table(analytics: JobAnalytics) -> str:
@@ -165,14 +184,17 @@ def _group_table(analytics: JobAnalytics) -> str:
         f"<td class=num>{g.successes}/{len(g.rewards)}</td></tr>"
         for g in groups
     )
-    return ('<h2>Per group</h2><table id="group-table"><thead><tr><th>group</th><th>task</th><th>seed</th>'
-            '<th>rewards (rollout order)</th><th>mean</th><th>std</th><th>successes</th></tr></thead>'
-            f"<tbody>{rows}</tbody></table>")
+    return (
+        '<h2>Per group</h2><table id="group-table"><thead><tr><th>group</th><th>task</th><th>seed</th>'
+        "<th>rewards (rollout order)</th><th>mean</th><th>std</th><th>successes</th></tr></thead>"
+        f"<tbody>{rows}</tbody></table>"
+    )
 
 
 def _frame(src: str | None, alt: str, caption: str, *, bad: bool = False, step: int | None = None) -> str:
-    image = (f'<img src="{_e(src)}" alt="{_e(alt)}" loading="eager">' if src
-             else '<div class="noimage">no screenshot</div>')
+    image = (
+        f'<img src="{_e(src)}" alt="{_e(alt)}" loading="eager">' if src else '<div class="noimage">no screenshot</div>'
+    )
     data = f' data-step="{step}"' if step is not None else ' data-step="reset"'
     return f'<figure class="frame{" bad" if bad else ""}"{data}>{image}<figcaption>{caption}</figcaption></figure>'
 
@@ -187,17 +209,23 @@ def _trajectory_card(trajectory: Trajectory, images: _Images, success_threshold:
     badge_text = {"success": "success", "failure": "failed task", "error": f"run failed: {trajectory.status}"}[outcome]
     if outcome != "error" and trajectory.status == "truncated":
         badge_text += " (truncated)"
-    ids = (f"run {trajectory.rollout_index + 1}"
-           + (f" · group {trajectory.group_id[:8]}" if trajectory.group_id else "")
-           + (f" · seed {trajectory.seed}" if trajectory.seed is not None else "")
-           + f" · {len(trajectory.steps)} step{'' if len(trajectory.steps) == 1 else 's'}"
-           + f" · {_seconds(trajectory.duration_s)} · {trajectory.trajectory_id[:12]}")
+    ids = (
+        f"run {trajectory.rollout_index + 1}"
+        + (f" · group {trajectory.group_id[:8]}" if trajectory.group_id else "")
+        + (f" · seed {trajectory.seed}" if trajectory.seed is not None else "")
+        + f" · {len(trajectory.steps)} step{'' if len(trajectory.steps) == 1 else 's'}"
+        + f" · {_seconds(trajectory.duration_s)} · {trajectory.trajectory_id[:12]}"
+    )
     stored_reward = "" if trajectory.reward is None else trajectory.reward
     parts = [
-        (f'<article class="trajectory {outcome}" id="t-{_e(trajectory.trajectory_id)}" data-outcome="{outcome}" '
-         f'data-status="{_e(trajectory.status)}" data-reward="{_e(stored_reward)}">'),
-        (f'<div class="head"><span class="task">{_e(trajectory.task_id or "(no task id)")}</span>'
-         f'<span class="badge {outcome}">{_e(badge_text)}</span>{reward}<span class="ids">{_e(ids)}</span></div>'),
+        (
+            f'<article class="trajectory {outcome}" id="t-{_e(trajectory.trajectory_id)}" data-outcome="{outcome}" '
+            f'data-status="{_e(trajectory.status)}" data-reward="{_e(stored_reward)}">'
+        ),
+        (
+            f'<div class="head"><span class="task">{_e(trajectory.task_id or "(no task id)")}</span>'
+            f'<span class="badge {outcome}">{_e(badge_text)}</span>{reward}<span class="ids">{_e(ids)}</span></div>'
+        ),
         f'<p class="prompt">{_e(trajectory.prompt)}</p>',
     ]
     if trajectory.error:
@@ -207,24 +235,35 @@ def _trajectory_card(trajectory: Trajectory, images: _Images, success_threshold:
     grade = trajectory.grade or {}
     if grade.get("content") and grade.get("content") != "done":
         parts.append(f'<p class="answer">grade: {_e(grade["content"])}</p>')
-    frames = [_frame(images.src(trajectory.metadata.get(INITIAL_OBSERVATION_REF)), "reset screenshot",
-                     '<div class="step-head"><span>reset</span></div>')]
+    frames = [
+        _frame(
+            images.src(trajectory.metadata.get(INITIAL_OBSERVATION_REF)),
+            "reset screenshot",
+            '<div class="step-head"><span>reset</span></div>',
+        )
+    ]
     for step in trajectory.steps:
         bad = step.status != "ok"
-        head = (f'<div class="step-head"><span>step {step.index + 1}</span>'
-                f'<span class="step-reward">r = {_e(fmt(step.reward, 3))}</span></div>')
+        head = (
+            f'<div class="step-head"><span>step {step.index + 1}</span>'
+            f'<span class="step-reward">r = {_e(fmt(step.reward, 3))}</span></div>'
+        )
         caption = head + f'<div class="actions">{_e(describe_actions(step.actions))}</div>'
         if bad or step.error:
             caption += f'<div class="step-error">{_e(step.status)}{": " + _e(step.error) if step.error else ""}</div>'
-        caption += (f"<details><summary>CLA JSON</summary><pre>"
-                    f"{_e(json.dumps(step.actions, ensure_ascii=False, indent=1))}</pre></details>")
-        frames.append(_frame(images.src(step.observation_ref), f"after step {step.index + 1}", caption, bad=bad,
-                             step=step.index))
+        caption += (
+            f"<details><summary>CLA JSON</summary><pre>"
+            f"{_e(json.dumps(step.actions, ensure_ascii=False, indent=1))}</pre></details>"
+        )
+        frames.append(
+            _frame(images.src(step.observation_ref), f"after step {step.index + 1}", caption, bad=bad, step=step.index)
+        )
     parts.append(f'<div class="filmstrip">{"".join(frames)}</div></article>')
     return "".join(parts)
 
 
 # ---------------------------------------------------------------------- the page
+
 
 def _in_group_order(trajectories: list[Trajectory]) -> list[Trajectory]:
     """Groups in the order their first run started, each group's runs by rollout index."""
@@ -234,10 +273,18 @@ def _in_group_order(trajectories: list[Trajectory]) -> list[Trajectory]:
     return sorted(trajectories, key=lambda t: (first[t.group_id or t.trajectory_id], t.rollout_index))
 
 
-def render_report(job: Any, *, images: ReportImages = "embed", base_dir: str | os.PathLike[str] | None = None,
-                  frame_width: int = 360, jpeg_quality: int = 70, max_trajectories: int | None = None,
-                  trajectories: Sequence[Trajectory] | None = None, success_threshold: float = 1.0,
-                  on_progress: Progress | None = None) -> str:
+def render_report(
+    job: Any,
+    *,
+    images: ReportImages = "embed",
+    base_dir: str | os.PathLike[str] | None = None,
+    frame_width: int = 360,
+    jpeg_quality: int = 70,
+    max_trajectories: int | None = None,
+    trajectories: Sequence[Trajectory] | None = None,
+    success_threshold: float = 1.0,
+    on_progress: Progress | None = None,
+) -> str:
     """The report page of ``job`` as HTML text.
 
     Args:
@@ -271,22 +318,36 @@ def render_report(job: Any, *, images: ReportImages = "embed", base_dir: str | o
         cards.append(_trajectory_card(trajectory, image_source, success_threshold))
         if on_progress is not None:
             on_progress(done, len(shown))
-    counts = {o: sum(1 for t in loaded if outcome_of(t, success_threshold) == o) for o in ("success", "failure", "error")}
+    counts = {
+        o: sum(1 for t in loaded if outcome_of(t, success_threshold) == o) for o in ("success", "failure", "error")
+    }
     filters = "".join(
         f'<button type="button" data-filter="{key}"{" class=active" if key == "all" else ""}>{label} ({n})</button>'
-        for key, label, n in (("all", "all", len(loaded)), ("success", "successes", counts["success"]),
-                              ("failure", "failed tasks", counts["failure"]), ("error", "failed runs", counts["error"])))
-    note = (f'<p class="note">Showing the first {len(shown)} of {len(loaded)} trajectories.</p>'
-            if len(shown) < len(loaded) else "")
+        for key, label, n in (
+            ("all", "all", len(loaded)),
+            ("success", "successes", counts["success"]),
+            ("failure", "failed tasks", counts["failure"]),
+            ("error", "failed runs", counts["error"]),
+        )
+    )
+    note = (
+        f'<p class="note">Showing the first {len(shown)} of {len(loaded)} trajectories.</p>'
+        if len(shown) < len(loaded)
+        else ""
+    )
     ended = job.ended_at
-    meta = (f"job {_e(job.id)} · created {_e(job.created_at.strftime('%Y-%m-%d %H:%M:%S %Z'))}"
-            + (f" · ended {_e(ended.strftime('%Y-%m-%d %H:%M:%S %Z'))}" if ended else "")
-            + f" · store {_e(job.home)}")
+    meta = (
+        f"job {_e(job.id)} · created {_e(job.created_at.strftime('%Y-%m-%d %H:%M:%S %Z'))}"
+        + (f" · ended {_e(ended.strftime('%Y-%m-%d %H:%M:%S %Z'))}" if ended else "")
+        + f" · store {_e(job.home)}"
+    )
     nonce = secrets.token_urlsafe(16)
-    csp = (f"default-src 'none'; img-src data: file: http: https:; style-src 'unsafe-inline'; "
-           f"script-src 'nonce-{nonce}'; base-uri 'none'; form-action 'none'")
+    csp = (
+        f"default-src 'none'; img-src data: file: http: https:; style-src 'unsafe-inline'; "
+        f"script-src 'nonce-{nonce}'; base-uri 'none'; form-action 'none'"
+    )
     return (
-        "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
         f'<meta http-equiv="Content-Security-Policy" content="{_e(csp)}">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{_e(job.name)} · hud-gym report</title><style>{REPORT_CSS}</style></head><body>"

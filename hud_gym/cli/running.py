@@ -87,7 +87,9 @@ def _load_taskset(spec: str) -> TaskSet:
     try:
         return load_taskset(spec)
     except (ValueError, KeyError, OSError) as exc:  # TaskFileError is a ValueError: file, line and field
-        raise CLIError(str(exc).strip().splitlines()[0] if str(exc).strip() else f"cannot load task set {spec!r}") from None
+        raise CLIError(
+            str(exc).strip().splitlines()[0] if str(exc).strip() else f"cannot load task set {spec!r}"
+        ) from None
     except ImportError as exc:
         raise CLIError(f"task set {spec!r} needs a package that is not installed: {exc}") from None
 
@@ -123,13 +125,22 @@ def _check_gyms(taskset: TaskSet) -> None:
         try:
             get_gym(task.gym)
         except ValueError as exc:
-            raise CLIError(f"task set {taskset.id or '(file)'!r}, task {index}"
-                           f"{f' ({task.id!r})' if task.id else ''}, field 'gym': {exc}") from None
+            raise CLIError(
+                f"task set {taskset.id or '(file)'!r}, task {index}"
+                f"{f' ({task.id!r})' if task.id else ''}, field 'gym': {exc}"
+            ) from None
 
 
-def plan_run(taskset: str | TaskSet, agent: str, *, tasks: Sequence[str] = (), limit: int | None = None,
-             env_kwargs: dict[str, Any] | None = None, seed: int | None = None,
-             agent_options: dict[str, Any] | None = None) -> RunPlan:
+def plan_run(
+    taskset: str | TaskSet,
+    agent: str,
+    *,
+    tasks: Sequence[str] = (),
+    limit: int | None = None,
+    env_kwargs: dict[str, Any] | None = None,
+    seed: int | None = None,
+    agent_options: dict[str, Any] | None = None,
+) -> RunPlan:
     """Resolve the task set (a name or a path), the task selection, the agent and the env options
     (task set defaults, then the agent's, then ``env_kwargs``, which win); ``agent_options``
     configure a model agent (``model``, ``base_url``, ...).
@@ -149,9 +160,18 @@ def plan_run(taskset: str | TaskSet, agent: str, *, tasks: Sequence[str] = (), l
     return RunPlan(selected, resolved, {**defaults, **resolved.env_defaults, **user})
 
 
-def execute_run(plan: RunPlan, *, name: str | None = None, envs: int = 8, group_size: int = 1,
-                max_steps: int | None = None, seed: int | None = None, timeout_s: float | None = None,
-                metadata: dict[str, Any] | None = None, console: Console | None = None) -> Job:
+def execute_run(
+    plan: RunPlan,
+    *,
+    name: str | None = None,
+    envs: int = 8,
+    group_size: int = 1,
+    max_steps: int | None = None,
+    seed: int | None = None,
+    timeout_s: float | None = None,
+    metadata: dict[str, Any] | None = None,
+    console: Console | None = None,
+) -> Job:
     """Run the plan as one job (:func:`hud_gym.jobs.run_job`) with a progress bar on ``console``
     (stderr by default) that counts successes, failed tasks and failed runs as they finish."""
     from hud_gym.cli.tables import make_console
@@ -162,11 +182,19 @@ def execute_run(plan: RunPlan, *, name: str | None = None, envs: int = 8, group_
     counts = {"success": 0, "failure": 0, "error": 0}
 
     def tally() -> str:
-        return (f"[green]{counts['success']} ok[/] [red]{counts['failure']} failed[/] "
-                f"[magenta]{counts['error']} errors[/]")
+        return (
+            f"[green]{counts['success']} ok[/] [red]{counts['failure']} failed[/] [magenta]{counts['error']} errors[/]"
+        )
 
-    progress = Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                        TextColumn("{task.fields[tally]}"), TimeElapsedColumn(), console=console)
+    progress = Progress(
+        SpinnerColumn(),
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[tally]}"),
+        TimeElapsedColumn(),
+        console=console,
+    )
     with progress:
         bar = progress.add_task(f"{plan.agent.label} on {plan.taskset_label}", total=total, tally=tally())
 
@@ -179,7 +207,16 @@ def execute_run(plan: RunPlan, *, name: str | None = None, envs: int = 8, group_
                 counts["failure"] += 1
             progress.update(bar, advance=1, tally=tally())
 
-        return run_job(plan.agent.agent, plan.taskset, name or f"{plan.agent.label} on {plan.taskset_label}",
-                       max_concurrent=envs, group_size=group_size, env_kwargs=plan.env_kwargs,
-                       metadata={"agent": plan.agent.label, "env_kwargs": plan.env_kwargs, **(metadata or {})}, seed=seed, max_steps=max_steps,
-                       timeout_s=timeout_s, on_trajectory=on_trajectory)
+        return run_job(
+            plan.agent.agent,
+            plan.taskset,
+            name or f"{plan.agent.label} on {plan.taskset_label}",
+            max_concurrent=envs,
+            group_size=group_size,
+            env_kwargs=plan.env_kwargs,
+            metadata={"agent": plan.agent.label, "env_kwargs": plan.env_kwargs, **(metadata or {})},
+            seed=seed,
+            max_steps=max_steps,
+            timeout_s=timeout_s,
+            on_trajectory=on_trajectory,
+        )

@@ -23,8 +23,14 @@ __all__ = [
     "trajectories_table",
 ]
 
-_STATUS_STYLE = {"completed": "green", "running": "yellow", "failed": "red", "interrupted": "magenta",
-                 "ok": "green", "truncated": "yellow"}
+_STATUS_STYLE = {
+    "completed": "green",
+    "running": "yellow",
+    "failed": "red",
+    "interrupted": "magenta",
+    "ok": "green",
+    "truncated": "yellow",
+}
 
 
 def make_console(*, stderr: bool = False) -> Console:
@@ -47,17 +53,27 @@ def summary_table(analytics: JobAnalytics, job: Any | None = None) -> Table:
     table.add_column("value")
     table.add_row("id", analytics.job_id)
     table.add_row("status", _status(analytics.status))
-    table.add_row("trajectories", f"{analytics.trajectories} ({analytics.finished} finished"
-                  + (f", {analytics.running} running)" if analytics.running else ")"))
-    table.add_row("success rate", f"{pct(analytics.success_rate)} ({analytics.successes}/{analytics.scored} scored runs, "
-                  f"reward >= {fmt(analytics.success_threshold)})")
+    table.add_row(
+        "trajectories",
+        f"{analytics.trajectories} ({analytics.finished} finished"
+        + (f", {analytics.running} running)" if analytics.running else ")"),
+    )
+    table.add_row(
+        "success rate",
+        f"{pct(analytics.success_rate)} ({analytics.successes}/{analytics.scored} scored runs, "
+        f"reward >= {fmt(analytics.success_threshold)})",
+    )
     table.add_row("mean reward", fmt(analytics.mean_reward))
     errors = ", ".join(f"{n} {s}" for s, n in sorted(analytics.error_counts.items()))
     table.add_row("errors", f"{analytics.errors}" + (f" ({errors})" if errors else ""))
     table.add_row("steps", f"{analytics.steps_total} (mean {fmt(analytics.steps_mean, 2)} per run)")
     d = analytics.duration
-    table.add_row("run duration", "—" if not d.count else
-                  f"mean {fmt(d.mean_s, 1)} s, p50 {fmt(d.p50_s, 1)} s, p95 {fmt(d.p95_s, 1)} s, max {fmt(d.max_s, 1)} s")
+    table.add_row(
+        "run duration",
+        "—"
+        if not d.count
+        else f"mean {fmt(d.mean_s, 1)} s, p50 {fmt(d.p50_s, 1)} s, p95 {fmt(d.p95_s, 1)} s, max {fmt(d.max_s, 1)} s",
+    )
     if job is not None and job.ended_at is not None:
         table.add_row("wall time", f"{(job.ended_at - job.created_at).total_seconds():.1f} s")
     if job is not None and job.error:
@@ -71,9 +87,16 @@ def task_table(analytics: JobAnalytics) -> Table:
     for name in ("task", "runs", "scored", "successes", "errors", "success rate", "mean reward", "mean steps"):
         table.add_column(name, justify="left" if name == "task" else "right", no_wrap=name == "task")
     for task in analytics.per_task:
-        table.add_row(task.task_id or "(no id)", str(task.runs), str(task.scored), str(task.successes),
-                      Text(str(task.errors), style="red" if task.errors else ""), pct(task.success_rate),
-                      fmt(task.mean_reward), fmt(task.mean_steps, 1))
+        table.add_row(
+            task.task_id or "(no id)",
+            str(task.runs),
+            str(task.scored),
+            str(task.successes),
+            Text(str(task.errors), style="red" if task.errors else ""),
+            pct(task.success_rate),
+            fmt(task.mean_reward),
+            fmt(task.mean_steps, 1),
+        )
     return table
 
 
@@ -87,8 +110,15 @@ def group_table(analytics: JobAnalytics) -> Table | None:
         table.add_column(name, justify="right" if name in ("seed", "mean", "std", "successes") else "left")
     for g in groups:
         rewards = ", ".join("failed" if r is None else fmt(r) for r in g.rewards)
-        table.add_row(g.group_id[:8], g.task_id or "(no id)", "—" if g.seed is None else str(g.seed), rewards,
-                      fmt(g.mean), fmt(g.std), f"{g.successes}/{len(g.rewards)}")
+        table.add_row(
+            g.group_id[:8],
+            g.task_id or "(no id)",
+            "—" if g.seed is None else str(g.seed),
+            rewards,
+            fmt(g.mean),
+            fmt(g.std),
+            f"{g.successes}/{len(g.rewards)}",
+        )
     return table
 
 
@@ -105,12 +135,23 @@ def jobs_table(rows: Sequence[tuple[Any, JobAnalytics]]) -> Table:
     """One row per job (newest first): id, name, status, created, runs, success rate, reward, errors."""
     table = Table(title="jobs", title_justify="left")
     for name in ("id", "name", "status", "created", "runs", "success", "reward", "errors"):
-        table.add_column(name, justify="right" if name in ("runs", "success", "reward", "errors") else "left",
-                         no_wrap=name in ("id", "status", "created"), overflow="fold")
+        table.add_column(
+            name,
+            justify="right" if name in ("runs", "success", "reward", "errors") else "left",
+            no_wrap=name in ("id", "status", "created"),
+            overflow="fold",
+        )
     for job, analytics in rows:
-        table.add_row(job.id, job.name, _status(analytics.status), job.created_at.strftime("%Y-%m-%d %H:%M:%S"),
-                      str(analytics.trajectories), pct(analytics.success_rate), fmt(analytics.mean_reward),
-                      Text(str(analytics.errors), style="red" if analytics.errors else ""))
+        table.add_row(
+            job.id,
+            job.name,
+            _status(analytics.status),
+            job.created_at.strftime("%Y-%m-%d %H:%M:%S"),
+            str(analytics.trajectories),
+            pct(analytics.success_rate),
+            fmt(analytics.mean_reward),
+            Text(str(analytics.errors), style="red" if analytics.errors else ""),
+        )
     return table
 
 
@@ -118,10 +159,19 @@ def trajectories_table(trajectories: Sequence[Trajectory]) -> Table:
     """One row per trajectory: id, task, group, status, reward (``no reward`` for failed runs), steps, error."""
     table = Table(title="trajectories", title_justify="left")
     for name in ("id", "task", "group", "run", "status", "reward", "steps", "error"):
-        table.add_column(name, justify="right" if name in ("run", "reward", "steps") else "left",
-                         no_wrap=name in ("id", "group"))
+        table.add_column(
+            name, justify="right" if name in ("run", "reward", "steps") else "left", no_wrap=name in ("id", "group")
+        )
     for t in trajectories:
         reward = Text("no reward", style="magenta") if t.failed or t.reward is None else Text(fmt(t.reward))
-        table.add_row(t.trajectory_id[:12], t.task_id or "(no id)", (t.group_id or "")[:8], str(t.rollout_index),
-                      _status(t.status), reward, str(len(t.steps)), (t.error or "")[:80])
+        table.add_row(
+            t.trajectory_id[:12],
+            t.task_id or "(no id)",
+            (t.group_id or "")[:8],
+            str(t.rollout_index),
+            _status(t.status),
+            reward,
+            str(len(t.steps)),
+            (t.error or "")[:80],
+        )
     return table

@@ -112,7 +112,8 @@ class HudEnv(EnvCore, gymnasium.Env[Observation, dict[str, Any]]):
         self.render_mode = render_mode
         self.screen_size = (int(screen_size[0]), int(screen_size[1]))
         self.observation_crop, self.observation_size, self.screen_mapping = screen_geometry(
-            self.screen_size, observation_size, observation_crop)
+            self.screen_size, observation_size, observation_crop
+        )
         self._task = resolve_task(task) if task is not None else None
         self._taskset = resolve_taskset(taskset) if taskset is not None else None
         self._max_steps = max_steps
@@ -165,7 +166,9 @@ class HudEnv(EnvCore, gymnasium.Env[Observation, dict[str, Any]]):
         if self.placement == LOCAL:
             return self._make_controller()
         gym = self.descriptor.served_as if self.descriptor else self.gym
-        return remote_controller(gym, self.screen_size, self.placement, self._controller_token, self.controller_options())
+        return remote_controller(
+            gym, self.screen_size, self.placement, self._controller_token, self.controller_options()
+        )
 
     # ----------------------------------------------------------------- properties
 
@@ -212,7 +215,9 @@ class HudEnv(EnvCore, gymnasium.Env[Observation, dict[str, Any]]):
     def _call(self, coro: Coroutine[Any, Any, T]) -> T:
         return self._runner.run(coro)
 
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Observation, dict[str, Any]]:
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Observation, dict[str, Any]]:
         """Start an episode; see :mod:`hud_gym.core.episode`. ``options``: ``task`` (a Task, dict
         or reference) or ``task_index`` (into the task set)."""
         return self._call(self._reset(seed, options))
@@ -255,7 +260,9 @@ class HudEnv(EnvCore, gymnasium.Env[Observation, dict[str, Any]]):
 
     # ----------------------------------------------------------------- async API
 
-    async def areset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Observation, dict[str, Any]]:
+    async def areset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Observation, dict[str, Any]]:
         """Async :meth:`reset`, callable from any event loop."""
         return await self._runner.run_async(self._reset(seed, options))
 
@@ -296,7 +303,9 @@ class HudEnv(EnvCore, gymnasium.Env[Observation, dict[str, Any]]):
 
     def _repeat_observation(self) -> Observation:
         width, height = self.observation_size
-        screenshot = self._last_screenshot if self._last_screenshot is not None else np.zeros((height, width, 3), np.uint8)
+        screenshot = (
+            self._last_screenshot if self._last_screenshot is not None else np.zeros((height, width, 3), np.uint8)
+        )
         return {"screenshot": screenshot.copy(), "text": self._last_text}
 
     def __del__(self) -> None:

@@ -161,18 +161,23 @@ class EnvCore:
         attempts = 2
         for attempt in range(attempts):
             try:
-                observation, info = await asyncio.wait_for(self._reset_once(task, episode_seed, started),
-                                                           timeout=self.reset_timeout)
+                observation, info = await asyncio.wait_for(
+                    self._reset_once(task, episode_seed, started), timeout=self.reset_timeout
+                )
                 for listener in self.listeners:
                     await listener.on_reset(self, observation, info, options)
                 return observation, info
             except (ControllerError, asyncio.TimeoutError) as exc:
                 self._restart_controller = True
                 if attempt == attempts - 1:
-                    raise ControllerError(f"reset failed after a controller restart: {type(exc).__name__}: {exc}") from exc
+                    raise ControllerError(
+                        f"reset failed after a controller restart: {type(exc).__name__}: {exc}"
+                    ) from exc
         raise AssertionError("unreachable")
 
-    async def _reset_once(self, task: Task | None, seed: int | None, started: float) -> tuple[Observation, dict[str, Any]]:
+    async def _reset_once(
+        self, task: Task | None, seed: int | None, started: float
+    ) -> tuple[Observation, dict[str, Any]]:
         controller = await self._ensure_controller()
         setup_calls = controller.resolve("setup", task.setup if task else None)
         self._evaluate_calls = controller.resolve("evaluate", task.evaluate if task else None)
@@ -341,8 +346,9 @@ class EnvCore:
         task = self._current_task
         combine = (task.config or {}).get("evaluate_combine", self.evaluate_combine) if task else self.evaluate_combine
         try:
-            grade = await asyncio.wait_for(self._controller.evaluate(self._evaluate_calls, self._context, combine),
-                                           timeout=self.step_timeout)
+            grade = await asyncio.wait_for(
+                self._controller.evaluate(self._evaluate_calls, self._context, combine), timeout=self.step_timeout
+            )
         except asyncio.TimeoutError:
             self._last_grade = self._timeout_grade()
             raise
@@ -378,4 +384,3 @@ class EnvCore:
         await self._shutdown_controller()
         self._needs_reset = True
         self._episode_over = True
-

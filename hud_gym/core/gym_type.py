@@ -35,8 +35,17 @@ from hud_gym.errors import HudGymError
 from hud_gym.evaluation.registry import REGISTRY
 from hud_gym.tasksets import register_taskset
 
-__all__ = ["DEFAULT_GYM", "VECTOR_ENTRY_MODULE", "GymType", "UnknownGymError", "all_gyms", "get_gym",
-           "gym_of_env", "import_path", "register_gym"]
+__all__ = [
+    "DEFAULT_GYM",
+    "VECTOR_ENTRY_MODULE",
+    "GymType",
+    "UnknownGymError",
+    "all_gyms",
+    "get_gym",
+    "gym_of_env",
+    "import_path",
+    "register_gym",
+]
 
 DEFAULT_GYM = "qa"
 """The gym of a task whose ``gym`` is unset."""
@@ -140,8 +149,14 @@ class GymType:
         reset-before-step and its own step limit, and sanitises its observations: no
         ``OrderEnforcing`` or passive checker, and ``gymnasium.make`` returns the env itself."""
         if self.id not in gymnasium.registry:
-            gymnasium.register(id=self.id, entry_point=self.entry_point, vector_entry_point=self.vector_entry_point,
-                               nondeterministic=not self.deterministic, order_enforce=False, disable_env_checker=True)
+            gymnasium.register(
+                id=self.id,
+                entry_point=self.entry_point,
+                vector_entry_point=self.vector_entry_point,
+                nondeterministic=not self.deterministic,
+                order_enforce=False,
+                disable_env_checker=True,
+            )
 
     def controller_factory(self) -> Callable[..., Any]:
         """The controller class (or factory), imported now if given by path."""
@@ -169,8 +184,10 @@ def register_gym(gym: GymType, *, replace: bool = False) -> GymType:
     keys = {key.lower(): gym.name for key in (*gym.names, gym.id)}
     taken = sorted(key for key, owner in keys.items() if _LOOKUP.get(key, gym.name) != gym.name)
     if (taken or current is not None) and not replace:
-        raise ValueError(f"gym {gym.name!r}: {', '.join(taken) or gym.name!r} already names another gym "
-                         "(pass replace=True to redefine it)")
+        raise ValueError(
+            f"gym {gym.name!r}: {', '.join(taken) or gym.name!r} already names another gym "
+            "(pass replace=True to redefine it)"
+        )
     if current is not None:
         for key in [k for k, owner in _LOOKUP.items() if owner == current.name]:
             del _LOOKUP[key]
@@ -195,8 +212,10 @@ def get_gym(gym: str | None = None) -> GymType:
     found = _LOOKUP.get((gym if gym is not None else DEFAULT_GYM).lower())
     if found is None:
         known = sorted({name for g in _GYMS.values() for name in g.names})
-        raise UnknownGymError(f"unknown gym {gym!r}; expected one of {', '.join(known)} or a gym id "
-                              f"({', '.join(sorted(g.id for g in _GYMS.values()))})")
+        raise UnknownGymError(
+            f"unknown gym {gym!r}; expected one of {', '.join(known)} or a gym id "
+            f"({', '.join(sorted(g.id for g in _GYMS.values()))})"
+        )
     return _GYMS[found]
 
 

@@ -29,11 +29,20 @@ class EnvListener(Protocol):
     :meth:`~hud_gym.core.env.HudEnv.end_episode` when the episode ends with a failure from outside
     the env (``policy_error``, ``timeout``)."""
 
-    async def on_reset(self, env: HudEnv, observation: dict[str, Any], info: dict[str, Any],
-                       options: dict[str, Any]) -> None: ...
+    async def on_reset(
+        self, env: HudEnv, observation: dict[str, Any], info: dict[str, Any], options: dict[str, Any]
+    ) -> None: ...
 
-    async def on_step(self, env: HudEnv, action: Any, observation: dict[str, Any], reward: float | None,
-                      terminated: bool, truncated: bool, info: dict[str, Any]) -> None: ...
+    async def on_step(
+        self,
+        env: HudEnv,
+        action: Any,
+        observation: dict[str, Any],
+        reward: float | None,
+        terminated: bool,
+        truncated: bool,
+        info: dict[str, Any],
+    ) -> None: ...
 
     async def on_close(self, env: HudEnv) -> None: ...
 

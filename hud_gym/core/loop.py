@@ -60,7 +60,9 @@ class EventLoopThread:
         """
         if self.in_loop_thread():
             coro.close()
-            raise RuntimeError("a sync hud-gym call was made on the hud-gym loop thread; await the async method instead")
+            raise RuntimeError(
+                "a sync hud-gym call was made on the hud-gym loop thread; await the async method instead"
+            )
         future = asyncio.run_coroutine_threadsafe(coro, self.loop)
         try:
             return future.result(timeout)

@@ -26,8 +26,9 @@ class RemotePlacement(Protocol):
         """``placement`` normalised, with its token (raises ``ValueError`` on a bad one)."""
         ...
 
-    def controller(self, gym: str, screen_size: tuple[int, int], placement: str, token: str | None,
-                   options: dict[str, Any]) -> Controller:
+    def controller(
+        self, gym: str, screen_size: tuple[int, int], placement: str, token: str | None, options: dict[str, Any]
+    ) -> Controller:
         """A (not started) controller of ``gym`` at ``placement``, made with ``options``."""
         ...
 
@@ -58,7 +59,8 @@ def check_placement(placement: Any, token: str | None = None) -> tuple[str, str 
     return _installed().check(placement, token)
 
 
-def remote_controller(gym: str, screen_size: tuple[int, int], placement: str, token: str | None,
-                      options: dict[str, Any]) -> Controller:
+def remote_controller(
+    gym: str, screen_size: tuple[int, int], placement: str, token: str | None, options: dict[str, Any]
+) -> Controller:
     """A controller of ``gym`` running at the (non-local) ``placement``."""
     return _installed().controller(gym, screen_size, placement, token, options)

@@ -47,8 +47,12 @@ class ScreenMapping:
 
     def box(self, x: float, y: float, width: float, height: float) -> tuple[float, float, float, float]:
         """A screen-pixel box ``(x, y, width, height)`` in observation pixels."""
-        return ((x - self.origin_x) / self.scale_x, (y - self.origin_y) / self.scale_y,
-                width / self.scale_x, height / self.scale_y)
+        return (
+            (x - self.origin_x) / self.scale_x,
+            (y - self.origin_y) / self.scale_y,
+            width / self.scale_x,
+            height / self.scale_y,
+        )
 
     def to_screen(self, action: CLAAction) -> CLAAction:
         """``action`` with its coordinates in screen pixels (the same object for the identity)."""
@@ -57,17 +61,23 @@ class ScreenMapping:
         if isinstance(action, ClickAction):
             return action.model_copy(update={"point": self.position(action.point)})
         if isinstance(action, ScrollAction):
-            return action.model_copy(update={"point": self.position(action.point), "scroll": self.vector(action.scroll)})
+            return action.model_copy(
+                update={"point": self.position(action.point), "scroll": self.vector(action.scroll)}
+            )
         if isinstance(action, MoveAction):
-            return action.model_copy(update={"point": self.position(action.point), "offset": self.vector(action.offset)})
+            return action.model_copy(
+                update={"point": self.position(action.point), "offset": self.vector(action.offset)}
+            )
         if isinstance(action, DragAction):
             return action.model_copy(update={"path": [self.position(p) for p in action.path]})
         return action
 
 
-def screen_geometry(screen_size: tuple[int, int], observation_size: tuple[int, int] | None,
-                    observation_crop: tuple[int, int, int, int] | None
-                    ) -> tuple[tuple[int, int, int, int] | None, tuple[int, int], ScreenMapping]:
+def screen_geometry(
+    screen_size: tuple[int, int],
+    observation_size: tuple[int, int] | None,
+    observation_crop: tuple[int, int, int, int] | None,
+) -> tuple[tuple[int, int, int, int] | None, tuple[int, int], ScreenMapping]:
     """An env's observed region (``observation_crop`` checked, or ``None`` for the whole screen),
     its observation size (default: the region's size) and the mapping from observation to screen
     pixels.
@@ -82,7 +92,13 @@ def screen_geometry(screen_size: tuple[int, int], observation_size: tuple[int, i
             raise ValueError(f"observation_crop {observation_crop} is not inside the {screen_size} screen")
         crop = (x, y, w, h)
     region = crop[2:] if crop else screen_size
-    size = (int(observation_size[0]), int(observation_size[1])) if observation_size else (int(region[0]), int(region[1]))
-    mapping = ScreenMapping(scale_x=region[0] / size[0], scale_y=region[1] / size[1],
-                            origin_x=crop[0] if crop else 0, origin_y=crop[1] if crop else 0)
+    size = (
+        (int(observation_size[0]), int(observation_size[1])) if observation_size else (int(region[0]), int(region[1]))
+    )
+    mapping = ScreenMapping(
+        scale_x=region[0] / size[0],
+        scale_y=region[1] / size[1],
+        origin_x=crop[0] if crop else 0,
+        origin_y=crop[1] if crop else 0,
+    )
     return crop, size, mapping

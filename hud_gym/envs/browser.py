@@ -118,8 +118,11 @@ class BrowserEnv(HudEnv):
     def controller_options(self) -> dict[str, Any]:
         """The options of this env's :class:`~hud_gym.controllers.browser.BrowserController` (JSON-ready)."""
         files = self._controller_options["allow_file_urls"]
-        return {**self._controller_options, "launch_args": list(self._controller_options["launch_args"]),
-                "allow_file_urls": os.fspath(files) if isinstance(files, os.PathLike) else files}
+        return {
+            **self._controller_options,
+            "launch_args": list(self._controller_options["launch_args"]),
+            "allow_file_urls": os.fspath(files) if isinstance(files, os.PathLike) else files,
+        }
 
     def _observation(self, frame: Frame) -> Observation:
         """As :class:`HudEnv`, with element boxes mapped from screen to observation pixels and

@@ -4,6 +4,8 @@ regexes that cannot hang (:mod:`~hud_gym.evaluation.patterns`), and the response
 gym type shares (:mod:`~hud_gym.evaluation.response`, and the converted benchmarks'
 :mod:`~hud_gym.evaluation.benchmarks`)."""
 
+from hud_gym.evaluation import benchmarks as _benchmarks  # noqa: F401  (registers the benchmarks' evaluators)
+from hud_gym.evaluation import response as _response  # noqa: F401  (registers the shared evaluators)
 from hud_gym.evaluation.grade import DEFAULT_REWARD_RANGE, Grade, RewardRange, check_reward, combine_grades, to_grade
 from hud_gym.evaluation.registry import (
     REGISTRY,
@@ -18,8 +20,6 @@ from hud_gym.evaluation.registry import (
     evaluate_function,
     setup_function,
 )
-from hud_gym.evaluation import benchmarks as _benchmarks  # noqa: F401  (registers the benchmarks' evaluators)
-from hud_gym.evaluation import response as _response  # noqa: F401  (registers the shared evaluators)
 from hud_gym.evaluation.response import default_evaluate
 from hud_gym.evaluation.runner import SetupError, resolve_calls, run_evaluate, run_setup
 

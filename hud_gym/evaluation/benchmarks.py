@@ -104,8 +104,11 @@ def gaia_match(ctx: FunctionContext, answer: str | None = None) -> Grade:
         return Grade(reward=0.0, done=False, content="no response")
     matched, method = gaia_score(ctx.final_response, answer)
     verdict = "matches" if matched else "does not match"
-    return Grade(reward=float(matched), content=f"response {_short(ctx.final_response)!r} {verdict} {answer!r} ({method})",
-                 info={"method": method, "expected": answer})
+    return Grade(
+        reward=float(matched),
+        content=f"response {_short(ctx.final_response)!r} {verdict} {answer!r} ({method})",
+        info={"method": method, "expected": answer},
+    )
 
 
 @evaluate_function(isolated=True)
@@ -131,12 +134,20 @@ def webvoyager_answer(ctx: FunctionContext, answer: str, kind: Literal["golden",
     by a string check, so the grade is :func:`ungraded` with the reference attached.
     """
     if kind == "possible":
-        return ungraded(ctx, "WebVoyager's reference is one possible answer among others; a person or a model judges it",
-                        reference=answer)
+        return ungraded(
+            ctx,
+            "WebVoyager's reference is one possible answer among others; a person or a model judges it",
+            reference=answer,
+        )
     if ctx.final_response is None:
         return Grade(reward=0.0, done=False, content="no response")
     found = _fold_answer(answer) in _fold_answer(ctx.final_response)
-    return Grade(reward=float(found),
-                 content=f"golden answer {answer!r} {'found' if found else 'not found'} in the response",
-                 info={"method": "golden answer contained in the response (WebVoyager itself uses a judge)",
-                       "reference": answer, "response": ctx.final_response})
+    return Grade(
+        reward=float(found),
+        content=f"golden answer {answer!r} {'found' if found else 'not found'} in the response",
+        info={
+            "method": "golden answer contained in the response (WebVoyager itself uses a judge)",
+            "reference": answer,
+            "response": ctx.final_response,
+        },
+    )

@@ -60,8 +60,14 @@ def isolated_context(ctx: Any) -> Any:
     return dataclasses.replace(ctx, controller=None, state={})
 
 
-async def call_function(func: Callable[..., Any], ctx: Any, args: tuple[Any, ...] = (),
-                        kwargs: dict[str, Any] | None = None, *, isolated: bool = False) -> Any:
+async def call_function(
+    func: Callable[..., Any],
+    ctx: Any,
+    args: tuple[Any, ...] = (),
+    kwargs: dict[str, Any] | None = None,
+    *,
+    isolated: bool = False,
+) -> Any:
     """``func(ctx, *args, **kwargs)`` where it belongs (see the module docstring); an awaitable
     it returns is awaited on the loop."""
     kwargs = kwargs or {}
@@ -71,8 +77,9 @@ async def call_function(func: Callable[..., Any], ctx: Any, args: tuple[Any, ...
         result = _NOT_RUN
         if isolated and MAX_WORKERS > 0:
             with contextlib.suppress(NoWorkerReady):
-                result = await get_worker_pool().call(func.__module__, func.__qualname__, args, kwargs,
-                                                      isolated_context(ctx))
+                result = await get_worker_pool().call(
+                    func.__module__, func.__qualname__, args, kwargs, isolated_context(ctx)
+                )
         if result is _NOT_RUN:
             call = functools.partial(contextvars.copy_context().run, func, ctx, *args, **kwargs)
             result = await asyncio.get_running_loop().run_in_executor(_threads(), call)

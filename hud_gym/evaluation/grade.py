@@ -16,8 +16,15 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-__all__ = ["DEFAULT_REWARD_RANGE", "Grade", "RewardRange", "check_reward", "combine_grades", "reward_range_of",
-           "to_grade"]
+__all__ = [
+    "DEFAULT_REWARD_RANGE",
+    "Grade",
+    "RewardRange",
+    "check_reward",
+    "combine_grades",
+    "reward_range_of",
+    "to_grade",
+]
 
 RewardRange = tuple[float, float]
 """``(low, high)``: the rewards an evaluator may give, bounds included."""
@@ -84,8 +91,14 @@ def to_grade(value: Any) -> Grade:
         error = value.get("error") or value.get("isError") or value.get("is_error")
         content = value.get("content") or value.get("reason") or value.get("logs")
         info = {k: v for k, v in value.items() if k not in ("reward", "score", "content", "reason", "logs")}
-        return Grade(reward=float(score), done=bool(value.get("done", score >= 1)), content=content and str(content),
-                     info=info, is_error=bool(error), raw=value)
+        return Grade(
+            reward=float(score),
+            done=bool(value.get("done", score >= 1)),
+            content=content and str(content),
+            info=info,
+            is_error=bool(error),
+            raw=value,
+        )
     return Grade.error(f"evaluator returned {type(value).__name__}, expected a Grade, a number or a dict")
 
 
@@ -128,9 +141,12 @@ def reward_range_of(value: Any, what: str = "reward_range") -> RewardRange:
     Raises:
         ValueError: anything else; the message names ``what``.
     """
-    if (isinstance(value, (list, tuple)) and len(value) == 2
-            and all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in value)
-            and value[0] <= value[1]):
+    if (
+        isinstance(value, (list, tuple))
+        and len(value) == 2
+        and all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in value)
+        and value[0] <= value[1]
+    ):
         return float(value[0]), float(value[1])
     raise ValueError(f"{what} must be [low, high] with finite numbers and low <= high, got {value!r}")
 
@@ -149,5 +165,11 @@ def check_reward(grade: Grade, reward_range: RewardRange = DEFAULT_REWARD_RANGE,
         problem = f"{what} returned a reward of {reward!r}, outside its range [{low:g}, {high:g}]"
     else:
         return grade
-    return Grade(reward=0.0, done=False, content=problem, info={**grade.info, "bad_reward": repr(reward),
-                 "reward_range": [low, high]}, is_error=True, raw=grade.raw)
+    return Grade(
+        reward=0.0,
+        done=False,
+        content=problem,
+        info={**grade.info, "bad_reward": repr(reward), "reward_range": [low, high]},
+        is_error=True,
+        raw=grade.raw,
+    )

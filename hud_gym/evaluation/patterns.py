@@ -70,12 +70,20 @@ class TaskPattern:
         try:
             return method(text, concurrent=True, timeout=self.timeout_s)
         except TimeoutError:
-            raise PatternTimeout(f"the pattern {self.source!r} did not finish matching {len(text)} characters "
-                                 f"within {self.timeout_s:g} s") from None
+            raise PatternTimeout(
+                f"the pattern {self.source!r} did not finish matching {len(text)} characters "
+                f"within {self.timeout_s:g} s"
+            ) from None
 
 
-def compile_task_pattern(pattern: str, *, ignore_case: bool = False, dotall: bool = False, multiline: bool = False,
-                         timeout_s: float = MATCH_TIMEOUT_S) -> TaskPattern:
+def compile_task_pattern(
+    pattern: str,
+    *,
+    ignore_case: bool = False,
+    dotall: bool = False,
+    multiline: bool = False,
+    timeout_s: float = MATCH_TIMEOUT_S,
+) -> TaskPattern:
     """Compile a task's ``pattern`` with the ``re`` flags named (``IGNORECASE``, ``DOTALL``,
     ``MULTILINE``).
 

@@ -161,9 +161,16 @@ class FunctionRegistry:
                 if not module.startswith(exc.name or "\0"):
                     raise
 
-    def register(self, phase: Phase, gym: str = SHARED, name: str | None = None, aliases: tuple[str, ...] = (), *,
-                 isolated: bool = False,
-                 reward_range: tuple[float, float] | None = None) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    def register(
+        self,
+        phase: Phase,
+        gym: str = SHARED,
+        name: str | None = None,
+        aliases: tuple[str, ...] = (),
+        *,
+        isolated: bool = False,
+        reward_range: tuple[float, float] | None = None,
+    ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         """Decorator: register ``func`` under ``name`` (default: its ``__name__``) and ``aliases``.
 
         Args:
@@ -259,15 +266,21 @@ REGISTRY = FunctionRegistry()
 (:meth:`FunctionRegistry.add_gym`)."""
 
 
-def setup_function(gym: str = SHARED, name: str | None = None,
-                   aliases: tuple[str, ...] = ()) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+def setup_function(
+    gym: str = SHARED, name: str | None = None, aliases: tuple[str, ...] = ()
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register a setup function for ``gym`` (default: every gym) in :data:`REGISTRY`."""
     return REGISTRY.register("setup", gym, name, aliases)
 
 
-def evaluate_function(gym: str = SHARED, name: str | None = None, aliases: tuple[str, ...] = (), *,
-                      isolated: bool = False,
-                      reward_range: tuple[float, float] | None = None) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+def evaluate_function(
+    gym: str = SHARED,
+    name: str | None = None,
+    aliases: tuple[str, ...] = (),
+    *,
+    isolated: bool = False,
+    reward_range: tuple[float, float] | None = None,
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register an evaluate function for ``gym`` (default: every gym) in :data:`REGISTRY`; see
     :meth:`FunctionRegistry.register` for ``isolated`` and ``reward_range``."""
     return REGISTRY.register("evaluate", gym, name, aliases, isolated=isolated, reward_range=reward_range)

@@ -67,8 +67,9 @@ def response_is(ctx: FunctionContext, expected: str, case_sensitive: bool = True
 
 
 @evaluate_function(isolated=True)
-def response_includes(ctx: FunctionContext, texts: str | list[str], case_sensitive: bool = False,
-                      whole_word: bool = False) -> Grade:
+def response_includes(
+    ctx: FunctionContext, texts: str | list[str], case_sensitive: bool = False, whole_word: bool = False
+) -> Grade:
     """Reward 1 when the response contains ``texts`` (all of them, for a list)."""
     if ctx.final_response is None:
         return _no_response()
@@ -122,8 +123,11 @@ def match_all(ctx: FunctionContext, answers: list[str], case_sensitive: bool = F
     if not answers:
         return Grade(reward=0.0, content="no answers to look for")
     found = [a for a in answers if _contains(ctx.final_response, a, case_sensitive, whole_word=False)]
-    return Grade(reward=len(found) / len(answers), content=f"found {len(found)} of {len(answers)}",
-                 info={"found": found, "missing": [a for a in answers if a not in found]})
+    return Grade(
+        reward=len(found) / len(answers),
+        content=f"found {len(found)} of {len(answers)}",
+        info={"found": found, "missing": [a for a in answers if a not in found]},
+    )
 
 
 def _parse_number(text: str) -> float | None:
@@ -150,8 +154,11 @@ def match_diff(ctx: FunctionContext, answer: str | float) -> Grade:
     if expected is not None and got is not None:
         scale = max(abs(expected), abs(got))
         reward = 1.0 if scale == 0 else max(0.0, 1.0 - min(1.0, abs(expected - got) / scale))
-        return Grade(reward=reward, content=f"numeric difference {abs(expected - got):g}",
-                     info={"expected": expected, "got": got})
+        return Grade(
+            reward=reward,
+            content=f"numeric difference {abs(expected - got):g}",
+            info={"expected": expected, "got": got},
+        )
     ratio = difflib.SequenceMatcher(None, ctx.final_response.strip(), str(answer).strip()).ratio()
     return Grade(reward=ratio, content=f"text similarity {ratio:.3f}", info={"ratio": ratio})
 
@@ -175,7 +182,7 @@ def _choice_index(text: str, choices: Sequence[str]) -> int | None:
     cleaned = text.strip().strip(".):").strip()
     for prefix in ("answer:", "answer is", "the answer is"):
         if cleaned.casefold().startswith(prefix):
-            cleaned = cleaned[len(prefix):].strip().strip(".):").strip()
+            cleaned = cleaned[len(prefix) :].strip().strip(".):").strip()
     folded = cleaned.casefold()
     for i, choice in enumerate(choices):
         if folded == choice.strip().casefold():
@@ -213,7 +220,9 @@ def choice_match(ctx: FunctionContext, answer: str | int | None = None) -> Grade
     if isinstance(correct_spec, int):
         correct = correct_spec if 0 <= correct_spec < len(choices) else None
     else:
-        correct = next((i for i, c in enumerate(choices) if c.strip().casefold() == correct_spec.strip().casefold()), None)
+        correct = next(
+            (i for i, c in enumerate(choices) if c.strip().casefold() == correct_spec.strip().casefold()), None
+        )
         if correct is None and len(correct_spec.strip()) == 1 and correct_spec.strip().isalpha():
             correct = ord(correct_spec.strip().upper()) - ord("A")
     if correct is None or not 0 <= correct < len(choices):

@@ -8,8 +8,15 @@ from typing import Any
 
 from hud_gym.errors import HudGymError
 from hud_gym.evaluation.calls import call_function
-from hud_gym.evaluation.grade import DEFAULT_REWARD_RANGE, Grade, RewardRange, check_reward, combine_grades, \
-    reward_range_of, to_grade
+from hud_gym.evaluation.grade import (
+    DEFAULT_REWARD_RANGE,
+    Grade,
+    RewardRange,
+    check_reward,
+    combine_grades,
+    reward_range_of,
+    to_grade,
+)
 from hud_gym.evaluation.registry import REGISTRY, BoundCall, FunctionContext, FunctionRegistry, Phase
 from hud_gym.evaluation.response import default_evaluate
 from hud_gym.task import FunctionConfig, Task
@@ -21,8 +28,9 @@ class SetupError(HudGymError, RuntimeError):
     """A setup call raised; the message names the call."""
 
 
-def resolve_calls(phase: Phase, gym: str, configs: Sequence[FunctionConfig] | None,
-                  registry: FunctionRegistry = REGISTRY) -> list[BoundCall]:
+def resolve_calls(
+    phase: Phase, gym: str, configs: Sequence[FunctionConfig] | None, registry: FunctionRegistry = REGISTRY
+) -> list[BoundCall]:
     """Resolve and check every call of ``configs`` before any of them runs."""
     return [registry.resolve(phase, gym, config) for config in configs or ()]
 
@@ -37,7 +45,7 @@ async def run_setup(calls: Sequence[BoundCall], ctx: FunctionContext) -> list[An
     for call in calls:
         try:
             results.append(await call.run(ctx))
-        except Exception as exc:  # noqa: BLE001  (any failure of task code is reported with its call)
+        except Exception as exc:
             raise SetupError(f"setup {call.config} failed: {type(exc).__name__}: {exc}") from exc
     return results
 
@@ -76,8 +84,9 @@ async def run_evaluate(calls: Sequence[BoundCall], ctx: FunctionContext, combine
             grade = to_grade(await call.run(ctx))
         except Exception as exc:  # noqa: BLE001  (an evaluator that raises is a grading error)
             grade = Grade.error(f"evaluate {call.config} raised {type(exc).__name__}: {exc}")
-        grade = check_reward(grade, override or call.function.reward_range or DEFAULT_REWARD_RANGE,
-                             f"evaluate {call.config}")
+        grade = check_reward(
+            grade, override or call.function.reward_range or DEFAULT_REWARD_RANGE, f"evaluate {call.config}"
+        )
         grades.append(grade)
     try:
         combined = combine_grades(grades, combine)  # type: ignore[arg-type]

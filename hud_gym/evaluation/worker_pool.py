@@ -56,7 +56,9 @@ class _Worker:
         try:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "hud_gym.evaluation.worker", str(child.fileno())],
-                pass_fds=(child.fileno(),), stdin=subprocess.DEVNULL, close_fds=True,
+                pass_fds=(child.fileno(),),
+                stdin=subprocess.DEVNULL,
+                close_fds=True,
             )
         except BaseException:
             parent.close()
@@ -107,8 +109,10 @@ class _Worker:
                     code: int | None = await asyncio.to_thread(self.process.wait, 2.0)
                 except subprocess.TimeoutExpired:
                     code = None
-                raise WorkerDied(f"the evaluation worker process (pid {self.pid}) died"
-                                 + (f" with exit code {code}" if code is not None else ""))
+                raise WorkerDied(
+                    f"the evaluation worker process (pid {self.pid}) died"
+                    + (f" with exit code {code}" if code is not None else "")
+                )
             data += chunk
         return bytes(data)
 
@@ -146,8 +150,9 @@ class WorkerPool:
         with self._lock:
             return sorted(w.pid for w in self._live)
 
-    async def call(self, module: str, qualname: str, args: tuple[Any, ...], kwargs: dict[str, Any],
-                   context: Any) -> Any:
+    async def call(
+        self, module: str, qualname: str, args: tuple[Any, ...], kwargs: dict[str, Any], context: Any
+    ) -> Any:
         """Run ``module.qualname(context, *args, **kwargs)`` in a worker; return its result or
         raise its exception. Cancelling the caller (a timeout) kills the worker.
 

@@ -4,8 +4,8 @@ numbers, and checking that every setup/evaluate call of a converted task resolve
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -145,7 +145,9 @@ def read_rows(path: Path) -> Iterator[Row]:
         index = 0
         for lineno, data in jsonl_records(path, read_text(path)):
             if not isinstance(data, dict):
-                raise TaskFileError(path, f"a row must be an object, got {type(data).__name__}", line=lineno, index=index)
+                raise TaskFileError(
+                    path, f"a row must be an object, got {type(data).__name__}", line=lineno, index=index
+                )
             yield Row(data=data, index=index, line=lineno)
             index += 1
         return
@@ -165,14 +167,16 @@ def require_str(path: Path, row: Row, field: str, *, allow_empty: bool = False) 
         TaskFileError: the field is missing, not a string, or empty (naming file, line and field).
     """
     if field not in row.data:
-        raise TaskFileError(path, f"missing field (the row has {sorted(row.data)})", line=row.line, index=row.index,
-                            field=field)
+        raise TaskFileError(
+            path, f"missing field (the row has {sorted(row.data)})", line=row.line, index=row.index, field=field
+        )
     value = row.data[field]
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         value = str(value)
     if not isinstance(value, str):
-        raise TaskFileError(path, f"expected a string, got {type(value).__name__}", line=row.line, index=row.index,
-                            field=field)
+        raise TaskFileError(
+            path, f"expected a string, got {type(value).__name__}", line=row.line, index=row.index, field=field
+        )
     if not allow_empty and not value.strip():
         raise TaskFileError(path, "must not be empty", line=row.line, index=row.index, field=field)
     return value

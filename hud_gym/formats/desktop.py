@@ -63,8 +63,9 @@ async def download_file(ctx: FunctionContext, url: str, path: str, timeout: floa
     return {"path": str(target), "bytes": size}
 
 
-def _check_text(text: str, include: list[str] | None, exclude: list[str] | None,
-                expected: str | None) -> tuple[bool, list[str]]:
+def _check_text(
+    text: str, include: list[str] | None, exclude: list[str] | None, expected: str | None
+) -> tuple[bool, list[str]]:
     problems = []
     if expected is not None and text != expected:
         problems.append(f"is {_short(text)!r}, expected exactly {_short(expected)!r}")
@@ -78,9 +79,14 @@ def _check_text(text: str, include: list[str] | None, exclude: list[str] | None,
 
 
 @evaluate_function("ubuntu")
-async def command_output_check(ctx: FunctionContext, command: str | list[str], include: list[str] | None = None,
-                               exclude: list[str] | None = None, expected: str | None = None,
-                               timeout: float = 30.0) -> Grade:
+async def command_output_check(
+    ctx: FunctionContext,
+    command: str | list[str],
+    include: list[str] | None = None,
+    exclude: list[str] | None = None,
+    expected: str | None = None,
+    timeout: float = 30.0,
+) -> Grade:
     """Reward 1 when the stdout of ``command`` (a string runs through ``bash -lc``, a list is the
     argv) equals ``expected`` (when given, exactly), contains every text of ``include`` and none
     of ``exclude``. Needs ``allow_shell=True``; the exit code is reported in ``info``, not graded."""
@@ -93,13 +99,21 @@ async def command_output_check(ctx: FunctionContext, command: str | list[str], i
     ok, problems = _check_text(stdout, include, exclude, expected)
     shown = command if isinstance(command, str) else " ".join(command)
     verdict = "passes" if ok else "; ".join(problems)
-    return Grade(reward=float(ok), content=f"output of {shown!r} (exit {code}) {verdict}",
-                 info={"returncode": code, "stdout": stdout[:2000], "stderr": stderr[:2000], "problems": problems})
+    return Grade(
+        reward=float(ok),
+        content=f"output of {shown!r} (exit {code}) {verdict}",
+        info={"returncode": code, "stdout": stdout[:2000], "stderr": stderr[:2000], "problems": problems},
+    )
 
 
 @evaluate_function("ubuntu")
-def file_content_check(ctx: FunctionContext, path: str, include: list[str] | None = None,
-                       exclude: list[str] | None = None, expected: str | None = None) -> Grade:
+def file_content_check(
+    ctx: FunctionContext,
+    path: str,
+    include: list[str] | None = None,
+    exclude: list[str] | None = None,
+    expected: str | None = None,
+) -> Grade:
     """Reward 1 when the text of the file ``path`` equals ``expected`` (when given, exactly),
     contains every text of ``include`` and none of ``exclude``. A missing file is reward 0."""
     resolved = ctx.controller.resolve_path(path)

@@ -90,10 +90,13 @@ def detect_format(path: str | Path) -> str:
 
 def _native(path: Path) -> tuple[TaskSet, ConversionReport]:
     if path.is_dir():
-        raise TaskFileError(path, "a directory is not a hud-gym task file (it may hold GAIA or OSWorld files: pass format=)")
+        raise TaskFileError(
+            path, "a directory is not a hud-gym task file (it may hold GAIA or OSWorld files: pass format=)"
+        )
     taskset = TaskSet.load(path)
-    report = ConversionReport(format="native", path=str(path),
-                              tasks=[TaskConversion(index=i, id=t.id) for i, t in enumerate(taskset)])
+    report = ConversionReport(
+        format="native", path=str(path), tasks=[TaskConversion(index=i, id=t.id) for i, t in enumerate(taskset)]
+    )
     return taskset, report
 
 

@@ -42,8 +42,26 @@ MAX_PASSAGE_BYTES = 64 * 1024
 PRIVATE_ANSWER = "?"
 """GAIA's ``Final answer`` on the test split, whose answers are private."""
 
-_TEXT_SUFFIXES = frozenset({".txt", ".csv", ".tsv", ".json", ".jsonl", ".jsonld", ".md", ".py", ".xml", ".html",
-                            ".htm", ".yaml", ".yml", ".pdb", ".log", ".tex"})
+_TEXT_SUFFIXES = frozenset(
+    {
+        ".txt",
+        ".csv",
+        ".tsv",
+        ".json",
+        ".jsonl",
+        ".jsonld",
+        ".md",
+        ".py",
+        ".xml",
+        ".html",
+        ".htm",
+        ".yaml",
+        ".yml",
+        ".pdb",
+        ".log",
+        ".tex",
+    }
+)
 
 
 def is_gaia_row(data: Any) -> bool:
@@ -64,32 +82,55 @@ def _text_content(file: Path) -> str | None:
         return None
 
 
-def _attachment(path: Path, row: Row, file_name: str, entry: TaskConversion) -> tuple[dict[str, str], list[Any], dict[str, Any]]:
+def _attachment(
+    path: Path, row: Row, file_name: str, entry: TaskConversion
+) -> tuple[dict[str, str], list[Any], dict[str, Any]]:
     """``(files, setup, metadata)`` for the row's attached file."""
     folder = path.parent.resolve()
     try:
         file = (folder / file_name).resolve()
     except (OSError, ValueError) as exc:
-        raise TaskFileError(path, f"not a usable file name: {exc}", line=row.line, index=row.index,
-                            field="file_name") from None
+        raise TaskFileError(
+            path, f"not a usable file name: {exc}", line=row.line, index=row.index, field="file_name"
+        ) from None
     if not file.is_relative_to(folder):
-        raise TaskFileError(path, f"the attached file {file_name!r} is outside {folder}; attachments are files next "
-                            "to the metadata file", line=row.line, index=row.index, field="file_name")
+        raise TaskFileError(
+            path,
+            f"the attached file {file_name!r} is outside {folder}; attachments are files next to the metadata file",
+            line=row.line,
+            index=row.index,
+            field="file_name",
+        )
     if not file.is_file():
-        raise TaskFileError(path, f"the attached file {file_name!r} is not in {path.parent} (looked for {file})",
-                            line=row.line, index=row.index, field="file_name")
+        raise TaskFileError(
+            path,
+            f"the attached file {file_name!r} is not in {path.parent} (looked for {file})",
+            line=row.line,
+            index=row.index,
+            field="file_name",
+        )
     try:
         text = _text_content(file)
     except OSError as exc:
-        raise TaskFileError(path, f"cannot read the attached file {file_name!r} ({exc.strerror or exc})", line=row.line,
-                            index=row.index, field="file_name") from None
+        raise TaskFileError(
+            path,
+            f"cannot read the attached file {file_name!r} ({exc.strerror or exc})",
+            line=row.line,
+            index=row.index,
+            field="file_name",
+        ) from None
     files = {file_name: str(file)}
     if text is not None:
         entry.notes.append(f"attachment {file_name!r} shown as a passage")
-        return files, [["show_passage", f"Attached file {file_name}:\n{text}"]], {
-            "attachment": {"name": file_name, "path": str(file), "shown": True}}
-    reason = (f"attachment {file_name!r} ({file.suffix or 'no suffix'}, {file.stat().st_size} bytes) is not shown to the "
-              "agent: the QA gym shows text only; it is listed in task.files")
+        return (
+            files,
+            [["show_passage", f"Attached file {file_name}:\n{text}"]],
+            {"attachment": {"name": file_name, "path": str(file), "shown": True}},
+        )
+    reason = (
+        f"attachment {file_name!r} ({file.suffix or 'no suffix'}, {file.stat().st_size} bytes) is not shown to the "
+        "agent: the QA gym shows text only; it is listed in task.files"
+    )
     entry.notes.append(reason)
     return files, [], {"attachment": {"name": file_name, "path": str(file), "shown": False, "note": reason}}
 
@@ -100,8 +141,13 @@ def _convert_row(path: Path, row: Row) -> tuple[dict[str, Any], TaskConversion]:
     task_id = require_str(path, row, "task_id") if "task_id" in row.data else None
     file_name = row.data.get("file_name") or ""
     if not isinstance(file_name, str):
-        raise TaskFileError(path, f"expected a string, got {type(file_name).__name__}", line=row.line, index=row.index,
-                            field="file_name")
+        raise TaskFileError(
+            path,
+            f"expected a string, got {type(file_name).__name__}",
+            line=row.line,
+            index=row.index,
+            field="file_name",
+        )
     entry = TaskConversion(index=row.index, id=task_id, line=row.line)
     files, setup, extra = _attachment(path, row, file_name, entry) if file_name.strip() else ({}, [], {})
     if answer.strip() == PRIVATE_ANSWER:

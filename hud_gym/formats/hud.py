@@ -37,7 +37,9 @@ from hud_gym.task import TaskFileError, TaskSet
 
 __all__ = ["HUD_EXTRA_FIELDS", "HUD_TASK_FIELDS", "convert_hud", "looks_like_hud"]
 
-_NATIVE_FIELDS = frozenset({"id", "prompt", "setup", "evaluate", "gym", "target", "choices", "files", "metadata", "config"})
+_NATIVE_FIELDS = frozenset(
+    {"id", "prompt", "setup", "evaluate", "gym", "target", "choices", "files", "metadata", "config"}
+)
 HUD_EXTRA_FIELDS = frozenset({"system_prompt", "description", "sensitive_data", "image_uri"})
 """HUD task fields hud-gym keeps in ``task.metadata``."""
 HUD_TASK_FIELDS = _NATIVE_FIELDS | HUD_EXTRA_FIELDS
@@ -69,7 +71,9 @@ def looks_like_hud(data: Any) -> bool:
     if {"evalset", "name"} & set(header):
         return True
     for task in tasks:
-        if isinstance(task, dict) and ((HUD_EXTRA_FIELDS | _MCP_FIELDS) & set(task) or isinstance(task.get("gym"), dict)):
+        if isinstance(task, dict) and (
+            (HUD_EXTRA_FIELDS | _MCP_FIELDS) & set(task) or isinstance(task.get("gym"), dict)
+        ):
             return True
     return False
 
@@ -79,20 +83,41 @@ def _convert_task(path: Path, data: Any, index: int, line: int | None) -> tuple[
         raise TaskFileError(path, f"a task must be an object, got {type(data).__name__}", line=line, index=index)
     mcp = sorted(_MCP_FIELDS & set(data))
     if mcp:
-        raise TaskFileError(path, f"a HUD 0.4+ MCP task ({', '.join(mcp)}) is not a HUD 0.2 task; hud-gym runs its own "
-                            "gyms, not MCP servers", line=line, index=index, field=mcp[0])
+        raise TaskFileError(
+            path,
+            f"a HUD 0.4+ MCP task ({', '.join(mcp)}) is not a HUD 0.2 task; hud-gym runs its own gyms, not MCP servers",
+            line=line,
+            index=index,
+            field=mcp[0],
+        )
     unknown = sorted(set(data) - HUD_TASK_FIELDS)
     if unknown:
-        raise TaskFileError(path, f"unknown HUD task field (known: {', '.join(sorted(HUD_TASK_FIELDS))})", line=line,
-                            index=index, field=unknown[0])
+        raise TaskFileError(
+            path,
+            f"unknown HUD task field (known: {', '.join(sorted(HUD_TASK_FIELDS))})",
+            line=line,
+            index=index,
+            field=unknown[0],
+        )
     gym = data.get("gym")
     if isinstance(gym, dict):
-        raise TaskFileError(path, f"a HUD CustomGym ({gym.get('image_or_build_context') or gym.get('dockerfile') or gym}) "
-                            "has no hud-gym equivalent; use gym 'qa', 'hud-browser' or 'hud-ubuntu'", line=line,
-                            index=index, field="gym")
+        raise TaskFileError(
+            path,
+            f"a HUD CustomGym ({gym.get('image_or_build_context') or gym.get('dockerfile') or gym}) "
+            "has no hud-gym equivalent; use gym 'qa', 'hud-browser' or 'hud-ubuntu'",
+            line=line,
+            index=index,
+            field="gym",
+        )
     if isinstance(gym, str) and gym.lower().startswith("osworld"):
-        raise TaskFileError(path, f"unknown gym {gym!r}: HUD's remote OSWorld gym takes OSWorld configs; convert OSWorld "
-                            "example files with format='osworld'", line=line, index=index, field="gym")
+        raise TaskFileError(
+            path,
+            f"unknown gym {gym!r}: HUD's remote OSWorld gym takes OSWorld configs; convert OSWorld "
+            "example files with format='osworld'",
+            line=line,
+            index=index,
+            field="gym",
+        )
     entry = TaskConversion(index=index, id=data.get("id") if isinstance(data.get("id"), str) else None, line=line)
     task = {k: v for k, v in data.items() if k in _NATIVE_FIELDS}
     metadata = dict(data["metadata"]) if isinstance(data.get("metadata"), dict) else {}
@@ -123,8 +148,11 @@ def convert_hud(path: str | Path) -> tuple[TaskSet, ConversionReport]:
         else:
             items, header = _task_list(data)
         if items is None:
-            raise TaskFileError(path, "expected a HUD task, a list of tasks, {'tasks': [...]} or {'evalset': [...]}; "
-                                f"got {type(data).__name__} with keys {sorted(data) if isinstance(data, dict) else []}")
+            raise TaskFileError(
+                path,
+                "expected a HUD task, a list of tasks, {'tasks': [...]} or {'evalset': [...]}; "
+                f"got {type(data).__name__} with keys {sorted(data) if isinstance(data, dict) else []}",
+            )
         rows = [Row(data=item, index=i) for i, item in enumerate(items)]
     report = ConversionReport(format="hud", path=str(path))
     tasks = []

@@ -132,8 +132,11 @@ def _json_files(directory: Path) -> list[Path]:
         dirs.sort()
         seen += len(files)
         if seen > MAX_SCANNED_FILES:
-            raise TaskFileError(directory, f"more than {MAX_SCANNED_FILES:,} files under this directory: point at an "
-                                           "OSWorld examples directory (evaluation_examples/examples or one app's)")
+            raise TaskFileError(
+                directory,
+                f"more than {MAX_SCANNED_FILES:,} files under this directory: point at an "
+                "OSWorld examples directory (evaluation_examples/examples or one app's)",
+            )
         found += [Path(root, name) for name in files if name.endswith(".json")]
     return sorted(p for p in found if p.is_file())
 
@@ -147,7 +150,9 @@ def _example_rows(path: Path) -> list[tuple[Path, Row]]:
             if is_osworld_example(data):
                 rows.append((file, Row(data=data, index=len(rows))))
         if not rows:
-            raise TaskFileError(path, "no OSWorld example (*.json with 'instruction' and 'config'/'evaluator') in this directory")
+            raise TaskFileError(
+                path, "no OSWorld example (*.json with 'instruction' and 'config'/'evaluator') in this directory"
+            )
         return rows
     data = read_json(path)
     if isinstance(data, dict):

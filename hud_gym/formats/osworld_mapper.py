@@ -19,10 +19,33 @@ OSWORLD_HOME = "/home/user"
 """The home directory of OSWorld's VM; mapped to the env's home."""
 
 
-_TEXT_SUFFIXES = frozenset({".txt", ".md", ".py", ".csv", ".tsv", ".json", ".xml", ".html", ".sh", ".log", ".ini",
-                            ".cfg", ".conf", ".yaml", ".yml", ".tex", ".c", ".h", ".cpp", ".java", ".js", ".css"})
+_TEXT_SUFFIXES = frozenset(
+    {
+        ".txt",
+        ".md",
+        ".py",
+        ".csv",
+        ".tsv",
+        ".json",
+        ".xml",
+        ".html",
+        ".sh",
+        ".log",
+        ".ini",
+        ".cfg",
+        ".conf",
+        ".yaml",
+        ".yml",
+        ".tex",
+        ".c",
+        ".h",
+        ".cpp",
+        ".java",
+        ".js",
+        ".css",
+    }
+)
 _TEXT_METRICS = ("exact_match", "check_include_exclude")
-
 
 
 class ExampleMapper:
@@ -47,7 +70,7 @@ class ExampleMapper:
     def map_path(self, value: str) -> str:
         if value == OSWORLD_HOME or value.startswith(OSWORLD_HOME + "/"):
             self.note(f"paths under {OSWORLD_HOME} are in the env's home")
-            return "~" + value[len(OSWORLD_HOME):]
+            return "~" + value[len(OSWORLD_HOME) :]
         if value.startswith("/"):
             self.needs_absolute_paths = True
             self.note(f"absolute path {value!r} needs allow_absolute_paths=True")
@@ -117,7 +140,11 @@ class ExampleMapper:
                 raise self.fail("'files' must be a non-empty list of {url, path}", f"{field}.parameters.files")
             calls = []
             for i, item in enumerate(files):
-                if not isinstance(item, dict) or not isinstance(item.get("url"), str) or not isinstance(item.get("path"), str):
+                if (
+                    not isinstance(item, dict)
+                    or not isinstance(item.get("url"), str)
+                    or not isinstance(item.get("path"), str)
+                ):
                     raise self.fail("a file needs a string 'url' and 'path'", f"{field}.parameters.files[{i}]")
                 calls.append({"function": "download_file", "args": [item["url"], self.map_path(item["path"])]})
             return calls
@@ -159,7 +186,11 @@ class ExampleMapper:
         funcs = evaluator.get("func")
         if isinstance(funcs, str):
             funcs = [funcs]
-            results, expecteds, options = [evaluator.get("result")], [evaluator.get("expected")], [evaluator.get("options")]
+            results, expecteds, options = (
+                [evaluator.get("result")],
+                [evaluator.get("expected")],
+                [evaluator.get("options")],
+            )
         elif isinstance(funcs, list) and funcs and all(isinstance(f, str) for f in funcs):
             results = _as_list(evaluator.get("result"), len(funcs))
             expecteds = _as_list(evaluator.get("expected"), len(funcs))
@@ -169,7 +200,9 @@ class ExampleMapper:
         calls: list[Any] = []
         ok = post_ok
         for i, func in enumerate(funcs):
-            call = self.metric(func, results[i], expecteds[i], options[i], f"evaluator[{i}]" if len(funcs) > 1 else "evaluator")
+            call = self.metric(
+                func, results[i], expecteds[i], options[i], f"evaluator[{i}]" if len(funcs) > 1 else "evaluator"
+            )
             if call is None:
                 ok = False
             else:

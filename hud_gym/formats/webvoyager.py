@@ -70,7 +70,11 @@ def read_reference_answers(path: str | Path) -> dict[tuple[str, int], dict[str, 
             raise TaskFileError(path, "expected {'answers': [...]}", field=f"{web_name}.answers")
         for position, item in enumerate(items):
             field = f"{web_name}.answers[{position}]"
-            if not isinstance(item, dict) or not isinstance(item.get("id"), int) or not isinstance(item.get("ans"), str):
+            if (
+                not isinstance(item, dict)
+                or not isinstance(item.get("id"), int)
+                or not isinstance(item.get("ans"), str)
+            ):
                 raise TaskFileError(path, "an answer needs an integer 'id' and a string 'ans'", field=field)
             kind = item.get("type", "golden")
             if kind not in ("golden", "possible"):
@@ -85,15 +89,17 @@ def _number(task_id: str) -> int | None:
     return int(suffix) if suffix.isascii() and suffix.isdigit() and len(suffix) <= 9 else None
 
 
-def _convert_row(path: Path, row: Row, references: dict[tuple[str, int], dict[str, str]] | None,
-                 reference_file: Path | None) -> tuple[dict[str, Any], TaskConversion]:
+def _convert_row(
+    path: Path, row: Row, references: dict[tuple[str, int], dict[str, str]] | None, reference_file: Path | None
+) -> tuple[dict[str, Any], TaskConversion]:
     task_id = require_str(path, row, "id")
     question = require_str(path, row, "ques")
     web = require_str(path, row, "web")
     web_name = row.data.get("web_name")
     if web_name is not None and not isinstance(web_name, str):
-        raise TaskFileError(path, f"expected a string, got {type(web_name).__name__}", line=row.line, index=row.index,
-                            field="web_name")
+        raise TaskFileError(
+            path, f"expected a string, got {type(web_name).__name__}", line=row.line, index=row.index, field="web_name"
+        )
     entry = TaskConversion(index=row.index, id=task_id, line=row.line)
     reference = None
     if references is not None:
@@ -104,7 +110,9 @@ def _convert_row(path: Path, row: Row, references: dict[tuple[str, int], dict[st
         evaluate: list[Any] = [["ungraded", UNGRADED_REASON]]
         entry.notes.append("ungraded: no reference answer" + (f" in {reference_file.name}" if reference_file else ""))
     else:
-        evaluate = [{"function": "webvoyager_answer", "args": [reference["ans"]], "kwargs": {"kind": reference["type"]}}]
+        evaluate = [
+            {"function": "webvoyager_answer", "args": [reference["ans"]], "kwargs": {"kind": reference["type"]}}
+        ]
         if reference["type"] == "possible":
             entry.notes.append("ungraded: the reference is a 'possible' answer (judged by a person or a model)")
         else:
@@ -122,7 +130,9 @@ def _convert_row(path: Path, row: Row, references: dict[tuple[str, int], dict[st
     return task, entry
 
 
-def convert_webvoyager(path: str | Path, reference_answers: str | Path | None = None) -> tuple[TaskSet, ConversionReport]:
+def convert_webvoyager(
+    path: str | Path, reference_answers: str | Path | None = None
+) -> tuple[TaskSet, ConversionReport]:
     """Convert a WebVoyager ``.jsonl`` (or ``.json`` list) file; see the module docstring.
 
     Args:

@@ -111,12 +111,18 @@ def _durations(rows: list[dict[str, Any]]) -> DurationStats:
     if not seconds:
         return DurationStats()
     values = np.asarray(seconds)
-    return DurationStats(count=len(seconds), mean_s=float(values.mean()), p50_s=float(np.percentile(values, 50)),
-                         p95_s=float(np.percentile(values, 95)), max_s=float(values.max()))
+    return DurationStats(
+        count=len(seconds),
+        mean_s=float(values.mean()),
+        p50_s=float(np.percentile(values, 50)),
+        p95_s=float(np.percentile(values, 95)),
+        max_s=float(values.max()),
+    )
 
 
-def compute_analytics(job_id: str, name: str, status: str, rows: list[dict[str, Any]], *,
-                      success_threshold: float = 1.0) -> JobAnalytics:
+def compute_analytics(
+    job_id: str, name: str, status: str, rows: list[dict[str, Any]], *, success_threshold: float = 1.0
+) -> JobAnalytics:
     """The analytics of a job from its trajectory summary rows
     (:meth:`~hud_gym.jobs.store.Store.trajectory_summaries`)."""
     finished = [r for r in rows if r["status"] != "running"]
@@ -137,12 +143,18 @@ def compute_analytics(job_id: str, name: str, status: str, rows: list[dict[str, 
         task_scored = [r for r in task_rows if r["status"] not in FAILED]
         task_rewards = [float(r["reward"]) for r in task_scored if r["reward"] is not None]
         task_successes = sum(is_success(r, success_threshold) for r in task_scored)
-        tasks.append(TaskAnalytics(
-            task_id=task_id, runs=len(task_rows), scored=len(task_scored), successes=task_successes,
-            errors=len(task_rows) - len(task_scored),
-            success_rate=task_successes / len(task_scored) if task_scored else None,
-            mean_reward=_mean(task_rewards), mean_steps=_mean([int(r["steps"]) for r in task_rows]),
-        ))
+        tasks.append(
+            TaskAnalytics(
+                task_id=task_id,
+                runs=len(task_rows),
+                scored=len(task_scored),
+                successes=task_successes,
+                errors=len(task_rows) - len(task_scored),
+                success_rate=task_successes / len(task_scored) if task_scored else None,
+                mean_reward=_mean(task_rewards),
+                mean_steps=_mean([int(r["steps"]) for r in task_rows]),
+            )
+        )
 
     per_group: dict[str, list[dict[str, Any]]] = {}
     for row in finished:
@@ -151,20 +163,40 @@ def compute_analytics(job_id: str, name: str, status: str, rows: list[dict[str, 
     groups = []
     for group_id, group_rows in per_group.items():
         group_rows.sort(key=lambda r: r["rollout_index"])
-        group_rewards = [None if r["status"] in FAILED or r["reward"] is None else float(r["reward"]) for r in group_rows]
+        group_rewards = [
+            None if r["status"] in FAILED or r["reward"] is None else float(r["reward"]) for r in group_rows
+        ]
         scored_rewards = [r for r in group_rewards if r is not None]
-        groups.append(GroupAnalytics(
-            group_id=group_id, task_id=group_rows[0]["task_id"], seed=group_rows[0]["seed"], rewards=group_rewards,
-            mean=_mean(scored_rewards), std=float(np.std(scored_rewards)) if scored_rewards else None,
-            successes=sum(is_success(r, success_threshold) for r in group_rows),
-        ))
+        groups.append(
+            GroupAnalytics(
+                group_id=group_id,
+                task_id=group_rows[0]["task_id"],
+                seed=group_rows[0]["seed"],
+                rewards=group_rewards,
+                mean=_mean(scored_rewards),
+                std=float(np.std(scored_rewards)) if scored_rewards else None,
+                successes=sum(is_success(r, success_threshold) for r in group_rows),
+            )
+        )
 
     return JobAnalytics(
-        job_id=job_id, name=name, status=status, success_threshold=success_threshold,
-        trajectories=len(rows), running=len(rows) - len(finished), finished=len(finished), scored=len(scored),
-        successes=successes, success_rate=successes / len(scored) if scored else None, mean_reward=_mean(rewards),
-        errors=len(failed), status_counts=status_counts,
+        job_id=job_id,
+        name=name,
+        status=status,
+        success_threshold=success_threshold,
+        trajectories=len(rows),
+        running=len(rows) - len(finished),
+        finished=len(finished),
+        scored=len(scored),
+        successes=successes,
+        success_rate=successes / len(scored) if scored else None,
+        mean_reward=_mean(rewards),
+        errors=len(failed),
+        status_counts=status_counts,
         error_counts={s: n for s, n in status_counts.items() if s in FAILED},
-        steps_total=sum(steps), steps_mean=_mean(steps), duration=_durations(finished),
-        per_task=tasks, per_group=groups,
+        steps_total=sum(steps),
+        steps_mean=_mean(steps),
+        duration=_durations(finished),
+        per_task=tasks,
+        per_group=groups,
     )

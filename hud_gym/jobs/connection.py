@@ -44,11 +44,14 @@ def damaged(exc: sqlite3.DatabaseError, db: Path) -> StoreError | None:
     """The :class:`StoreError` for "not a database" / "malformed" errors, else ``None``."""
     code = (getattr(exc, "sqlite_errorcode", 0) or 0) & 0xFF
     if code == _NOTADB or "file is not a database" in str(exc):
-        return StoreError(f"{db} is not a hud-gym job store (not an SQLite database): move it away, or point "
-                          "HUD_GYM_HOME at another directory")
+        return StoreError(
+            f"{db} is not a hud-gym job store (not an SQLite database): move it away, or point "
+            "HUD_GYM_HOME at another directory"
+        )
     if code == _CORRUPT or "malformed" in str(exc):
-        return StoreError(f"the job store {db} is damaged ({exc}): restore it from a copy, or point HUD_GYM_HOME at "
-                          "another directory")
+        return StoreError(
+            f"the job store {db} is damaged ({exc}): restore it from a copy, or point HUD_GYM_HOME at another directory"
+        )
     return None
 
 
@@ -91,8 +94,10 @@ def connect_ro(db: Path) -> sqlite3.Connection:
     except sqlite3.OperationalError as exc:
         wal = Path(f"{db}-wal")
         if wal.exists() and wal.stat().st_size > 0:
-            raise StoreError(f"cannot read the job store {db} read-only ({exc}): its write-ahead log {wal} needs "
-                             f"{db}-shm next to it; open the store once where it is writable") from None
+            raise StoreError(
+                f"cannot read the job store {db} read-only ({exc}): its write-ahead log {wal} needs "
+                f"{db}-shm next to it; open the store once where it is writable"
+            ) from None
     return _setup(_open(uri + "&immutable=1"), db)
 
 

@@ -91,8 +91,10 @@ class Database:
         return why_read_only(self.home, self.db_path)
 
     def _read_only_message(self) -> str:
-        return (f"the job store {self.home} is read-only ({self.read_only_reason}): hud-gym cannot record jobs there; "
-                "point HUD_GYM_HOME at a writable directory")
+        return (
+            f"the job store {self.home} is read-only ({self.read_only_reason}): hud-gym cannot record jobs there; "
+            "point HUD_GYM_HOME at a writable directory"
+        )
 
     def require_writable(self) -> None:
         """Raise :class:`StoreReadOnlyError` (naming the directory and why) unless writable."""
@@ -190,18 +192,28 @@ def _show_dead_writers_interrupted(conn: sqlite3.Connection) -> None:
     writers that no longer run are ``interrupted`` (reward ``None``), as reconciling would make them."""
     conn.create_function("hud_gym_alive", 3, lambda host, pid, started: int(is_running(host, pid, started)))
     for table, prefix, error, end in (
-        ("trajectories", "writer", _DEAD_RUN_ERROR,
-         "COALESCE((SELECT MAX(COALESCE(s.ended_at, s.started_at)) FROM main.steps s WHERE s.trajectory_id = t.id), "
-         "t.started_at)"),
-        ("jobs", "owner", _DEAD_JOB_ERROR,
-         "COALESCE((SELECT MAX(COALESCE(r.ended_at, r.started_at)) FROM main.trajectories r WHERE r.job_id = t.id), "
-         "t.created_at)"),
+        (
+            "trajectories",
+            "writer",
+            _DEAD_RUN_ERROR,
+            "COALESCE((SELECT MAX(COALESCE(s.ended_at, s.started_at)) FROM main.steps s WHERE s.trajectory_id = t.id), "
+            "t.started_at)",
+        ),
+        (
+            "jobs",
+            "owner",
+            _DEAD_JOB_ERROR,
+            "COALESCE((SELECT MAX(COALESCE(r.ended_at, r.started_at)) FROM main.trajectories r WHERE r.job_id = t.id), "
+            "t.created_at)",
+        ),
     ):
         dead = f"t.status = 'running' AND NOT hud_gym_alive(t.{prefix}_host, t.{prefix}_pid, t.{prefix}_started)"
-        replaced = {"status": f"CASE WHEN {dead} THEN 'interrupted' ELSE t.status END",
-                    "error": f"CASE WHEN {dead} THEN '{error}' ELSE t.error END",
-                    "ended_at": f"CASE WHEN {dead} THEN {end} ELSE t.ended_at END",
-                    "reward": f"CASE WHEN {dead} THEN NULL ELSE t.reward END"}
+        replaced = {
+            "status": f"CASE WHEN {dead} THEN 'interrupted' ELSE t.status END",
+            "error": f"CASE WHEN {dead} THEN '{error}' ELSE t.error END",
+            "ended_at": f"CASE WHEN {dead} THEN {end} ELSE t.ended_at END",
+            "reward": f"CASE WHEN {dead} THEN NULL ELSE t.reward END",
+        }
         columns = [row[1] for row in conn.execute(f"PRAGMA main.table_info({table})")]
         select = ", ".join(f"{replaced.get(c, f't.{c}')} AS {c}" for c in columns)
         conn.execute(f"CREATE TEMP VIEW {table} AS SELECT {select}, t.rowid AS rowid FROM main.{table} t")

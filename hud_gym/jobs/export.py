@@ -75,6 +75,7 @@ __all__ = [
 
 # ---------------------------------------------------------------------- JSONL
 
+
 def trajectory_record(trajectory: Trajectory, *, images: ImageMode = "path") -> dict[str, Any]:
     """One trajectory as a JSON-ready training record (one JSONL line; see :func:`export_jsonl`)."""
     _check_choice("images", images, IMAGE_MODES)
@@ -83,31 +84,50 @@ def trajectory_record(trajectory: Trajectory, *, images: ImageMode = "path") -> 
     steps = []
     for step in trajectory.steps:
         entry: dict[str, Any] = {
-            "index": step.index, "actions": step.actions, "reward": step.reward, "terminated": step.terminated,
-            "truncated": step.truncated, "status": step.status, "error": step.error, "text": step.text,
+            "index": step.index,
+            "actions": step.actions,
+            "reward": step.reward,
+            "terminated": step.terminated,
+            "truncated": step.truncated,
+            "status": step.status,
+            "error": step.error,
+            "text": step.text,
             "image": _image(step.observation_ref, images),
-            "started_at": step.started_at.isoformat(), "ended_at": step.ended_at.isoformat() if step.ended_at else None,
+            "started_at": step.started_at.isoformat(),
+            "ended_at": step.ended_at.isoformat() if step.ended_at else None,
         }
         if step.policy_trace is not None:
             entry["policy_trace"] = step.policy_trace
         steps.append(entry)
     record = {
-        "trajectory_id": trajectory.trajectory_id, "job_id": trajectory.job_id, "group_id": trajectory.group_id,
-        "rollout_index": trajectory.rollout_index, "task_id": trajectory.task_id, "prompt": trajectory.prompt,
-        "seed": trajectory.seed, "status": trajectory.status, "failed": failed,
+        "trajectory_id": trajectory.trajectory_id,
+        "job_id": trajectory.job_id,
+        "group_id": trajectory.group_id,
+        "rollout_index": trajectory.rollout_index,
+        "task_id": trajectory.task_id,
+        "prompt": trajectory.prompt,
+        "seed": trajectory.seed,
+        "status": trajectory.status,
+        "failed": failed,
         "reward": None if failed or trajectory.reward is None else float(trajectory.reward),
-        "error": trajectory.error, "final_response": trajectory.final_response, "grade": trajectory.grade,
+        "error": trajectory.error,
+        "final_response": trajectory.final_response,
+        "grade": trajectory.grade,
         "started_at": trajectory.started_at.isoformat(),
         "ended_at": trajectory.ended_at.isoformat() if trajectory.ended_at else None,
-        "duration_s": trajectory.duration_s, "step_rewards": trajectory.step_rewards,
-        "initial_image": _image(_initial_ref(trajectory), images), "steps": steps,
-        "task": trajectory.task.model_dump(mode="json") if trajectory.task else None, "metadata": metadata,
+        "duration_s": trajectory.duration_s,
+        "step_rewards": trajectory.step_rewards,
+        "initial_image": _image(_initial_ref(trajectory), images),
+        "steps": steps,
+        "task": trajectory.task.model_dump(mode="json") if trajectory.task else None,
+        "metadata": metadata,
     }
     return json_safe(record)
 
 
-def export_jsonl(source: Source, out: str | os.PathLike[str], *, images: ImageMode = "path",
-                 on_progress: Progress | None = None) -> Path:
+def export_jsonl(
+    source: Source, out: str | os.PathLike[str], *, images: ImageMode = "path", on_progress: Progress | None = None
+) -> Path:
     """Write one JSON line per trajectory of ``source`` (a Job or trajectories) to ``out``.
 
     Each line holds ``trajectory_id``, ``job_id``, ``group_id``, ``rollout_index``, ``task_id``,
@@ -134,6 +154,7 @@ def export_jsonl(source: Source, out: str | os.PathLike[str], *, images: ImageMo
 
 # ---------------------------------------------------------------------- HUD-style JSON
 
+
 def hud_trajectory(trajectory: Trajectory, *, images: ImageMode = "path") -> dict[str, Any]:
     """One trajectory in the HUD SDK's shape (``observation_url`` is a ``file://`` URL, or a
     ``data:`` URL with ``images="base64"``)."""
@@ -145,29 +166,49 @@ def hud_trajectory(trajectory: Trajectory, *, images: ImageMode = "path") -> dic
             return None
         return image_data_url(path) if images == "base64" else path.absolute().as_uri()
 
-    steps = [{"observation_url": url(_initial_ref(trajectory)), "observation_text": trajectory.prompt or None,
-              "actions": [], "start_timestamp": trajectory.started_at.isoformat(),
-              "end_timestamp": trajectory.started_at.isoformat()}]
+    steps = [
+        {
+            "observation_url": url(_initial_ref(trajectory)),
+            "observation_text": trajectory.prompt or None,
+            "actions": [],
+            "start_timestamp": trajectory.started_at.isoformat(),
+            "end_timestamp": trajectory.started_at.isoformat(),
+        }
+    ]
     for step in trajectory.steps:
-        steps.append({"observation_url": url(step.observation_ref), "observation_text": step.text or None,
-                      "actions": step.actions, "start_timestamp": step.started_at.isoformat(),
-                      "end_timestamp": step.ended_at.isoformat() if step.ended_at else None})
+        steps.append(
+            {
+                "observation_url": url(step.observation_ref),
+                "observation_text": step.text or None,
+                "actions": step.actions,
+                "start_timestamp": step.started_at.isoformat(),
+                "end_timestamp": step.ended_at.isoformat() if step.ended_at else None,
+            }
+        )
     errors = [f"step {s.index}: {s.error}" for s in trajectory.steps if s.error]
-    return json_safe({
-        "id": trajectory.trajectory_id,
-        "reward": None if trajectory.status in FAILED else trajectory.reward,
-        "logs": "\n".join(errors) or None,
-        "error": trajectory.error,
-        "trajectory": steps,
-        "status": trajectory.status, "task_id": trajectory.task_id, "group_id": trajectory.group_id,
-        "rollout_index": trajectory.rollout_index, "seed": trajectory.seed, "prompt": trajectory.prompt,
-        "final_response": trajectory.final_response, "grade": trajectory.grade,
-        "metadata": {k: v for k, v in trajectory.metadata.items() if k != INITIAL_OBSERVATION_REF},
-    })
+    return json_safe(
+        {
+            "id": trajectory.trajectory_id,
+            "reward": None if trajectory.status in FAILED else trajectory.reward,
+            "logs": "\n".join(errors) or None,
+            "error": trajectory.error,
+            "trajectory": steps,
+            "status": trajectory.status,
+            "task_id": trajectory.task_id,
+            "group_id": trajectory.group_id,
+            "rollout_index": trajectory.rollout_index,
+            "seed": trajectory.seed,
+            "prompt": trajectory.prompt,
+            "final_response": trajectory.final_response,
+            "grade": trajectory.grade,
+            "metadata": {k: v for k, v in trajectory.metadata.items() if k != INITIAL_OBSERVATION_REF},
+        }
+    )
 
 
-def export_hud_json(source: Source, out: str | os.PathLike[str], *, images: ImageMode = "path",
-                    on_progress: Progress | None = None) -> Path:
+def export_hud_json(
+    source: Source, out: str | os.PathLike[str], *, images: ImageMode = "path", on_progress: Progress | None = None
+) -> Path:
     """Write ``{"job": {...} | null, "trajectories": [HUD trajectory, ...]}`` to ``out`` (see
     :func:`hud_trajectory`); ``job`` holds the job's ``id``, ``name``, ``metadata``,
     ``created_at`` and ``status`` when ``source`` is a Job. Returns the path written."""
@@ -182,16 +223,26 @@ def export_hud_json(source: Source, out: str | os.PathLike[str], *, images: Imag
     path = Path(out)
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(f".{path.name}.part")
-    partial.write_text(json.dumps({"job": json_safe(job), "trajectories": items}, ensure_ascii=False, indent=1),
-                       encoding="utf-8")
+    partial.write_text(
+        json.dumps({"job": json_safe(job), "trajectories": items}, ensure_ascii=False, indent=1), encoding="utf-8"
+    )
     os.replace(partial, path)
     return path
 
 
 # ---------------------------------------------------------------------- one entry point
 
-def export_job(source: Source, export_format: ExportFormat, out: str | os.PathLike[str], *, images: ImageMode = "path",
-               video_format: VideoFormat = "mp4", fps: float = 1.0, on_progress: Progress | None = None) -> list[Path]:
+
+def export_job(
+    source: Source,
+    export_format: ExportFormat,
+    out: str | os.PathLike[str],
+    *,
+    images: ImageMode = "path",
+    video_format: VideoFormat = "mp4",
+    fps: float = 1.0,
+    on_progress: Progress | None = None,
+) -> list[Path]:
     """Export ``source`` as ``"jsonl"`` (a file), ``"hud"`` (a JSON file) or ``"video"`` (a
     directory of replays); returns the files written.
 

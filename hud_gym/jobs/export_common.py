@@ -16,8 +16,19 @@ from hud_gym.trajectory import Trajectory
 if TYPE_CHECKING:
     from hud_gym.jobs.job import Job
 
-__all__ = ["EXPORT_FORMATS", "IMAGE_MODES", "VIDEO_FORMATS", "ExportFormat", "ImageMode", "Progress", "Source",
-           "VideoFormat", "describe_action", "describe_actions", "image_data_url"]
+__all__ = [
+    "EXPORT_FORMATS",
+    "IMAGE_MODES",
+    "VIDEO_FORMATS",
+    "ExportFormat",
+    "ImageMode",
+    "Progress",
+    "Source",
+    "VideoFormat",
+    "describe_action",
+    "describe_actions",
+    "image_data_url",
+]
 
 ImageMode = Literal["path", "base64", "none"]
 """How screenshots appear in an export: absolute file paths, inline ``data:`` URLs, or left out."""
@@ -83,6 +94,7 @@ def _safe_name(text: str) -> str:
 
 # ---------------------------------------------------------------------- human-readable actions
 
+
 def _point(value: Any) -> str:
     if isinstance(value, dict) and "x" in value and "y" in value:
         return f"({value['x']}, {value['y']})"
@@ -111,7 +123,8 @@ def describe_action(action: dict[str, Any]) -> str:
         return f"{kind} {'+'.join(str(k) for k in action.get('keys') or [])}"
     if kind == "type":
         return f"type {json.dumps(_clip(str(action.get('text', ''))), ensure_ascii=False)}" + (
-            " + enter" if action.get("enter_after") else "")
+            " + enter" if action.get("enter_after") else ""
+        )
     if kind == "scroll":
         scroll = action.get("scroll") or {}
         return f"scroll ({scroll.get('x', 0)}, {scroll.get('y', 0)}) at {_point(action.get('point'))}{holding}"
@@ -131,7 +144,9 @@ def describe_action(action: dict[str, Any]) -> str:
         return kind
     if kind == "custom":
         args = action.get("args")
-        return f"custom {action.get('action', '?')}" + (f" {_clip(json.dumps(args, ensure_ascii=False), 40)}" if args else "")
+        return f"custom {action.get('action', '?')}" + (
+            f" {_clip(json.dumps(args, ensure_ascii=False), 40)}" if args else ""
+        )
     if "value" in action and len(action) == 1:  # an action the policy returned in no CLA form
         return f"unparsed action {_clip(str(action['value']), 40)}"
     return _clip(json.dumps(action, ensure_ascii=False))

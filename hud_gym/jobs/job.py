@@ -42,7 +42,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
-from hud_gym.jobs.context import _current, current_job  # noqa: F401  (re-exported)
+from hud_gym.jobs.context import _current, current_job
 from hud_gym.jobs.liveness import current_process
 from hud_gym.jobs.rows import from_time, load_json, to_json
 from hud_gym.jobs.store import Store, get_store
@@ -115,8 +115,9 @@ class Job:
         """Why the job failed or was interrupted."""
         return self._row()["error"]
 
-    def load_trajectories(self, *, status: str | list[str] | None = None,
-                          include_running: bool = False) -> list[Trajectory]:
+    def load_trajectories(
+        self, *, status: str | list[str] | None = None, include_running: bool = False
+    ) -> list[Trajectory]:
         """The job's finished trajectories (oldest first, steps included), optionally only those
         with ``status``. Screenshots are files: each step's ``observation_ref`` and
         ``trajectory.metadata["initial_observation_ref"]`` (the reset screenshot) are absolute
@@ -135,8 +136,13 @@ class Job:
         from hud_gym.jobs.analytics import compute_analytics
 
         row = self._row()
-        return compute_analytics(self.id, self.name, row["status"], self.store.trajectory_summaries(self.id),
-                                 success_threshold=success_threshold)
+        return compute_analytics(
+            self.id,
+            self.name,
+            row["status"],
+            self.store.trajectory_summaries(self.id),
+            success_threshold=success_threshold,
+        )
 
     async def aget_analytics(self, **kwargs: Any) -> Any:
         """:meth:`get_analytics` in a worker thread."""
@@ -153,7 +159,9 @@ class Job:
         trajectory.job_id = self.id
         self.store.save_trajectory(trajectory, self.id)
 
-    def finish(self, status: JobStatus = "completed", error: str | None = None, *, only_if_running: bool = False) -> None:
+    def finish(
+        self, status: JobStatus = "completed", error: str | None = None, *, only_if_running: bool = False
+    ) -> None:
         """Mark the job finished (``completed``, ``failed`` or ``interrupted``); with
         ``only_if_running``, a job already finished keeps its status."""
         if status == "running":
@@ -164,8 +172,15 @@ class Job:
     def to_dict(self) -> dict[str, Any]:
         """The job's fields as JSON-ready values."""
         row = self._row()
-        return {"id": self.id, "name": self.name, "metadata": self.metadata, "created_at": self.created_at.isoformat(),
-                "status": row["status"], "ended_at": row["ended_at"], "error": row["error"]}
+        return {
+            "id": self.id,
+            "name": self.name,
+            "metadata": self.metadata,
+            "created_at": self.created_at.isoformat(),
+            "status": row["status"],
+            "ended_at": row["ended_at"],
+            "error": row["error"],
+        }
 
     def __enter__(self) -> Job:
         self._tokens.append(_current.set(self))
@@ -197,6 +212,7 @@ def _final_status(exc: BaseException | None) -> tuple[JobStatus, str | None]:
 
 
 # ---------------------------------------------------------------------- creating and loading
+
 
 def create_job(name: str, metadata: dict[str, Any] | None = None, *, home: str | os.PathLike[str] | None = None) -> Job:
     """A new ``running`` job owned by this process (it ends ``completed`` at the process's normal
@@ -253,8 +269,10 @@ async def aload_job(id_or_prefix: str, **kwargs: Any) -> Job:
 
 # ---------------------------------------------------------------------- the decorator
 
-def register_job(name: str, metadata: dict[str, Any] | None = None, *,
-                 home: str | os.PathLike[str] | None = None) -> Callable[[F], F]:
+
+def register_job(
+    name: str, metadata: dict[str, Any] | None = None, *, home: str | os.PathLike[str] | None = None
+) -> Callable[[F], F]:
     """Decorate a sync or async function so that each call runs in a new job (see the module
     docstring). Inside the call, :func:`current_job` is that job."""
     if not isinstance(name, str) or not name.strip():
@@ -262,6 +280,7 @@ def register_job(name: str, metadata: dict[str, Any] | None = None, *,
 
     def decorate(fn: F) -> F:
         if inspect.iscoroutinefunction(fn):
+
             @functools.wraps(fn)
             async def run_async(*args: Any, **kwargs: Any) -> Any:
                 job = await acreate_job(name, metadata, home=home)

@@ -35,8 +35,8 @@ from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hud_gym.errors import HudGymWarning
 from hud_gym.actions import CLAAction, parse_actions
+from hud_gym.errors import HudGymWarning
 from hud_gym.jobs.rows import json_safe
 from hud_gym.jobs.store import Store, get_store
 from hud_gym.spaces import decode, is_encoded_action
@@ -88,8 +88,9 @@ class TrajectoryRecorder:
 
     # ------------------------------------------------------------------ listener events
 
-    async def on_reset(self, env: HudEnv, observation: dict[str, Any], info: dict[str, Any],
-                       options: dict[str, Any]) -> None:
+    async def on_reset(
+        self, env: HudEnv, observation: dict[str, Any], info: dict[str, Any], options: dict[str, Any]
+    ) -> None:
         """A new episode started: end the open one, add a running trajectory."""
         await self._finish_open("reset")
         hint = options.get("trajectory")
@@ -109,12 +110,21 @@ class TrajectoryRecorder:
             metadata={"gym": env.gym},
         )
         self._episode = _Episode(trajectory, from_rollout=hint is not None)
-        if not await self._io(info, self.store.start_trajectory, trajectory, self.job_id,
-                              initial_observation=observation):
+        if not await self._io(
+            info, self.store.start_trajectory, trajectory, self.job_id, initial_observation=observation
+        ):
             self._episode = None
 
-    async def on_step(self, env: HudEnv, action: Any, observation: dict[str, Any], reward: float | None,
-                      terminated: bool, truncated: bool, info: dict[str, Any]) -> None:
+    async def on_step(
+        self,
+        env: HudEnv,
+        action: Any,
+        observation: dict[str, Any],
+        reward: float | None,
+        terminated: bool,
+        truncated: bool,
+        info: dict[str, Any],
+    ) -> None:
         """A step happened: add its row; if it ended the episode, store the outcome."""
         episode = self._episode
         if episode is None:
@@ -193,13 +203,19 @@ class TrajectoryRecorder:
         if episode is None:
             return None
         trajectory = episode.trajectory
-        trajectory.status, trajectory.reward, trajectory.error, trajectory.ended_at = "interrupted", None, message, utc_now()
+        trajectory.status, trajectory.reward, trajectory.error, trajectory.ended_at = (
+            "interrupted",
+            None,
+            message,
+            utc_now(),
+        )
         self.store.end_trajectory(trajectory)
         return self.job_id
 
 
-def _outcome(trajectory: Trajectory, step: TrajectoryStep, grade: Any, final_response: str | None,
-             ended_at: Any) -> Trajectory:
+def _outcome(
+    trajectory: Trajectory, step: TrajectoryStep, grade: Any, final_response: str | None, ended_at: Any
+) -> Trajectory:
     """The trajectory's final fields after its last step (the rules of ``grpo.rollout``)."""
     trajectory.final_response = final_response
     trajectory.grade = grade.model_dump(mode="json", exclude={"raw"}) if hasattr(grade, "model_dump") else None
@@ -234,9 +250,12 @@ def info_json(info: dict[str, Any]) -> dict[str, Any]:
         if key in _SKIPPED_INFO_KEYS or value is None:
             continue
         value = json_safe(value)
-        if isinstance(value, (bool, int, float, str)):
-            kept[key] = value
-        elif isinstance(value, list) and len(value) <= 16 and all(isinstance(v, (bool, int, float, str)) for v in value):
+        if (
+            isinstance(value, (bool, int, float, str))
+            or isinstance(value, list)
+            and len(value) <= 16
+            and all(isinstance(v, (bool, int, float, str)) for v in value)
+        ):
             kept[key] = value
     return kept
 
@@ -254,7 +273,8 @@ def _executor() -> concurrent.futures.ThreadPoolExecutor:
         if pool is None:
             _executors.clear()  # a forked child does not inherit the parent's threads
             pool = _executors[os.getpid()] = concurrent.futures.ThreadPoolExecutor(
-                WRITER_THREADS, thread_name_prefix="hud-gym-store")
+                WRITER_THREADS, thread_name_prefix="hud-gym-store"
+            )
         return pool
 
 

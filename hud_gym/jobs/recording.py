@@ -30,8 +30,14 @@ _MARK_RECORD_ERROR = (
 class RecordingStore(Database):
     """Screenshots and failed recordings; the arguments are :class:`~hud_gym.jobs.store.Store`'s."""
 
-    def __init__(self, home: str | os.PathLike[str] | None = None, *, image_format: ImageFormat = "jpeg",
-                 jpeg_quality: int = 85, read_only: bool | None = None) -> None:
+    def __init__(
+        self,
+        home: str | os.PathLike[str] | None = None,
+        *,
+        image_format: ImageFormat = "jpeg",
+        jpeg_quality: int = 85,
+        read_only: bool | None = None,
+    ) -> None:
         if image_format not in EXTENSIONS:
             raise ValueError(f"image_format must be one of {sorted(EXTENSIONS)}, got {image_format!r}")
         if not 1 <= jpeg_quality <= 100:

@@ -92,7 +92,8 @@ class SpaceReserve:
         except OSError:
             free = 0
         if free < 2 * RESERVE_BYTES:
-            raise OSError(errno.ENOSPC, f"No space left on device (the job store {self.path.parent} is full; "
-                                        "free some space)")
+            raise OSError(
+                errno.ENOSPC, f"No space left on device (the job store {self.path.parent} is full; free some space)"
+            )
         self.disk_full = False
         self.ensure()

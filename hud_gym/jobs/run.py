@@ -40,11 +40,21 @@ def _resolve(taskset: TaskSet | Sequence[Task | dict[str, Any]] | str | Path) ->
     return tasks
 
 
-async def arun_job(agent: Any, taskset: TaskSet | Sequence[Task | dict[str, Any]] | str | Path, name: str | None = None,
-                   *, max_concurrent: int = 8, group_size: int = 1, env_kwargs: dict[str, Any] | None = None,
-                   metadata: dict[str, Any] | None = None, seed: int | None = None, max_steps: int | None = None,
-                   timeout_s: float | None = None, on_trajectory: Callable[[Trajectory], Any] | None = None,
-                   home: str | os.PathLike[str] | None = None) -> Job:
+async def arun_job(
+    agent: Any,
+    taskset: TaskSet | Sequence[Task | dict[str, Any]] | str | Path,
+    name: str | None = None,
+    *,
+    max_concurrent: int = 8,
+    group_size: int = 1,
+    env_kwargs: dict[str, Any] | None = None,
+    metadata: dict[str, Any] | None = None,
+    seed: int | None = None,
+    max_steps: int | None = None,
+    timeout_s: float | None = None,
+    on_trajectory: Callable[[Trajectory], Any] | None = None,
+    home: str | os.PathLike[str] | None = None,
+) -> Job:
     """Run every task of ``taskset`` with ``agent`` as one job; returns the finished job.
 
     Args:
@@ -78,17 +88,36 @@ async def arun_job(agent: Any, taskset: TaskSet | Sequence[Task | dict[str, Any]
         raise ValueError("env_kwargs must not contain 'job': run_job links every env to the job it creates")
     policy = as_policy(agent)
     tasks = _resolve(taskset)
-    settings = {"taskset": tasks.id, "tasks": len(tasks), "group_size": group_size, "max_concurrent": max_concurrent,
-                "agent": policy.label if isinstance(policy, HudAgentPolicy) else
-                type(policy).__name__ if not inspect.isfunction(policy) else policy.__qualname__,
-                "seed": seed, "max_steps": max_steps}
-    job = await asyncio.to_thread(create_job, name or f"run {tasks.id or 'tasks'}", {**(metadata or {}), "run": settings},
-                                  home=home)
+    settings = {
+        "taskset": tasks.id,
+        "tasks": len(tasks),
+        "group_size": group_size,
+        "max_concurrent": max_concurrent,
+        "agent": policy.label
+        if isinstance(policy, HudAgentPolicy)
+        else type(policy).__name__
+        if not inspect.isfunction(policy)
+        else policy.__qualname__,
+        "seed": seed,
+        "max_steps": max_steps,
+    }
+    job = await asyncio.to_thread(
+        create_job, name or f"run {tasks.id or 'tasks'}", {**(metadata or {}), "run": settings}, home=home
+    )
     seeds = [seed + i if seed is not None else None for i in range(len(tasks))]
     pool = EnvPool(max_concurrent, job=job, **env_kwargs)
     try:
-        groups = rollout_groups(list(tasks), policy, group_size, max_concurrent=max_concurrent, seeds=seeds, pool=pool,
-                                max_steps=max_steps, timeout_s=timeout_s, keep_observations=False)
+        groups = rollout_groups(
+            list(tasks),
+            policy,
+            group_size,
+            max_concurrent=max_concurrent,
+            seeds=seeds,
+            pool=pool,
+            max_steps=max_steps,
+            timeout_s=timeout_s,
+            keep_observations=False,
+        )
         async with aclosing(groups):
             async for group in groups:
                 for trajectory in group.trajectories:
@@ -107,8 +136,9 @@ async def arun_job(agent: Any, taskset: TaskSet | Sequence[Task | dict[str, Any]
     return job
 
 
-def run_job(agent: Any, taskset: TaskSet | Sequence[Task | dict[str, Any]] | str | Path, name: str | None = None,
-            **kwargs: Any) -> Job:
+def run_job(
+    agent: Any, taskset: TaskSet | Sequence[Task | dict[str, Any]] | str | Path, name: str | None = None, **kwargs: Any
+) -> Job:
     """:func:`arun_job` from sync code: the runs are batched on hud-gym's event loop thread.
     Takes the same arguments; not callable from that loop thread itself (use ``await arun_job``)."""
     from hud_gym.core.loop import get_loop_thread

@@ -178,6 +178,8 @@ def check_readable(conn: sqlite3.Connection, path: str, read_only_reason: str) -
     if found > SCHEMA_VERSION:
         raise _too_new(found, path)
     if found < SCHEMA_VERSION:
-        raise StoreReadOnlyError(f"the job store {path} has schema version {found} and must be upgraded to "
-                                 f"{SCHEMA_VERSION}, but it is read-only ({read_only_reason}): open it once with "
-                                 "write access")
+        raise StoreReadOnlyError(
+            f"the job store {path} has schema version {found} and must be upgraded to "
+            f"{SCHEMA_VERSION}, but it is read-only ({read_only_reason}): open it once with "
+            "write access"
+        )

@@ -38,7 +38,15 @@ from hud_gym.jobs.rows import to_json, to_time
 from hud_gym.jobs.trajectory_store import RUNNING, TrajectoryStore
 from hud_gym.trajectory import utc_now
 
-__all__ = ["DB_NAME", "JobNotFoundError", "Store", "StoreError", "StoreReadOnlyError", "TrajectoryNotFoundError", "get_store"]
+__all__ = [
+    "DB_NAME",
+    "JobNotFoundError",
+    "Store",
+    "StoreError",
+    "StoreReadOnlyError",
+    "TrajectoryNotFoundError",
+    "get_store",
+]
 
 
 class Store(TrajectoryStore):
@@ -62,15 +70,23 @@ class Store(TrajectoryStore):
 
     # ------------------------------------------------------------------ jobs
 
-    def insert_job(self, job_id: str, name: str, metadata: dict[str, Any], created_at: Any,
-                   owner: ProcessIdentity | None) -> None:
+    def insert_job(
+        self, job_id: str, name: str, metadata: dict[str, Any], created_at: Any, owner: ProcessIdentity | None
+    ) -> None:
         """Add a ``running`` job owned by ``owner`` (the process whose exit ends it)."""
         with self._write() as conn:
             conn.execute(
                 "INSERT INTO jobs (id, name, metadata, created_at, status, owner_host, owner_pid, owner_started) "
                 "VALUES (?, ?, ?, ?, 'running', ?, ?, ?)",
-                (job_id, name, to_json(metadata), to_time(created_at), owner and owner.host, owner and owner.pid,
-                 owner and owner.started),
+                (
+                    job_id,
+                    name,
+                    to_json(metadata),
+                    to_time(created_at),
+                    owner and owner.host,
+                    owner and owner.pid,
+                    owner and owner.started,
+                ),
             )
 
     def finish_job(self, job_id: str, status: str, error: str | None = None, *, only_if_running: bool = False) -> bool:
@@ -86,10 +102,15 @@ class Store(TrajectoryStore):
             note = self._failures.summary(job_id)
             error = f"{error}; {note}" if error and note else error or note
         condition = " AND status = 'running'" if only_if_running else ""
-        return self._status_write(lambda conn: conn.execute(
-            f"UPDATE jobs SET status = ?, error = ?, ended_at = ? WHERE id = ?{condition}",
-            (status, error, None if status == RUNNING else to_time(utc_now()), job_id),
-        ).rowcount > 0)
+        return self._status_write(
+            lambda conn: (
+                conn.execute(
+                    f"UPDATE jobs SET status = ?, error = ?, ended_at = ? WHERE id = ?{condition}",
+                    (status, error, None if status == RUNNING else to_time(utc_now()), job_id),
+                ).rowcount
+                > 0
+            )
+        )
 
     def update_job_metadata(self, job_id: str, metadata: dict[str, Any]) -> None:
         """Replace a job's metadata."""
@@ -115,8 +136,9 @@ class Store(TrajectoryStore):
         if not rows:
             raise JobNotFoundError(f"no job with id {id_or_prefix!r} in {self.db_path}")
         shown = ", ".join(f"{r['id']} ({r['name']})" for r in rows[:5])
-        raise JobNotFoundError(f"job id prefix {id_or_prefix!r} is ambiguous: it matches {shown}"
-                               + (", ..." if len(rows) > 5 else ""))
+        raise JobNotFoundError(
+            f"job id prefix {id_or_prefix!r} is ambiguous: it matches {shown}" + (", ..." if len(rows) > 5 else "")
+        )
 
     def job_rows(self, limit: int | None = None) -> list[sqlite3.Row]:
         """Jobs, newest first."""
@@ -150,12 +172,14 @@ class Store(TrajectoryStore):
         where = " AND job_id = ?" if job_id else ""
         params = (job_id,) if job_id else ()
         running = conn.execute(
-            f"SELECT id, writer_host, writer_pid, writer_started FROM trajectories WHERE status = 'running'{where}", params
+            f"SELECT id, writer_host, writer_pid, writer_started FROM trajectories WHERE status = 'running'{where}",
+            params,
         ).fetchall()
         dead = [r["id"] for r in running if not is_running(r["writer_host"], r["writer_pid"], r["writer_started"])]
         jobs = conn.execute(
             f"SELECT id, owner_host, owner_pid, owner_started FROM jobs WHERE status = 'running'"
-            f"{' AND id = ?' if job_id else ''}", params
+            f"{' AND id = ?' if job_id else ''}",
+            params,
         ).fetchall()
         dead_jobs = [r["id"] for r in jobs if not is_running(r["owner_host"], r["owner_pid"], r["owner_started"])]
         if not dead and not dead_jobs:

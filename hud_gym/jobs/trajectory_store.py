@@ -28,8 +28,14 @@ class TrajectoryStore(RecordingStore):
 
     # ------------------------------------------------------------------ trajectories: writes
 
-    def start_trajectory(self, trajectory: Trajectory, job_id: str, *, initial_observation: Any = None,
-                         writer: ProcessIdentity | None = None) -> str | None:
+    def start_trajectory(
+        self,
+        trajectory: Trajectory,
+        job_id: str,
+        *,
+        initial_observation: Any = None,
+        writer: ProcessIdentity | None = None,
+    ) -> str | None:
         """Add a ``running`` row for ``trajectory`` (steps are added by :meth:`add_step`) and write
         its reset screenshot; returns the screenshot's reference. When the screenshot cannot be
         written the row is still added (and ends ``record_error``) and the error raised."""
@@ -45,17 +51,35 @@ class TrajectoryStore(RecordingStore):
                     "INSERT INTO trajectories (id, job_id, group_id, rollout_index, task_id, task, seed, prompt, status, "
                     "started_at, metadata, initial_observation_ref, writer_host, writer_pid, writer_started) "
                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?)",
-                    (trajectory.trajectory_id, job_id, trajectory.group_id, trajectory.rollout_index, trajectory.task_id,
-                     trajectory.task.model_dump_json() if trajectory.task else None, trajectory.seed, trajectory.prompt,
-                     to_time(trajectory.started_at), to_json(trajectory.metadata), ref, writer.host, writer.pid,
-                     writer.started),
+                    (
+                        trajectory.trajectory_id,
+                        job_id,
+                        trajectory.group_id,
+                        trajectory.rollout_index,
+                        trajectory.task_id,
+                        trajectory.task.model_dump_json() if trajectory.task else None,
+                        trajectory.seed,
+                        trajectory.prompt,
+                        to_time(trajectory.started_at),
+                        to_json(trajectory.metadata),
+                        ref,
+                        writer.host,
+                        writer.pid,
+                        writer.started,
+                    ),
                 )
             if image_error is not None:
                 raise image_error
         return ref
 
-    def add_step(self, job_id: str, trajectory_id: str, step: TrajectoryStep, observation: Any = None,
-                 end: Trajectory | None = None) -> str | None:
+    def add_step(
+        self,
+        job_id: str,
+        trajectory_id: str,
+        step: TrajectoryStep,
+        observation: Any = None,
+        end: Trajectory | None = None,
+    ) -> str | None:
         """Write the step's screenshot and row (and, with ``end``, the trajectory's final fields, in
         the same transaction); returns the screenshot's reference."""
         with self._recording(job_id, trajectory_id):
@@ -91,7 +115,8 @@ class TrajectoryStore(RecordingStore):
                 ref = self.save_image(job_id, trajectory.trajectory_id, "initial", trajectory.initial_observation)
             step_refs = [
                 self.save_image(job_id, trajectory.trajectory_id, f"step-{s.index:04d}", s.observation)
-                if s.observation is not None and s.observation_ref is None else None
+                if s.observation is not None and s.observation_ref is None
+                else None
                 for s in trajectory.steps
             ]
             writer = current_process()
@@ -100,10 +125,22 @@ class TrajectoryStore(RecordingStore):
                     "INSERT OR IGNORE INTO trajectories (id, job_id, group_id, rollout_index, task_id, task, seed, prompt, "
                     "status, started_at, metadata, writer_host, writer_pid, writer_started) "
                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (trajectory.trajectory_id, job_id, trajectory.group_id, trajectory.rollout_index, trajectory.task_id,
-                     trajectory.task.model_dump_json() if trajectory.task else None, trajectory.seed, trajectory.prompt,
-                     trajectory.status, to_time(trajectory.started_at), to_json(trajectory.metadata), writer.host,
-                     writer.pid, writer.started),
+                    (
+                        trajectory.trajectory_id,
+                        job_id,
+                        trajectory.group_id,
+                        trajectory.rollout_index,
+                        trajectory.task_id,
+                        trajectory.task.model_dump_json() if trajectory.task else None,
+                        trajectory.seed,
+                        trajectory.prompt,
+                        trajectory.status,
+                        to_time(trajectory.started_at),
+                        to_json(trajectory.metadata),
+                        writer.host,
+                        writer.pid,
+                        writer.started,
+                    ),
                 )
                 conn.execute(
                     "UPDATE trajectories SET group_id = ?, rollout_index = ?, seed = COALESCE(?, seed), "
@@ -111,19 +148,31 @@ class TrajectoryStore(RecordingStore):
                     (trajectory.group_id, trajectory.rollout_index, trajectory.seed, ref, trajectory.trajectory_id),
                 )
                 for step, step_ref in zip(trajectory.steps, step_refs, strict=True):
-                    conn.execute(_INSERT_STEP.replace("INSERT", "INSERT OR IGNORE", 1),
-                                 _step_values(trajectory.trajectory_id, step, step_ref or _relative(self, step.observation_ref)))
+                    conn.execute(
+                        _INSERT_STEP.replace("INSERT", "INSERT OR IGNORE", 1),
+                        _step_values(trajectory.trajectory_id, step, step_ref or _relative(self, step.observation_ref)),
+                    )
                     if step.policy_trace is not None:
-                        conn.execute("UPDATE steps SET policy_trace = ? WHERE trajectory_id = ? AND idx = ?",
-                                     (to_json(step.policy_trace), trajectory.trajectory_id, step.index))
-                stored = conn.execute("SELECT metadata FROM trajectories WHERE id = ?", (trajectory.trajectory_id,)).fetchone()
+                        conn.execute(
+                            "UPDATE steps SET policy_trace = ? WHERE trajectory_id = ? AND idx = ?",
+                            (to_json(step.policy_trace), trajectory.trajectory_id, step.index),
+                        )
+                stored = conn.execute(
+                    "SELECT metadata FROM trajectories WHERE id = ?", (trajectory.trajectory_id,)
+                ).fetchone()
                 base = {k: v for k, v in load_json(stored["metadata"], {}).items() if k != "ended_by"}
                 _end(conn, trajectory, only_if_running=False, base_metadata=base)
 
     # ------------------------------------------------------------------ trajectories: reads
 
-    def load_trajectories(self, job_id: str, *, status: str | Sequence[str] | None = None,
-                          include_running: bool = False, steps: bool = True) -> list[Trajectory]:
+    def load_trajectories(
+        self,
+        job_id: str,
+        *,
+        status: str | Sequence[str] | None = None,
+        include_running: bool = False,
+        steps: bool = True,
+    ) -> list[Trajectory]:
         """The job's trajectories, oldest first, steps included (``steps=False``: without steps).
 
         ``observation_ref`` of each step and ``metadata["initial_observation_ref"]`` are absolute
@@ -146,7 +195,8 @@ class TrajectoryStore(RecordingStore):
             if steps and rows:
                 for step_row in conn.execute(
                     "SELECT s.* FROM steps s JOIN trajectories t ON t.id = s.trajectory_id WHERE t.job_id = ? "
-                    "ORDER BY s.trajectory_id, s.idx", (job_id,)
+                    "ORDER BY s.trajectory_id, s.idx",
+                    (job_id,),
                 ):
                     step_rows.setdefault(step_row["trajectory_id"], []).append(step_row)
         return [self._trajectory(row, step_rows.get(row["id"], [])) for row in rows]
@@ -161,8 +211,9 @@ class TrajectoryStore(RecordingStore):
             row = conn.execute("SELECT * FROM trajectories WHERE id = ?", (trajectory_id,)).fetchone()
             if row is None:
                 raise TrajectoryNotFoundError(f"no trajectory with id {trajectory_id!r} in {self.db_path}")
-            step_rows = conn.execute("SELECT * FROM steps WHERE trajectory_id = ? ORDER BY idx",
-                                     (trajectory_id,)).fetchall()
+            step_rows = conn.execute(
+                "SELECT * FROM steps WHERE trajectory_id = ? ORDER BY idx", (trajectory_id,)
+            ).fetchall()
         return self._trajectory(row, step_rows)
 
     def _trajectory(self, row: sqlite3.Row, step_rows: list[sqlite3.Row]) -> Trajectory:
@@ -177,17 +228,25 @@ class TrajectoryStore(RecordingStore):
     def trajectory_summaries(self, job_id: str) -> list[dict[str, Any]]:
         """Every trajectory row of the job without its steps (for analytics and listings): the
         row's columns plus ``steps`` (the number of steps)."""
-        rows = self._conn().execute(
-            "SELECT t.id, t.group_id, t.rollout_index, t.task_id, t.seed, t.status, t.reward, t.error, t.grade, "
-            "t.started_at, t.ended_at, (SELECT COUNT(*) FROM steps s WHERE s.trajectory_id = t.id) AS steps "
-            "FROM trajectories t WHERE t.job_id = ? ORDER BY t.started_at, t.rowid", (job_id,)
-        ).fetchall()
+        rows = (
+            self._conn()
+            .execute(
+                "SELECT t.id, t.group_id, t.rollout_index, t.task_id, t.seed, t.status, t.reward, t.error, t.grade, "
+                "t.started_at, t.ended_at, (SELECT COUNT(*) FROM steps s WHERE s.trajectory_id = t.id) AS steps "
+                "FROM trajectories t WHERE t.job_id = ? ORDER BY t.started_at, t.rowid",
+                (job_id,),
+            )
+            .fetchall()
+        )
         return [{**dict(r), "grade": load_json(r["grade"])} for r in rows]
 
     def status_counts(self, job_id: str) -> dict[str, int]:
         """How many of the job's trajectories have each status (``running`` included)."""
-        rows = self._conn().execute("SELECT status, COUNT(*) AS n FROM trajectories WHERE job_id = ? GROUP BY status",
-                                    (job_id,)).fetchall()
+        rows = (
+            self._conn()
+            .execute("SELECT status, COUNT(*) AS n FROM trajectories WHERE job_id = ? GROUP BY status", (job_id,))
+            .fetchall()
+        )
         return {r["status"]: r["n"] for r in rows}
 
 
@@ -199,10 +258,20 @@ _INSERT_STEP = (
 
 def _step_values(trajectory_id: str, step: TrajectoryStep, ref: str | None) -> tuple[Any, ...]:
     return (
-        trajectory_id, step.index, to_json(step.actions), None if step.reward is None else _finite(step.reward),
+        trajectory_id,
+        step.index,
+        to_json(step.actions),
+        None if step.reward is None else _finite(step.reward),
         int(step.terminated),
-        int(step.truncated), step.text, step.status, step.error, to_json(step.info), to_json(step.timings),
-        to_time(step.started_at), to_time(step.ended_at), ref,
+        int(step.truncated),
+        step.text,
+        step.status,
+        step.error,
+        to_json(step.info),
+        to_json(step.timings),
+        to_time(step.started_at),
+        to_time(step.ended_at),
+        ref,
         to_json(step.policy_trace) if step.policy_trace is not None else None,
     )
 
@@ -211,16 +280,29 @@ def _insert_step(conn: sqlite3.Connection, trajectory_id: str, step: TrajectoryS
     conn.execute(_INSERT_STEP, _step_values(trajectory_id, step, ref))
 
 
-def _end(conn: sqlite3.Connection, trajectory: Trajectory, *, only_if_running: bool,
-         base_metadata: dict[str, Any] | None = None) -> bool:
+def _end(
+    conn: sqlite3.Connection,
+    trajectory: Trajectory,
+    *,
+    only_if_running: bool,
+    base_metadata: dict[str, Any] | None = None,
+) -> bool:
     metadata = {**(base_metadata or {}), **trajectory.metadata}
     metadata = {k: v for k, v in metadata.items() if k not in (INITIAL_OBSERVATION_REF, "running")}
     cursor = conn.execute(
         "UPDATE trajectories SET status = ?, reward = ?, error = ?, final_response = ?, grade = ?, ended_at = ?, "
-        "metadata = ? WHERE id = ? AND status != 'record_error'" + (" AND status = 'running'" if only_if_running else ""),
-        (trajectory.status, None if trajectory.reward is None else _finite(trajectory.reward), trajectory.error,
-         trajectory.final_response, to_json(trajectory.grade) if trajectory.grade is not None else None,
-         to_time(trajectory.ended_at or utc_now()), to_json(metadata), trajectory.trajectory_id),
+        "metadata = ? WHERE id = ? AND status != 'record_error'"
+        + (" AND status = 'running'" if only_if_running else ""),
+        (
+            trajectory.status,
+            None if trajectory.reward is None else _finite(trajectory.reward),
+            trajectory.error,
+            trajectory.final_response,
+            to_json(trajectory.grade) if trajectory.grade is not None else None,
+            to_time(trajectory.ended_at or utc_now()),
+            to_json(metadata),
+            trajectory.trajectory_id,
+        ),
     )
     return cursor.rowcount > 0
 

@@ -74,8 +74,11 @@ def _caption_lines(trajectory: Trajectory, index: int) -> tuple[str, str, str]:
         head += f" · {step.status}"
     colour = "fail" if step.status != "ok" else "neutral"
     if last:
-        outcome = "failed: " + trajectory.status if trajectory.status in FAILED else (
-            f"final reward {trajectory.reward:g}" if trajectory.reward is not None else trajectory.status)
+        outcome = (
+            "failed: " + trajectory.status
+            if trajectory.status in FAILED
+            else (f"final reward {trajectory.reward:g}" if trajectory.reward is not None else trajectory.status)
+        )
         head += f" · {outcome}"
         if trajectory.status in FAILED or (trajectory.reward is not None and trajectory.reward <= 0):
             colour = "fail"
@@ -92,8 +95,9 @@ def _fit(text: str, font: Any, width: int, draw: Any) -> str:
     return text + "…"
 
 
-def trajectory_frames(trajectory: Trajectory, *, caption: bool = True, min_width: int = 320,
-                      max_width: int | None = 1280) -> list[np.ndarray]:
+def trajectory_frames(
+    trajectory: Trajectory, *, caption: bool = True, min_width: int = 320, max_width: int | None = 1280
+) -> list[np.ndarray]:
     """The replay frames of a trajectory: the reset screenshot, then the screenshot after each
     step (``1 + len(steps)`` frames), as ``(H, W, 3)`` uint8 arrays of one size (even width and
     height, as video codecs need). A missing screenshot repeats the previous frame (grey if there
@@ -138,8 +142,14 @@ def trajectory_frames(trajectory: Trajectory, *, caption: bool = True, min_width
     return frames
 
 
-def export_video(trajectory: Trajectory, out: str | os.PathLike[str], *, video_format: VideoFormat | None = None,
-                 fps: float = 1.0, caption: bool = True) -> Path | None:
+def export_video(
+    trajectory: Trajectory,
+    out: str | os.PathLike[str],
+    *,
+    video_format: VideoFormat | None = None,
+    fps: float = 1.0,
+    caption: bool = True,
+) -> Path | None:
     """Write the replay of one trajectory (:func:`trajectory_frames`) to ``out``: MP4 (H.264 via
     imageio-ffmpeg), GIF or WebP, from ``video_format`` or else ``out``'s suffix. Returns the path,
     or ``None`` when the trajectory has no screenshot to show.
@@ -161,9 +171,17 @@ def export_video(trajectory: Trajectory, out: str | os.PathLike[str], *, video_f
         import imageio.v2 as imageio
 
         # macro_block_size=2: frames are already even-sized, so no rescaling (and no warning).
-        with imageio.get_writer(partial, format="FFMPEG", mode="I", fps=fps, codec="libx264", quality=7,
-                                pixelformat="yuv420p", macro_block_size=2,
-                                ffmpeg_log_level="error") as writer:
+        with imageio.get_writer(
+            partial,
+            format="FFMPEG",
+            mode="I",
+            fps=fps,
+            codec="libx264",
+            quality=7,
+            pixelformat="yuv420p",
+            macro_block_size=2,
+            ffmpeg_log_level="error",
+        ) as writer:
             for frame in frames:
                 writer.append_data(frame)
     else:
@@ -177,8 +195,15 @@ def export_video(trajectory: Trajectory, out: str | os.PathLike[str], *, video_f
     return path
 
 
-def export_videos(source: Source, out_dir: str | os.PathLike[str], *, video_format: VideoFormat = "mp4",
-                  fps: float = 1.0, caption: bool = True, on_progress: Progress | None = None) -> list[Path]:
+def export_videos(
+    source: Source,
+    out_dir: str | os.PathLike[str],
+    *,
+    video_format: VideoFormat = "mp4",
+    fps: float = 1.0,
+    caption: bool = True,
+    on_progress: Progress | None = None,
+) -> list[Path]:
     """A replay per trajectory of ``source`` in ``out_dir``, named
     ``<task id>-<group id[:8]>-<rollout index>-<trajectory id[:8]>.<format>``. Trajectories with no
     screenshot are skipped. Returns the paths written."""
@@ -188,10 +213,17 @@ def export_videos(source: Source, out_dir: str | os.PathLike[str], *, video_form
     directory.mkdir(parents=True, exist_ok=True)
     written = []
     for done, trajectory in enumerate(trajectories, 1):
-        stem = "-".join([_safe_name(trajectory.task_id or "task"), (trajectory.group_id or "nogroup")[:8],
-                         str(trajectory.rollout_index), trajectory.trajectory_id[:8]])
-        path = export_video(trajectory, directory / f"{stem}.{video_format}", video_format=video_format, fps=fps,
-                            caption=caption)
+        stem = "-".join(
+            [
+                _safe_name(trajectory.task_id or "task"),
+                (trajectory.group_id or "nogroup")[:8],
+                str(trajectory.rollout_index),
+                trajectory.trajectory_id[:8],
+            ]
+        )
+        path = export_video(
+            trajectory, directory / f"{stem}.{video_format}", video_format=video_format, fps=fps, caption=caption
+        )
         if path is not None:
             written.append(path)
         if on_progress is not None:

@@ -24,8 +24,16 @@ from typing import Any
 
 from hud_gym.task import Task, TaskSet
 
-__all__ = ["FileReader", "available_tasksets", "get_task", "load_taskset", "register_taskset", "resolve_task",
-           "resolve_taskset", "set_file_reader"]
+__all__ = [
+    "FileReader",
+    "available_tasksets",
+    "get_task",
+    "load_taskset",
+    "register_taskset",
+    "resolve_task",
+    "resolve_taskset",
+    "set_file_reader",
+]
 
 FileReader = Callable[[Path, "str | None"], TaskSet]
 """Reads a task file or directory in a format (``None``: detect it)."""
@@ -115,7 +123,9 @@ def load_taskset(name_or_path: str | Path, format: str | None = None) -> TaskSet
         raise ValueError(f"format={format!r} needs a task file or directory; {name!r} is neither")
     if path.suffix.lower() in _SUFFIXES:
         raise ValueError(f"task file {name!r} does not exist")
-    raise ValueError(f"unknown task set {name!r}; known task sets: {', '.join(available_tasksets())} (or a .json/.jsonl/.yaml path)")
+    raise ValueError(
+        f"unknown task set {name!r}; known task sets: {', '.join(available_tasksets())} (or a .json/.jsonl/.yaml path)"
+    )
 
 
 def get_task(reference: str) -> Task:

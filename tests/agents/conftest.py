@@ -13,7 +13,8 @@ from replay_server import ReplayServer
 pytest.importorskip("anthropic")
 pytest.importorskip("openai")
 
-from hud_gym.agents import ClaudeAgent, OpenAICompatibleAgent, OperatorAgent  # noqa: E402
+from hud_gym.agents import ClaudeAgent, OpenAICompatibleAgent, OperatorAgent
+
 
 @pytest.fixture(scope="session")
 def replay_server() -> Iterator[ReplayServer]:

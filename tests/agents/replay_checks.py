@@ -32,7 +32,7 @@ def image_size(data: str) -> tuple[int, int] | str:
     try:
         with Image.open(io.BytesIO(base64.b64decode(data, validate=True))) as image:
             return image.size
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         return f"undecodable image: {exc}"
 
 
@@ -101,17 +101,23 @@ def check_anthropic(body: dict[str, Any], headers: Any, max_images: int | None) 
             answer = messages[index + 1]["content"] if index + 1 < len(messages) else []
             results = [b for b in answer if b.get("type") == "tool_result"]
             if sorted(b["tool_use_id"] for b in results) != sorted(b["id"] for b in asked):
-                problems.append(f"message {index + 1} answers {[b['tool_use_id'] for b in results]}, "
-                                f"message {index} asked {[b['id'] for b in asked]}")
-            if results and any(b.get("type") != "tool_result" for b in answer[:len(results)]):
+                problems.append(
+                    f"message {index + 1} answers {[b['tool_use_id'] for b in results]}, "
+                    f"message {index} asked {[b['id'] for b in asked]}"
+                )
+            if results and any(b.get("type") != "tool_result" for b in answer[: len(results)]):
                 problems.append(f"message {index + 1}: tool results must come first")
             for result in results:
                 use = next((b for b in asked if b["id"] == result["tool_use_id"]), None)
                 if use is not None and use.get("toolset_name") and result.get("toolset_name") != use["toolset_name"]:
                     problems.append(f"tool_result {result['tool_use_id']} lacks toolset_name {use['toolset_name']!r}")
     frame = anthropic_frame(body)
-    zooms = frozenset(i for i, use in tool_uses.items() if (use.get("input", {}).get("action") or use.get("name")) == "zoom")
-    images = [data for message in messages for data in _anthropic_images(message.get("content"), zooms)]  # zooms: any size
+    zooms = frozenset(
+        i for i, use in tool_uses.items() if (use.get("input", {}).get("action") or use.get("name")) == "zoom"
+    )
+    images = [
+        data for message in messages for data in _anthropic_images(message.get("content"), zooms)
+    ]  # zooms: any size
     sizes = {image_size(d) for d in images if not isinstance(image_size(d), str)}
     for data in images:
         problems += _size_problem(data, frame, "image")
@@ -173,7 +179,9 @@ def check_responses(body: dict[str, Any], headers: Any, conversation: dict[str, 
             problems += _size_problem(shot["image_url"], frame, "first screenshot")
         return problems
     if body.get("previous_response_id") != conversation["last_id"]:
-        problems.append(f"previous_response_id {body.get('previous_response_id')!r}, expected {conversation['last_id']!r}")
+        problems.append(
+            f"previous_response_id {body.get('previous_response_id')!r}, expected {conversation['last_id']!r}"
+        )
     outputs = [i for i in items if i.get("type") == "computer_call_output"]
     if sorted(o["call_id"] for o in outputs) != sorted(conversation["pending"]):
         problems.append(f"outputs for {[o['call_id'] for o in outputs]}, pending calls {conversation['pending']}")
@@ -206,8 +214,13 @@ def check_chat(body: dict[str, Any], headers: Any, frame: tuple[int, int] | None
             problems.append(f"message {index} has role {message.get('role')!r}, expected {expected!r}")
     if not messages or messages[-1].get("role") != "user":
         return problems + ["messages must end with a user turn"]
-    images = [p["image_url"]["url"] for m in messages if isinstance(m.get("content"), list)
-              for p in m["content"] if p.get("type") == "image_url"]
+    images = [
+        p["image_url"]["url"]
+        for m in messages
+        if isinstance(m.get("content"), list)
+        for p in m["content"]
+        if p.get("type") == "image_url"
+    ]
     last = messages[-1]["content"]
     if not any(p.get("type") == "image_url" for p in last):
         problems.append("the newest user turn has no screenshot")

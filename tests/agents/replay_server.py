@@ -107,8 +107,15 @@ class ReplayServer:
     def _find(self, api: str, prompt: str) -> Script | None:
         return next((s for s in self.scripts if s.api == api and s.match in prompt), None)
 
-    async def _reply(self, api: str, script: Script | None, body: dict[str, Any], turn: int, problems: list[str],
-                     frame: tuple[int, int] | None) -> tuple[web.Response, dict[str, Any] | None]:
+    async def _reply(
+        self,
+        api: str,
+        script: Script | None,
+        body: dict[str, Any],
+        turn: int,
+        problems: list[str],
+        frame: tuple[int, int] | None,
+    ) -> tuple[web.Response, dict[str, Any] | None]:
         if script is None:
             problems = problems or ["no script matches this conversation's prompt"]
         if problems:
@@ -116,7 +123,9 @@ class ReplayServer:
             return web.json_response(Fail(400, "; ".join(problems)).body(api), status=400), None
         assert script is not None
         script.calls += 1
-        failure = script.fail_always or (script.fail_first[script.calls - 1] if script.calls <= len(script.fail_first) else None)
+        failure = script.fail_always or (
+            script.fail_first[script.calls - 1] if script.calls <= len(script.fail_first) else None
+        )
         if failure is not None:
             return web.json_response(failure.body(api), status=failure.status, headers=failure.headers), None
         request = Request(api, body, turn, frame)
@@ -135,7 +144,9 @@ class ReplayServer:
         body = await http.json()
         messages = body.get("messages") or []
         first = messages[0].get("content") if messages else None
-        prompt = " ".join(b.get("text", "") for b in first if isinstance(b, dict)) if isinstance(first, list) else str(first)
+        prompt = (
+            " ".join(b.get("text", "") for b in first if isinstance(b, dict)) if isinstance(first, list) else str(first)
+        )
         script = self._find("anthropic", prompt)
         problems = check_anthropic(body, http.headers, script.max_images if script else None)
         turn = sum(1 for m in messages if m.get("role") == "assistant")
@@ -157,17 +168,27 @@ class ReplayServer:
         if reply is not None:
             calls = [i for i in reply["output"] if i["type"] == "computer_call"]
             self._conversations[reply["id"]] = {
-                "script": script, "turn": turn + 1, "last_id": reply["id"], "pending": [c["call_id"] for c in calls],
-                "checks": {c["call_id"]: c["pending_safety_checks"] for c in calls}}
+                "script": script,
+                "turn": turn + 1,
+                "last_id": reply["id"],
+                "pending": [c["call_id"] for c in calls],
+                "checks": {c["call_id"]: c["pending_safety_checks"] for c in calls},
+            }
         return response
 
     async def _chat(self, http: web.Request) -> web.Response:
         body = await http.json()
         users = [m for m in body.get("messages") or [] if m.get("role") == "user"]
         content = users[0].get("content") if users else ""
-        prompt = " ".join(p.get("text", "") for p in content if isinstance(p, dict)) if isinstance(content, list) else str(content)
+        prompt = (
+            " ".join(p.get("text", "") for p in content if isinstance(p, dict))
+            if isinstance(content, list)
+            else str(content)
+        )
         script = self._find("chat", prompt)
-        problems = check_chat(body, http.headers, script.frame if script else None, script.max_images if script else None)
+        problems = check_chat(
+            body, http.headers, script.frame if script else None, script.max_images if script else None
+        )
         turn = sum(1 for m in body.get("messages") or [] if m.get("role") == "assistant")
         frame = None
         if users and isinstance(users[-1].get("content"), list):

@@ -56,31 +56,69 @@ CLAUDE_CASES: list[tuple[dict[str, Any], list[dict[str, Any]]]] = [
     ({"action": "key", "text": "Return"}, [{"type": "press", "keys": ["enter"]}]),
     ({"action": "key", "text": "ctrl+shift+t"}, [{"type": "press", "keys": ["ctrl", "shift", "t"]}]),
     ({"action": "key", "text": "Page_Down", "repeat": 2}, [{"type": "press", "keys": ["pagedown"]}] * 2),
-    ({"action": "key", "text": "ctrl+a BackSpace"}, [{"type": "press", "keys": ["ctrl", "a"]}, {"type": "press", "keys": ["backspace"]}]),
-    ({"action": "hold_key", "text": "shift", "duration": 1.5},
-     [{"type": "keydown", "keys": ["shift"]}, {"type": "wait", "time": 1500}, {"type": "keyup", "keys": ["shift"]}]),
+    (
+        {"action": "key", "text": "ctrl+a BackSpace"},
+        [{"type": "press", "keys": ["ctrl", "a"]}, {"type": "press", "keys": ["backspace"]}],
+    ),
+    (
+        {"action": "hold_key", "text": "shift", "duration": 1.5},
+        [{"type": "keydown", "keys": ["shift"]}, {"type": "wait", "time": 1500}, {"type": "keyup", "keys": ["shift"]}],
+    ),
     ({"action": "type", "text": "héllo\nworld"}, [{"type": "type", "text": "héllo\nworld", "enter_after": False}]),
     ({"action": "mouse_move", "coordinate": [512, 384]}, [{"type": "move", "point": {"x": 640, "y": 360}}]),
-    ({"action": "left_click", "coordinate": [512, 384]}, [{"type": "click", "point": {"x": 640, "y": 360}, "button": "left"}]),
-    ({"action": "left_click", "coordinate": [0, 0], "text": "ctrl+shift"},
-     [{"type": "click", "point": {"x": 0, "y": 0}, "button": "left", "hold_keys": ["ctrl", "shift"]}]),
+    (
+        {"action": "left_click", "coordinate": [512, 384]},
+        [{"type": "click", "point": {"x": 640, "y": 360}, "button": "left"}],
+    ),
+    (
+        {"action": "left_click", "coordinate": [0, 0], "text": "ctrl+shift"},
+        [{"type": "click", "point": {"x": 0, "y": 0}, "button": "left", "hold_keys": ["ctrl", "shift"]}],
+    ),
     ({"action": "left_click"}, [{"type": "click", "button": "left"}]),
-    ({"action": "right_click", "coordinate": [1024, 768]}, [{"type": "click", "point": {"x": 1280, "y": 720}, "button": "right"}]),
-    ({"action": "middle_click", "coordinate": [10, 10]}, [{"type": "click", "point": {"x": 12, "y": 9}, "button": "middle"}]),
-    ({"action": "double_click", "coordinate": [10, 10]},
-     [{"type": "click", "point": {"x": 12, "y": 9}, "button": "left", "pattern": [100]}]),
-    ({"action": "triple_click", "coordinate": [10, 10], "text": "shift"},
-     [{"type": "click", "point": {"x": 12, "y": 9}, "button": "left", "pattern": [100, 100], "hold_keys": ["shift"]}]),
-    ({"action": "left_click_drag", "start_coordinate": [0, 0], "coordinate": [512, 384]},
-     [{"type": "drag", "path": [{"x": 0, "y": 0}, {"x": 640, "y": 360}]}]),
-    ({"action": "scroll", "coordinate": [512, 384], "scroll_direction": "down", "scroll_amount": 3},
-     [{"type": "scroll", "point": {"x": 640, "y": 360}, "scroll": {"x": 0, "y": 281}}]),
-    ({"action": "scroll", "scroll_direction": "up", "scroll_amount": 1, "text": "ctrl"},
-     [{"type": "scroll", "scroll": {"x": 0, "y": -94}, "hold_keys": ["ctrl"]}]),
-    ({"action": "scroll", "coordinate": [0, 0], "scroll_direction": "left", "scroll_amount": 2},
-     [{"type": "scroll", "point": {"x": 0, "y": 0}, "scroll": {"x": -250, "y": 0}}]),
-    ({"action": "scroll", "coordinate": [0, 0], "scroll_direction": "right", "scroll_amount": 2},
-     [{"type": "scroll", "point": {"x": 0, "y": 0}, "scroll": {"x": 250, "y": 0}}]),
+    (
+        {"action": "right_click", "coordinate": [1024, 768]},
+        [{"type": "click", "point": {"x": 1280, "y": 720}, "button": "right"}],
+    ),
+    (
+        {"action": "middle_click", "coordinate": [10, 10]},
+        [{"type": "click", "point": {"x": 12, "y": 9}, "button": "middle"}],
+    ),
+    (
+        {"action": "double_click", "coordinate": [10, 10]},
+        [{"type": "click", "point": {"x": 12, "y": 9}, "button": "left", "pattern": [100]}],
+    ),
+    (
+        {"action": "triple_click", "coordinate": [10, 10], "text": "shift"},
+        [
+            {
+                "type": "click",
+                "point": {"x": 12, "y": 9},
+                "button": "left",
+                "pattern": [100, 100],
+                "hold_keys": ["shift"],
+            }
+        ],
+    ),
+    (
+        {"action": "left_click_drag", "start_coordinate": [0, 0], "coordinate": [512, 384]},
+        [{"type": "drag", "path": [{"x": 0, "y": 0}, {"x": 640, "y": 360}]}],
+    ),
+    (
+        {"action": "scroll", "coordinate": [512, 384], "scroll_direction": "down", "scroll_amount": 3},
+        [{"type": "scroll", "point": {"x": 640, "y": 360}, "scroll": {"x": 0, "y": 281}}],
+    ),
+    (
+        {"action": "scroll", "scroll_direction": "up", "scroll_amount": 1, "text": "ctrl"},
+        [{"type": "scroll", "scroll": {"x": 0, "y": -94}, "hold_keys": ["ctrl"]}],
+    ),
+    (
+        {"action": "scroll", "coordinate": [0, 0], "scroll_direction": "left", "scroll_amount": 2},
+        [{"type": "scroll", "point": {"x": 0, "y": 0}, "scroll": {"x": -250, "y": 0}}],
+    ),
+    (
+        {"action": "scroll", "coordinate": [0, 0], "scroll_direction": "right", "scroll_amount": 2},
+        [{"type": "scroll", "point": {"x": 0, "y": 0}, "scroll": {"x": 250, "y": 0}}],
+    ),
     ({"action": "wait", "duration": 2}, [{"type": "wait", "time": 2000}]),
     ({"action": "screenshot"}, [{"type": "screenshot"}]),
     ({"action": "zoom", "region": [0, 0, 100, 50]}, [{"type": "screenshot"}]),
@@ -89,7 +127,9 @@ CLAUDE_CASES: list[tuple[dict[str, Any], list[dict[str, Any]]]] = [
 ]
 
 
-@pytest.mark.parametrize(("data", "expected"), CLAUDE_CASES, ids=[f"{c[0]['action']}-{i}" for i, c in enumerate(CLAUDE_CASES)])
+@pytest.mark.parametrize(
+    ("data", "expected"), CLAUDE_CASES, ids=[f"{c[0]['action']}-{i}" for i, c in enumerate(CLAUDE_CASES)]
+)
 def test_claude_actions(claude: ClaudeAdapter, data: dict[str, Any], expected: list[dict[str, Any]]) -> None:
     assert dumped(claude.adapt(data)) == expected
     assert all(isinstance(parse_action(a), type(a)) for a in claude.memory)
@@ -104,17 +144,21 @@ def test_claude_stateful_actions(claude: ClaudeAdapter) -> None:
     # A drag without start_coordinate starts at the last pointer position.
     claude.adapt({"action": "mouse_move", "coordinate": [100, 100]})
     assert dumped(claude.adapt({"action": "left_click_drag", "coordinate": [200, 100]}))[0]["path"] == [
-        {"x": 125, "y": 94}, {"x": 250, "y": 94}]
+        {"x": 125, "y": 94},
+        {"x": 250, "y": 94},
+    ]
     # left_mouse_down / mouse_move / left_mouse_up become one drag along the moves.
     assert dumped(claude.adapt({"action": "left_mouse_down"})) == [{"type": "screenshot"}]
     claude.adapt({"action": "mouse_move", "coordinate": [300, 100]})
     claude.adapt({"action": "mouse_move", "coordinate": [300, 200]})
-    assert dumped(claude.adapt({"action": "left_mouse_up"})) == [{"type": "drag", "path": [
-        {"x": 250, "y": 94}, {"x": 375, "y": 94}, {"x": 375, "y": 188}]}]
+    assert dumped(claude.adapt({"action": "left_mouse_up"})) == [
+        {"type": "drag", "path": [{"x": 250, "y": 94}, {"x": 375, "y": 94}, {"x": 375, "y": 188}]}
+    ]
     # Down and up without a move is a click.
     claude.adapt({"action": "left_mouse_down"})
-    assert dumped(claude.adapt({"action": "left_mouse_up"})) == [{"type": "click", "point": {"x": 375, "y": 188},
-                                                                 "button": "left"}]
+    assert dumped(claude.adapt({"action": "left_mouse_up"})) == [
+        {"type": "click", "point": {"x": 375, "y": 188}, "button": "left"}
+    ]
     claude.reset()
     assert claude.memory == [] and claude.position is None
 
@@ -122,20 +166,52 @@ def test_claude_stateful_actions(claude: ClaudeAdapter) -> None:
 def test_claude_toolset_members_and_sdk_blocks(claude: ClaudeAdapter) -> None:
     from anthropic.types import ToolUseBlock
 
-    block = ToolUseBlock(id="toolu_1", type="tool_use", name="left_click", toolset_name="computer",
-                         input={"coordinate": [512, 384]})
+    block = ToolUseBlock(
+        id="toolu_1", type="tool_use", name="left_click", toolset_name="computer", input={"coordinate": [512, 384]}
+    )
     assert dumped(claude.adapt(block)) == [{"type": "click", "point": {"x": 640, "y": 360}, "button": "left"}]
     beta = {"type": "tool_use", "id": "t", "name": "computer", "input": {"action": "key", "text": "super"}}
     assert dumped(claude.adapt(beta)) == [{"type": "press", "keys": ["win"]}]
 
 
 CLAUDE_KEYS = {
-    "Return": "enter", "KP_Enter": "enter", "Page_Down": "pagedown", "Page_Up": "pageup", "BackSpace": "backspace",
-    "Escape": "escape", "Tab": "tab", "Up": "up", "Down": "down", "Left": "left", "Right": "right", "Home": "home",
-    "End": "end", "Delete": "delete", "Insert": "insert", "super": "win", "Super_L": "winleft", "Super_R": "winright",
-    "Control_L": "ctrlleft", "Alt_R": "altright", "Shift_L": "shiftleft", "Meta_L": "winleft", "Menu": "apps",
-    "Caps_Lock": "capslock", "Num_Lock": "numlock", "F1": "f1", "F12": "f12", "KP_0": "num0", "KP_Add": "add",
-    "space": "space", "minus": "-", "plus": "+", "period": ".", "slash": "/", "a": "a", "A": "a", "1": "1",
+    "Return": "enter",
+    "KP_Enter": "enter",
+    "Page_Down": "pagedown",
+    "Page_Up": "pageup",
+    "BackSpace": "backspace",
+    "Escape": "escape",
+    "Tab": "tab",
+    "Up": "up",
+    "Down": "down",
+    "Left": "left",
+    "Right": "right",
+    "Home": "home",
+    "End": "end",
+    "Delete": "delete",
+    "Insert": "insert",
+    "super": "win",
+    "Super_L": "winleft",
+    "Super_R": "winright",
+    "Control_L": "ctrlleft",
+    "Alt_R": "altright",
+    "Shift_L": "shiftleft",
+    "Meta_L": "winleft",
+    "Menu": "apps",
+    "Caps_Lock": "capslock",
+    "Num_Lock": "numlock",
+    "F1": "f1",
+    "F12": "f12",
+    "KP_0": "num0",
+    "KP_Add": "add",
+    "space": "space",
+    "minus": "-",
+    "plus": "+",
+    "period": ".",
+    "slash": "/",
+    "a": "a",
+    "A": "a",
+    "1": "1",
     **{name: value for name, value in CLAUDE_KEY_MAP.items()},
 }
 
@@ -143,7 +219,9 @@ CLAUDE_KEYS = {
 @pytest.mark.parametrize(("name", "canonical"), sorted(CLAUDE_KEYS.items()))
 def test_claude_key_names(claude: ClaudeAdapter, name: str, canonical: str) -> None:
     assert dumped(claude.adapt({"action": "key", "text": name})) == [{"type": "press", "keys": [canonical]}]
-    assert dumped(claude.adapt({"action": "key", "text": f"ctrl+{name}"})) == [{"type": "press", "keys": ["ctrl", canonical]}]
+    assert dumped(claude.adapt({"action": "key", "text": f"ctrl+{name}"})) == [
+        {"type": "press", "keys": ["ctrl", canonical]}
+    ]
 
 
 def test_claude_frame_from_tool_and_plus_key() -> None:
@@ -154,8 +232,12 @@ def test_claude_frame_from_tool_and_plus_key() -> None:
 
 
 CLAUDE_MALFORMED = [
-    (None, "Invalid action"), ("left_click", "Invalid action"), ([1, 2], "Invalid action"), ({}, "no 'action'"),
-    ({"action": "fly"}, "Unsupported action type: 'fly'"), ({"action": 3}, "no 'action'"),
+    (None, "Invalid action"),
+    ("left_click", "Invalid action"),
+    ([1, 2], "Invalid action"),
+    ({}, "no 'action'"),
+    ({"action": "fly"}, "Unsupported action type: 'fly'"),
+    ({"action": 3}, "no 'action'"),
     ({"action": "left_click", "coordinate": "10,20"}, "'coordinate' must be [x, y]"),
     ({"action": "left_click", "coordinate": [10]}, "'coordinate' must be [x, y]"),
     ({"action": "left_click", "coordinate": [-1, 5]}, "at least 0"),
@@ -164,18 +246,26 @@ CLAUDE_MALFORMED = [
     ({"action": "mouse_move"}, "mouse_move needs 'coordinate'"),
     ({"action": "left_click_drag", "start_coordinate": [0, 0]}, "left_click_drag needs 'coordinate'"),
     ({"action": "left_click_drag", "coordinate": [5, 5]}, "needs 'start_coordinate'"),
-    ({"action": "key"}, "key needs 'text'"), ({"action": "key", "text": 5}, "must be a string"),
-    ({"action": "key", "text": "ctrl+"}, "has an empty key"), ({"action": "key", "text": "Hyperdrive"}, "unknown key"),
-    ({"action": "key", "text": "a", "repeat": 0}, "at least 1"), ({"action": "key", "text": "a", "repeat": 1000}, "at most"),
+    ({"action": "key"}, "key needs 'text'"),
+    ({"action": "key", "text": 5}, "must be a string"),
+    ({"action": "key", "text": "ctrl+"}, "has an empty key"),
+    ({"action": "key", "text": "Hyperdrive"}, "unknown key"),
+    ({"action": "key", "text": "a", "repeat": 0}, "at least 1"),
+    ({"action": "key", "text": "a", "repeat": 1000}, "at most"),
     ({"action": "hold_key", "text": "shift"}, "hold_key needs 'duration'"),
-    ({"action": "type"}, "type needs 'text'"), ({"action": "type", "text": ["a"]}, "must be a string"),
+    ({"action": "type"}, "type needs 'text'"),
+    ({"action": "type", "text": ["a"]}, "must be a string"),
     ({"action": "scroll", "scroll_direction": "sideways", "scroll_amount": 1}, "up, down, left or right"),
     ({"action": "scroll", "scroll_direction": "up", "scroll_amount": -1}, "at least 0"),
     ({"action": "scroll", "scroll_direction": "up"}, "scroll needs 'scroll_amount'"),
-    ({"action": "wait"}, "wait needs 'duration'"), ({"action": "wait", "duration": -1}, "between 0 and"),
-    ({"action": "wait", "duration": 1e9}, "between 0 and"), ({"action": "wait", "duration": "1"}, "number of seconds"),
-    ({"action": "zoom", "region": [0, 0, 10]}, "[x0, y0, x1, y1]"), ({"action": "zoom", "region": [5, 5, 1, 1]}, "x0 < x1"),
-    ({"action": "left_mouse_up"}, "without a left_mouse_down"), ({"action": "left_mouse_down"}, "pointer position unknown"),
+    ({"action": "wait"}, "wait needs 'duration'"),
+    ({"action": "wait", "duration": -1}, "between 0 and"),
+    ({"action": "wait", "duration": 1e9}, "between 0 and"),
+    ({"action": "wait", "duration": "1"}, "number of seconds"),
+    ({"action": "zoom", "region": [0, 0, 10]}, "[x0, y0, x1, y1]"),
+    ({"action": "zoom", "region": [5, 5, 1, 1]}, "x0 < x1"),
+    ({"action": "left_mouse_up"}, "without a left_mouse_down"),
+    ({"action": "left_mouse_down"}, "pointer position unknown"),
     ({"type": "tool_use", "name": "computer", "input": "click"}, "input must be an object"),
 ]
 
@@ -191,34 +281,67 @@ def test_claude_malformed(claude: ClaudeAdapter, data: Any, message: str) -> Non
 # ----------------------------------------------------------------------------- OpenAI
 
 OPERATOR_CASES: list[tuple[dict[str, Any], list[dict[str, Any]]]] = [
-    ({"type": "click", "x": 512, "y": 384, "button": "left"}, [{"type": "click", "point": {"x": 640, "y": 360}, "button": "left"}]),
-    ({"type": "click", "x": 10, "y": 10, "button": "right", "keys": ["SHIFT"]},
-     [{"type": "click", "point": {"x": 12, "y": 9}, "button": "right", "hold_keys": ["shift"]}]),
-    ({"type": "click", "x": 10, "y": 10, "button": "wheel"}, [{"type": "click", "point": {"x": 12, "y": 9}, "button": "middle"}]),
-    ({"type": "click", "x": 10, "y": 10, "button": "back"}, [{"type": "click", "point": {"x": 12, "y": 9}, "button": "back"}]),
-    ({"type": "click", "x": 10, "y": 10, "button": "forward"}, [{"type": "click", "point": {"x": 12, "y": 9}, "button": "forward"}]),
-    ({"type": "double_click", "x": 10, "y": 10}, [{"type": "click", "point": {"x": 12, "y": 9}, "button": "left", "pattern": [100]}]),
-    ({"type": "scroll", "x": 512, "y": 384, "scroll_x": 0, "scroll_y": 300},
-     [{"type": "scroll", "point": {"x": 640, "y": 360}, "scroll": {"x": 0, "y": 281}}]),
-    ({"type": "scroll", "x": 0, "y": 0, "scroll_x": -100, "scroll_y": -96, "keys": ["CTRL"]},
-     [{"type": "scroll", "point": {"x": 0, "y": 0}, "scroll": {"x": -125, "y": -90}, "hold_keys": ["ctrl"]}]),
+    (
+        {"type": "click", "x": 512, "y": 384, "button": "left"},
+        [{"type": "click", "point": {"x": 640, "y": 360}, "button": "left"}],
+    ),
+    (
+        {"type": "click", "x": 10, "y": 10, "button": "right", "keys": ["SHIFT"]},
+        [{"type": "click", "point": {"x": 12, "y": 9}, "button": "right", "hold_keys": ["shift"]}],
+    ),
+    (
+        {"type": "click", "x": 10, "y": 10, "button": "wheel"},
+        [{"type": "click", "point": {"x": 12, "y": 9}, "button": "middle"}],
+    ),
+    (
+        {"type": "click", "x": 10, "y": 10, "button": "back"},
+        [{"type": "click", "point": {"x": 12, "y": 9}, "button": "back"}],
+    ),
+    (
+        {"type": "click", "x": 10, "y": 10, "button": "forward"},
+        [{"type": "click", "point": {"x": 12, "y": 9}, "button": "forward"}],
+    ),
+    (
+        {"type": "double_click", "x": 10, "y": 10},
+        [{"type": "click", "point": {"x": 12, "y": 9}, "button": "left", "pattern": [100]}],
+    ),
+    (
+        {"type": "scroll", "x": 512, "y": 384, "scroll_x": 0, "scroll_y": 300},
+        [{"type": "scroll", "point": {"x": 640, "y": 360}, "scroll": {"x": 0, "y": 281}}],
+    ),
+    (
+        {"type": "scroll", "x": 0, "y": 0, "scroll_x": -100, "scroll_y": -96, "keys": ["CTRL"]},
+        [{"type": "scroll", "point": {"x": 0, "y": 0}, "scroll": {"x": -125, "y": -90}, "hold_keys": ["ctrl"]}],
+    ),
     ({"type": "type", "text": "hello"}, [{"type": "type", "text": "hello", "enter_after": False}]),
     ({"type": "keypress", "keys": ["CTRL", "ALT", "T"]}, [{"type": "press", "keys": ["ctrl", "alt", "t"]}]),
     ({"type": "wait"}, [{"type": "wait", "time": 1000}]),
     ({"type": "wait", "ms": 250}, [{"type": "wait", "time": 250}]),
     ({"type": "move", "x": 512, "y": 384}, [{"type": "move", "point": {"x": 640, "y": 360}}]),
-    ({"type": "move", "x": 0, "y": 0, "keys": ["SHIFT"]},
-     [{"type": "keydown", "keys": ["shift"]}, {"type": "move", "point": {"x": 0, "y": 0}}, {"type": "keyup", "keys": ["shift"]}]),
-    ({"type": "drag", "path": [{"x": 0, "y": 0}, {"x": 512, "y": 384}, {"x": 1024, "y": 768}]},
-     [{"type": "drag", "path": [{"x": 0, "y": 0}, {"x": 640, "y": 360}, {"x": 1280, "y": 720}]}]),
-    ({"type": "drag", "path": [{"x": 0, "y": 0}, {"x": 8, "y": 8}], "keys": ["ALT"]},
-     [{"type": "drag", "path": [{"x": 0, "y": 0}, {"x": 10, "y": 8}], "hold_keys": ["alt"]}]),
+    (
+        {"type": "move", "x": 0, "y": 0, "keys": ["SHIFT"]},
+        [
+            {"type": "keydown", "keys": ["shift"]},
+            {"type": "move", "point": {"x": 0, "y": 0}},
+            {"type": "keyup", "keys": ["shift"]},
+        ],
+    ),
+    (
+        {"type": "drag", "path": [{"x": 0, "y": 0}, {"x": 512, "y": 384}, {"x": 1024, "y": 768}]},
+        [{"type": "drag", "path": [{"x": 0, "y": 0}, {"x": 640, "y": 360}, {"x": 1280, "y": 720}]}],
+    ),
+    (
+        {"type": "drag", "path": [{"x": 0, "y": 0}, {"x": 8, "y": 8}], "keys": ["ALT"]},
+        [{"type": "drag", "path": [{"x": 0, "y": 0}, {"x": 10, "y": 8}], "hold_keys": ["alt"]}],
+    ),
     ({"type": "screenshot"}, [{"type": "screenshot"}]),
     ({"type": "response", "text": "done"}, [{"type": "response", "text": "done"}]),
 ]
 
 
-@pytest.mark.parametrize(("data", "expected"), OPERATOR_CASES, ids=[f"{c[0]['type']}-{i}" for i, c in enumerate(OPERATOR_CASES)])
+@pytest.mark.parametrize(
+    ("data", "expected"), OPERATOR_CASES, ids=[f"{c[0]['type']}-{i}" for i, c in enumerate(OPERATOR_CASES)]
+)
 def test_operator_actions(operator: OperatorAdapter, data: dict[str, Any], expected: list[dict[str, Any]]) -> None:
     assert dumped(operator.adapt(data)) == expected
 
@@ -228,15 +351,40 @@ def test_every_operator_action_has_a_case_and_sdk_objects_convert(operator: Oper
 
     assert {data["type"] for data, _ in OPERATOR_CASES} == set(OPERATOR_ACTIONS)
     assert dumped(operator.adapt(ActionClick(type="click", x=512, y=384, button="left"))) == [
-        {"type": "click", "point": {"x": 640, "y": 360}, "button": "left"}]
+        {"type": "click", "point": {"x": 640, "y": 360}, "button": "left"}
+    ]
 
 
 OPERATOR_KEYS = {
-    "/": "/", "\\": "\\", "ALT": "alt", "ARROWDOWN": "down", "ARROWLEFT": "left", "ARROWRIGHT": "right",
-    "ARROWUP": "up", "BACKSPACE": "backspace", "CAPSLOCK": "capslock", "CMD": "win", "CTRL": "ctrl",
-    "DELETE": "delete", "END": "end", "ENTER": "enter", "ESC": "esc", "HOME": "home", "INSERT": "insert",
-    "OPTION": "alt", "PAGEDOWN": "pagedown", "PAGEUP": "pageup", "SHIFT": "shift", "SPACE": "space",
-    "SUPER": "win", "TAB": "tab", "WIN": "win", "META": "win", "RETURN": "enter", "A": "a", "F5": "f5",
+    "/": "/",
+    "\\": "\\",
+    "ALT": "alt",
+    "ARROWDOWN": "down",
+    "ARROWLEFT": "left",
+    "ARROWRIGHT": "right",
+    "ARROWUP": "up",
+    "BACKSPACE": "backspace",
+    "CAPSLOCK": "capslock",
+    "CMD": "win",
+    "CTRL": "ctrl",
+    "DELETE": "delete",
+    "END": "end",
+    "ENTER": "enter",
+    "ESC": "esc",
+    "HOME": "home",
+    "INSERT": "insert",
+    "OPTION": "alt",
+    "PAGEDOWN": "pagedown",
+    "PAGEUP": "pageup",
+    "SHIFT": "shift",
+    "SPACE": "space",
+    "SUPER": "win",
+    "TAB": "tab",
+    "WIN": "win",
+    "META": "win",
+    "RETURN": "enter",
+    "A": "a",
+    "F5": "f5",
 }
 
 
@@ -246,15 +394,25 @@ def test_operator_key_names(operator: OperatorAdapter, name: str, canonical: str
 
 
 OPERATOR_MALFORMED = [
-    (None, "Invalid action"), ("click", "Invalid action"), ({}, "has no 'type'"), ({"type": "teleport"}, "Unsupported action type"),
-    ({"type": "click", "x": 1}, "click needs 'y'"), ({"type": "click", "x": 1, "y": 1, "button": "thumb"}, "'button' must be"),
-    ({"type": "click", "x": "1", "y": 1}, "must be an integer"), ({"type": "double_click", "y": 1}, "needs 'x'"),
-    ({"type": "drag", "path": [{"x": 1, "y": 1}]}, "at least two"), ({"type": "drag"}, "drag needs 'path'"),
+    (None, "Invalid action"),
+    ("click", "Invalid action"),
+    ({}, "has no 'type'"),
+    ({"type": "teleport"}, "Unsupported action type"),
+    ({"type": "click", "x": 1}, "click needs 'y'"),
+    ({"type": "click", "x": 1, "y": 1, "button": "thumb"}, "'button' must be"),
+    ({"type": "click", "x": "1", "y": 1}, "must be an integer"),
+    ({"type": "double_click", "y": 1}, "needs 'x'"),
+    ({"type": "drag", "path": [{"x": 1, "y": 1}]}, "at least two"),
+    ({"type": "drag"}, "drag needs 'path'"),
     ({"type": "drag", "path": [{"x": 1}, {"x": 2, "y": 2}]}, "must be [x, y]"),
-    ({"type": "keypress", "keys": []}, "non-empty list"), ({"type": "keypress"}, "keypress needs 'keys'"),
-    ({"type": "keypress", "keys": ["NOTAKEY"]}, "unknown key"), ({"type": "keypress", "keys": "CTRL"}, "non-empty list"),
-    ({"type": "scroll", "x": 1, "y": 1, "scroll_y": "a"}, "must be an integer"), ({"type": "wait", "ms": -5}, "at least 0"),
-    ({"type": "type"}, "type needs 'text'"), ({"type": "move", "x": 1}, "move needs 'y'"),
+    ({"type": "keypress", "keys": []}, "non-empty list"),
+    ({"type": "keypress"}, "keypress needs 'keys'"),
+    ({"type": "keypress", "keys": ["NOTAKEY"]}, "unknown key"),
+    ({"type": "keypress", "keys": "CTRL"}, "non-empty list"),
+    ({"type": "scroll", "x": 1, "y": 1, "scroll_y": "a"}, "must be an integer"),
+    ({"type": "wait", "ms": -5}, "at least 0"),
+    ({"type": "type"}, "type needs 'text'"),
+    ({"type": "move", "x": 1}, "move needs 'y'"),
 ]
 
 
@@ -301,7 +459,9 @@ def test_rescaling_both_ways_and_the_screenshot() -> None:
 
 def test_base_adapter_takes_cla_and_rejects_the_rest() -> None:
     adapter = Adapter()
-    assert dumped(adapter.adapt({"type": "press", "keys": ["Control", "A"]})) == [{"type": "press", "keys": ["ctrl", "a"]}]
+    assert dumped(adapter.adapt({"type": "press", "keys": ["Control", "A"]})) == [
+        {"type": "press", "keys": ["ctrl", "a"]}
+    ]
     with pytest.raises(ValueError, match="^Unsupported action type: 'jump'"):
         adapter.adapt({"type": "jump"})
     with pytest.raises(ValueError, match="^Invalid action: invalid 'click' action"):

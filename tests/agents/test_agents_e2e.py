@@ -35,14 +35,24 @@ class Recorder:
         self.size: tuple[int, int] = (0, 0)
         self.windows: list[dict[str, Any]] = []
 
-    async def on_reset(self, env: Any, observation: dict[str, Any], info: dict[str, Any], options: dict[str, Any]) -> None:
+    async def on_reset(
+        self, env: Any, observation: dict[str, Any], info: dict[str, Any], options: dict[str, Any]
+    ) -> None:
         self.info, self.prompt = info, info["prompt"]
         self.size = (observation["screenshot"].shape[1], observation["screenshot"].shape[0])
         if env.gym == "ubuntu":
             self.windows = await env.controller.windows()
 
-    async def on_step(self, env: Any, action: Any, observation: dict[str, Any], reward: float, terminated: bool,
-                      truncated: bool, info: dict[str, Any]) -> None:
+    async def on_step(
+        self,
+        env: Any,
+        action: Any,
+        observation: dict[str, Any],
+        reward: float,
+        terminated: bool,
+        truncated: bool,
+        info: dict[str, Any],
+    ) -> None:
         self.info = info
 
     async def on_close(self, env: Any) -> None:
@@ -70,6 +80,7 @@ def click(kind: str, at: Callable[[Request], tuple[int, int]]) -> Callable[[Requ
         if kind == "operator":
             return response(computer_call({"type": "click", "x": x, "y": y, "button": "left"}))
         return chat_completion(f"click(x={x}, y={y})")
+
     return turn
 
 
@@ -90,8 +101,11 @@ def typed(kind: str, value: str) -> dict[str, Any]:
 
 
 def done(kind: str) -> dict[str, Any]:
-    return {"claude": claude_message(text("Done.")), "operator": response(output_message("Done.")),
-            "openai": chat_completion("answer('done')")}[kind]
+    return {
+        "claude": claude_message(text("Done.")),
+        "operator": response(output_message("Done.")),
+        "openai": chat_completion("answer('done')"),
+    }[kind]
 
 
 # ----------------------------------------------------------------------------- the browser
@@ -102,8 +116,9 @@ def browser() -> Iterator[tuple[Any, Recorder]]:
     pytest.importorskip("miniwob")
     from hud_gym.controllers.browser.miniwob import MINIWOB_TASK_AREA
 
-    env = gymnasium.make("hud/Browser-v0", elements=True, observation_crop=MINIWOB_TASK_AREA, screen_size=(500, 320),
-                         max_steps=12)
+    env = gymnasium.make(
+        "hud/Browser-v0", elements=True, observation_crop=MINIWOB_TASK_AREA, screen_size=(500, 320), max_steps=12
+    )
     recorder = Recorder()
     env.unwrapped.listeners.append(recorder)
     yield env.unwrapped, recorder
@@ -111,8 +126,9 @@ def browser() -> Iterator[tuple[Any, Recorder]]:
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_miniwob_click_test_2(kind: str, browser: tuple[Any, Recorder], replay: ReplayServer,
-                              make_agent: Callable[..., Any]) -> None:
+def test_miniwob_click_test_2(
+    kind: str, browser: tuple[Any, Recorder], replay: ReplayServer, make_agent: Callable[..., Any]
+) -> None:
     env, seen = browser
 
     def target(request: Request) -> tuple[int, int]:
@@ -124,8 +140,9 @@ def test_miniwob_click_test_2(kind: str, browser: tuple[Any, Recorder], replay: 
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_miniwob_enter_text(kind: str, browser: tuple[Any, Recorder], replay: ReplayServer,
-                            make_agent: Callable[..., Any]) -> None:
+def test_miniwob_enter_text(
+    kind: str, browser: tuple[Any, Recorder], replay: ReplayServer, make_agent: Callable[..., Any]
+) -> None:
     env, seen = browser
 
     def word() -> str:
@@ -138,17 +155,30 @@ def test_miniwob_enter_text(kind: str, browser: tuple[Any, Recorder], replay: Re
         return seen.element(request, "button")
 
     if kind == "claude":  # a key the browser cannot send (an is_error result), then three tool_use blocks in one turn
-        turns = [keys(kind, "XF86Calculator"),
-                 lambda r: claude_message(tool_use("left_click", coordinate=list(field(r))), tool_use("type", text=word()),
-                                          tool_use("left_click", coordinate=list(submit(r))))]
+        turns = [
+            keys(kind, "XF86Calculator"),
+            lambda r: claude_message(
+                tool_use("left_click", coordinate=list(field(r))),
+                tool_use("type", text=word()),
+                tool_use("left_click", coordinate=list(submit(r))),
+            ),
+        ]
     elif kind == "operator":  # F13 cannot be sent either: the next turn carries the error
         turns = [keys(kind, "F13"), click(kind, field), lambda r: typed(kind, word()), click(kind, submit)]
     else:
-        turns = [lambda r: chat_completion("I will fill the form.\n```python\nclick(x={}, y={})\nwrite({!r})\nclick(x={}, y={})\n```"
-                                           .format(*field(r), word(), *submit(r)))]
+        turns = [
+            lambda r: chat_completion(
+                "I will fill the form.\n```python\nclick(x={}, y={})\nwrite({!r})\nclick(x={}, y={})\n```".format(
+                    *field(r), word(), *submit(r)
+                )
+            )
+        ]
     script = replay.script(API[kind], "into the text field", turns)
     trajectory = get_loop_thread().run(rollout("miniwob/enter-text", make_agent(kind), env=env, seed=5))
-    assert (trajectory.status, trajectory.reward) == ("ok", 1.0), (trajectory.error, [s.actions for s in trajectory.steps])
+    assert (trajectory.status, trajectory.reward) == ("ok", 1.0), (
+        trajectory.error,
+        [s.actions for s in trajectory.steps],
+    )
     if kind == "claude":
         result = script.requests[1].body["messages"][-1]["content"][0]
         assert result["is_error"] is True and "cannot be sent to a browser page" in result["content"][0]["text"]
@@ -177,8 +207,9 @@ def desktop() -> Iterator[tuple[Any, Recorder]]:
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_desktop_editor_append_line(kind: str, desktop: tuple[Any, Recorder], replay: ReplayServer,
-                                    make_agent: Callable[..., Any]) -> None:
+def test_desktop_editor_append_line(
+    kind: str, desktop: tuple[Any, Recorder], replay: ReplayServer, make_agent: Callable[..., Any]
+) -> None:
     env, seen = desktop
 
     def first_line(request: Request) -> tuple[int, int]:
@@ -187,11 +218,19 @@ def test_desktop_editor_append_line(kind: str, desktop: tuple[Any, Recorder], re
 
     if kind == "openai":  # the keys in a step after the click's, as the desktop-basic reference policy does: Tk
         # may handle a click after key presses that follow it in the same burst of X events
-        turns = [click(kind, first_line),
-                 chat_completion("hotkey('ctrl', 'end')\nwrite('call the plumber')\nhotkey('ctrl', 's')"), done(kind)]
+        turns = [
+            click(kind, first_line),
+            chat_completion("hotkey('ctrl', 'end')\nwrite('call the plumber')\nhotkey('ctrl', 's')"),
+            done(kind),
+        ]
     else:
-        turns = [click(kind, first_line), keys(kind, "ctrl+End"), typed(kind, "call the plumber"), keys(kind, "ctrl+s"),
-                 done(kind)]
+        turns = [
+            click(kind, first_line),
+            keys(kind, "ctrl+End"),
+            typed(kind, "call the plumber"),
+            keys(kind, "ctrl+s"),
+            done(kind),
+        ]
     replay.script(API[kind], "call the plumber", turns)
     trajectory = get_loop_thread().run(rollout("desktop-basic/editor-append-line", make_agent(kind), env=env, seed=0))
     assert (trajectory.status, trajectory.reward) == ("ok", 1.0), (trajectory.error, trajectory.grade)

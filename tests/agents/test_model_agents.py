@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from agent_helpers import API, FAST_RETRY
+from replay_checks import image_size
 from replay_replies import (
     Fail,
     chat_completion,
@@ -23,7 +24,6 @@ from replay_replies import (
     text,
     tool_use,
 )
-from replay_checks import image_size
 from replay_server import ReplayServer
 from typer.testing import CliRunner
 
@@ -49,10 +49,15 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def typing(kind: str, value: str) -> list[dict[str, Any]]:
     """The model turns that type ``value`` and press Enter (the QA gym's submit)."""
     if kind == "claude":
-        return [claude_message(text("Typing."), tool_use("type", text=value)), claude_message(tool_use("key", text="Return"))]
+        return [
+            claude_message(text("Typing."), tool_use("type", text=value)),
+            claude_message(tool_use("key", text="Return")),
+        ]
     if kind == "operator":
-        return [response(computer_call({"type": "type", "text": value})),
-                response(computer_call({"type": "keypress", "keys": ["ENTER"]}))]
+        return [
+            response(computer_call({"type": "type", "text": value})),
+            response(computer_call({"type": "keypress", "keys": ["ENTER"]})),
+        ]
     return [chat_completion(f"write({value!r})\npress('enter')")]
 
 
@@ -71,15 +76,19 @@ def run(coro: Any) -> Any:
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_each_agent_solves_tasks_in_a_job_one_agent_per_run(kind: str, replay: ReplayServer,
-                                                           make_agent: Callable[..., Any]) -> None:
+def test_each_agent_solves_tasks_in_a_job_one_agent_per_run(
+    kind: str, replay: ReplayServer, make_agent: Callable[..., Any]
+) -> None:
     france = replay.script(API[kind], "capital of France", typing(kind, "Paris"))
     planet = replay.script(API[kind], "planet is the largest", [answer(kind, "Jupiter")])
     job = hud_gym.run_job(make_agent(kind), [FRANCE, PLANET], f"{kind}-job", group_size=2, max_concurrent=4)
     runs = job.load_trajectories()
     assert sorted((t.task_id, t.status, t.reward) for t in runs) == [
-        ("capital-france", "ok", 1.0), ("capital-france", "ok", 1.0),
-        ("largest-planet", "ok", 1.0), ("largest-planet", "ok", 1.0)]
+        ("capital-france", "ok", 1.0),
+        ("capital-france", "ok", 1.0),
+        ("largest-planet", "ok", 1.0),
+        ("largest-planet", "ok", 1.0),
+    ]
     assert len(france.requests) == 2 * len(typing(kind, "Paris")) and len(planet.requests) == 2
     typed = next(t for t in runs if t.task_id == "capital-france")
     assert {"type": "type", "text": "Paris", "enter_after": False} in typed.steps[0].actions
@@ -90,8 +99,12 @@ def test_each_agent_solves_tasks_in_a_job_one_agent_per_run(kind: str, replay: R
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_a_rate_limit_then_success_is_retried(kind: str, replay: ReplayServer, make_agent: Callable[..., Any]) -> None:
-    script = replay.script(API[kind], "capital of France", [answer(kind, "Paris")],
-                           fail_first=[Fail(429, "slow down", {"retry-after-ms": "20"})])
+    script = replay.script(
+        API[kind],
+        "capital of France",
+        [answer(kind, "Paris")],
+        fail_first=[Fail(429, "slow down", {"retry-after-ms": "20"})],
+    )
     trajectory = run(rollout(FRANCE, make_agent(kind)))
     assert (trajectory.status, trajectory.reward) == ("ok", 1.0)
     assert script.calls == 2
@@ -100,8 +113,9 @@ def test_a_rate_limit_then_success_is_retried(kind: str, replay: ReplayServer, m
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_a_server_error_forever_is_a_policy_error_and_the_job_goes_on(kind: str, replay: ReplayServer,
-                                                                    make_agent: Callable[..., Any]) -> None:
+def test_a_server_error_forever_is_a_policy_error_and_the_job_goes_on(
+    kind: str, replay: ReplayServer, make_agent: Callable[..., Any]
+) -> None:
     broken = replay.script(API[kind], "capital of France", [], fail_always=Fail(500, "the GPU caught fire"))
     replay.script(API[kind], "planet is the largest", [answer(kind, "Jupiter")])
     job = hud_gym.run_job(make_agent(kind), [FRANCE, PLANET], f"{kind}-500", max_concurrent=2)
@@ -127,14 +141,20 @@ def test_an_unusable_reply_is_a_policy_error_quoting_it(replay: ReplayServer, ma
 
 
 def test_claude_answers_every_tool_use_keeps_the_newest_screenshots_and_reports_the_cursor(
-        replay: ReplayServer, make_agent: Callable[..., Any]) -> None:
-    script = replay.script("anthropic", "capital of France", [
-        claude_message(tool_use("left_click", coordinate=[512, 384]), tool_use("type", text="Par")),
-        claude_message(tool_use("cursor_position")),
-        claude_message(tool_use("zoom", region=[0, 0, 512, 384])),
-        claude_message(tool_use("type", text="is")),
-        claude_message(tool_use("key", text="Return")),
-    ], max_images=2)
+    replay: ReplayServer, make_agent: Callable[..., Any]
+) -> None:
+    script = replay.script(
+        "anthropic",
+        "capital of France",
+        [
+            claude_message(tool_use("left_click", coordinate=[512, 384]), tool_use("type", text="Par")),
+            claude_message(tool_use("cursor_position")),
+            claude_message(tool_use("zoom", region=[0, 0, 512, 384])),
+            claude_message(tool_use("type", text="is")),
+            claude_message(tool_use("key", text="Return")),
+        ],
+        max_images=2,
+    )
     trajectory = run(rollout(FRANCE, make_agent("claude", max_screenshots=2, enable_zoom=True)))
     assert (trajectory.status, trajectory.reward) == ("ok", 1.0)
     assert [s.policy_trace.get("queued", False) for s in trajectory.steps] == [False, True, False, False, False, False]
@@ -150,15 +170,22 @@ def test_claude_answers_every_tool_use_keeps_the_newest_screenshots_and_reports_
 
 
 def test_claude_toolset_version(replay: ReplayServer, make_agent: Callable[..., Any]) -> None:
-    script = replay.script("anthropic", "capital of France", [
-        claude_message(tool_use("type", toolset=True, text="Paris")),
-        claude_message(tool_use("key", toolset=True, text="Return"))])
+    script = replay.script(
+        "anthropic",
+        "capital of France",
+        [
+            claude_message(tool_use("type", toolset=True, text="Paris")),
+            claude_message(tool_use("key", toolset=True, text="Return")),
+        ],
+    )
     agent = make_agent("claude", tool_version="computer_toolset_20260801", display_size=None)
     trajectory = run(rollout(FRANCE, agent))
     assert (trajectory.status, trajectory.reward) == ("ok", 1.0)
     run(agent.aclose())  # closes its connections; a later run makes a new client
     assert run(rollout(FRANCE, agent)).reward == 1.0
-    assert script.requests[0].body["tools"] == [{"type": "computer_toolset_20260801", "configs": {"zoom": {"enabled": False}}}]
+    assert script.requests[0].body["tools"] == [
+        {"type": "computer_toolset_20260801", "configs": {"zoom": {"enabled": False}}}
+    ]
     assert script.requests[0].frame == (1280, 720) and "betas" not in script.requests[0].body
 
 
@@ -175,12 +202,18 @@ def test_hud_signature_client_and_adapter(replay: ReplayServer) -> None:
     assert (tool["display_width_px"], tool["display_height_px"]) == (1280, 800) == script.requests[0].frame
 
 
-def test_operator_chains_responses_and_acknowledges_safety_checks(replay: ReplayServer, make_agent: Callable[..., Any],
-                                                                 caplog: pytest.LogCaptureFixture) -> None:
+def test_operator_chains_responses_and_acknowledges_safety_checks(
+    replay: ReplayServer, make_agent: Callable[..., Any], caplog: pytest.LogCaptureFixture
+) -> None:
     check = {"id": "sc_1", "code": "malicious_instructions", "message": "The page asks for credentials."}
-    script = replay.script("responses", "capital of France", [
-        response(computer_call({"type": "type", "text": "Paris"}, safety=[check])),
-        response(computer_call({"type": "wait"}, {"type": "keypress", "keys": ["ENTER"]}, batched=True))])
+    script = replay.script(
+        "responses",
+        "capital of France",
+        [
+            response(computer_call({"type": "type", "text": "Paris"}, safety=[check])),
+            response(computer_call({"type": "wait"}, {"type": "keypress", "keys": ["ENTER"]}, batched=True)),
+        ],
+    )
     trajectory = run(rollout(FRANCE, make_agent("operator")))
     assert (trajectory.status, trajectory.reward) == ("ok", 1.0)
     assert trajectory.steps[0].policy_trace["acknowledged_safety_checks"] == [check]
@@ -191,18 +224,31 @@ def test_operator_chains_responses_and_acknowledges_safety_checks(replay: Replay
     assert second["input"][0]["acknowledged_safety_checks"] == [check]
     assert trajectory.steps[1].actions == [{"type": "wait", "time": 1000}, {"type": "press", "keys": ["enter"]}]
     replay.clear()
-    replay.script("responses", "capital of France", [response(computer_call({"type": "type", "text": "x"}, safety=[check]))])
+    replay.script(
+        "responses", "capital of France", [response(computer_call({"type": "type", "text": "x"}, safety=[check]))]
+    )
     refused = run(rollout(FRANCE, make_agent("operator", acknowledge_safety_checks=False)))
     assert refused.status == "policy_error" and "malicious_instructions" in refused.error
 
 
-def test_openai_compatible_trace_env_errors_and_relative_coordinates(replay: ReplayServer,
-                                                                    make_agent: Callable[..., Any]) -> None:
-    script = replay.script("chat", "capital of France", [
-        chat_completion('{"type": "custom", "action": "fly"}'),
-        chat_completion("click(x=500, y=500)\nwrite('Paris')\npress('enter')",
-                        choice={"logprobs": {"content": [{"token": "click", "logprob": -0.1, "bytes": None,
-                                                          "top_logprobs": []}]}})], frame=(640, 360), max_images=1)
+def test_openai_compatible_trace_env_errors_and_relative_coordinates(
+    replay: ReplayServer, make_agent: Callable[..., Any]
+) -> None:
+    script = replay.script(
+        "chat",
+        "capital of France",
+        [
+            chat_completion('{"type": "custom", "action": "fly"}'),
+            chat_completion(
+                "click(x=500, y=500)\nwrite('Paris')\npress('enter')",
+                choice={
+                    "logprobs": {"content": [{"token": "click", "logprob": -0.1, "bytes": None, "top_logprobs": []}]}
+                },
+            ),
+        ],
+        frame=(640, 360),
+        max_images=1,
+    )
     agent = make_agent("openai", display_size=(640, 360), coordinates="relative", max_screenshots=1, logprobs=True)
     trajectory = run(rollout(FRANCE, agent))
     assert (trajectory.status, trajectory.reward) == ("ok", 1.0)
@@ -267,7 +313,9 @@ def test_hud_style_agents_run_in_jobs_and_groups() -> None:
 def test_one_line_errors(replay: ReplayServer, monkeypatch: pytest.MonkeyPatch) -> None:
     for name in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY"):
         monkeypatch.delenv(name, raising=False)
-    with pytest.raises(AgentConfigError, match=r"^ClaudeAgent needs an API key: pass api_key=\.\.\. or set ANTHROPIC_API_KEY$"):
+    with pytest.raises(
+        AgentConfigError, match=r"^ClaudeAgent needs an API key: pass api_key=\.\.\. or set ANTHROPIC_API_KEY$"
+    ):
         ClaudeAgent()
     with pytest.raises(AgentConfigError, match="OPENAI_API_KEY"):
         OperatorAgent()
@@ -293,7 +341,9 @@ def test_one_line_errors(replay: ReplayServer, monkeypatch: pytest.MonkeyPatch) 
 
     assert "ANTHROPIC_API_KEY" in user_error("--agent", "claude")
     assert "OPENAI_API_KEY" in user_error("--agent", "operator", "--base-url", replay.url + "/v1")
-    assert f"cannot reach the model server at {url}" in user_error("--agent", "openai", "--model", "m", "--base-url", url)
+    assert f"cannot reach the model server at {url}" in user_error(
+        "--agent", "openai", "--model", "m", "--base-url", url
+    )
     assert "needs the served model's name" in user_error("--agent", "openai", "--base-url", replay.url + "/v1")
     assert "--model configure the model agents" in user_error("--agent", "scripted", "--model", "m")
 
@@ -305,9 +355,28 @@ def test_hud_gym_run_with_a_model_agent(kind: str, replay: ReplayServer, monkeyp
     script = replay.script(API[kind], "capital of France", [answer(kind, "Paris")])
     base_url = replay.url if kind == "claude" else replay.url + "/v1"
     model = {"claude": "claude-test", "operator": "computer-use-test", "openai": "vlm-test"}[kind]
-    result = CliRunner().invoke(app, ["run", "qa-basic", "--task", "capital-france", "--agent", kind, "--model", model,
-                                      "--base-url", base_url, "--max-tokens", "256", "--temperature", "0.5",
-                                      "--system-prompt", "Be brief.", "--json"])
+    result = CliRunner().invoke(
+        app,
+        [
+            "run",
+            "qa-basic",
+            "--task",
+            "capital-france",
+            "--agent",
+            kind,
+            "--model",
+            model,
+            "--base-url",
+            base_url,
+            "--max-tokens",
+            "256",
+            "--temperature",
+            "0.5",
+            "--system-prompt",
+            "Be brief.",
+            "--json",
+        ],
+    )
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout)
     assert out["analytics"]["success_rate"] == 1.0, hud_gym.load_job(out["job"]["id"]).load_trajectories()[0].error

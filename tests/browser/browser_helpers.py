@@ -21,8 +21,9 @@ from typing import Any
 from hud_gym.actions import CustomAction
 from hud_gym.task import Task
 
-STATE_TASK = Task(id="page-state", prompt="Use the page.", gym="hud-browser",
-                  evaluate=("text_matches", "#hud-state", ""))
+STATE_TASK = Task(
+    id="page-state", prompt="Use the page.", gym="hud-browser", evaluate=("text_matches", "#hud-state", "")
+)
 """The task of episodes whose page state the test reads with :func:`page_state`."""
 
 

@@ -131,7 +131,10 @@ def test_keydown_then_keyup_holds_a_modifier_across_steps(page: gymnasium.Env) -
     step(page, ClickAction(point=CLICKER))
     shifts = [e["shift"] for e in events(page, "click")]
     assert shifts == [True, False]
-    assert [(e["type"], e["key"]) for e in events(page, "keydown", "keyup")] == [("keydown", "Shift"), ("keyup", "Shift")]
+    assert [(e["type"], e["key"]) for e in events(page, "keydown", "keyup")] == [
+        ("keydown", "Shift"),
+        ("keyup", "Shift"),
+    ]
 
 
 def test_type_non_ascii_lands_in_the_input_and_fires_input_events(page: gymnasium.Env) -> None:
@@ -226,7 +229,10 @@ def test_custom_tabs_new_switch_close(env: gymnasium.Env, site: str) -> None:
     env.reset(seed=0)
     goto(env, f"{site}/input.html")
     info = step(env, CustomAction(action="new_tab", args={"url": f"{site}/page2.html"}))
-    assert [(t["index"], t["title"], t["active"]) for t in info["tabs"]] == [(0, "Input fixture", False), (1, "Page two", True)]
+    assert [(t["index"], t["title"], t["active"]) for t in info["tabs"]] == [
+        (0, "Input fixture", False),
+        (1, "Page two", True),
+    ]
     info = step(env, CustomAction(action="switch_tab", args={"index": 0}))
     assert info["url"] == f"{site}/input.html"
     assert [t["active"] for t in info["tabs"]] == [True, False]

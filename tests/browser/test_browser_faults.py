@@ -17,18 +17,19 @@ from typing import Any
 import gymnasium
 import pytest
 from browser_helpers import STATE_TASK, goto, on_loop, page_state
-from hud_gym.controllers.browser.chromium import MANAGER
-from hud_gym.controllers.process_utils import alive
 
 from hud_gym.actions import ClickAction, CustomAction, WaitAction
+from hud_gym.controllers.browser.chromium import MANAGER
+from hud_gym.controllers.process_utils import alive
 from hud_gym.task import Task
 
 pytestmark = pytest.mark.timeout(90)
 
 
 def make_faulty_env(controller: str = "local") -> gymnasium.Env:
-    return gymnasium.make("hud/Browser-v0", screen_size=(800, 600), step_timeout=3, navigation_timeout=10,
-                          controller=controller)
+    return gymnasium.make(
+        "hud/Browser-v0", screen_size=(800, 600), step_timeout=3, navigation_timeout=10, controller=controller
+    )
 
 
 @pytest.fixture(scope="module")
@@ -147,7 +148,8 @@ def test_a_page_that_never_finishes_loading_is_observed_as_it_is(site: str, cont
 
 @pytest.mark.local_only("reads this process's log and the env's controller")
 def test_a_dialog_storm_holds_neither_the_next_navigation_nor_the_next_reset(
-        local_env: gymnasium.Env, site: str, caplog: pytest.LogCaptureFixture) -> None:
+    local_env: gymnasium.Env, site: str, caplog: pytest.LogCaptureFixture
+) -> None:
     caplog.set_level(logging.ERROR, logger="asyncio")
     env = local_env
     controller = env.unwrapped.controller
@@ -156,14 +158,22 @@ def test_a_dialog_storm_holds_neither_the_next_navigation_nor_the_next_reset(
         goto(env, f"{site}/storm.html")
         _, _, _, _, info = env.step(WaitAction(time=200))
         assert info["status"] == "ok" and info["dialogs"], info
-        action = CustomAction(action="goto", args={"url": f"{site}/page2.html"}) if away == "goto" else \
-            CustomAction(action="back")
+        action = (
+            CustomAction(action="goto", args={"url": f"{site}/page2.html"})
+            if away == "goto"
+            else CustomAction(action="back")
+        )
         _, _, _, _, info = env.step(action)
         assert info["status"] == "ok" and info["title"] == "Page two" and "navigation_error" not in info, (away, info)
     goto(env, f"{site}/storm.html")
     env.step(WaitAction(time=200))
-    task = Task(id="after-storm", prompt="Use the page.", gym="hud-browser", setup=[("goto", f"{site}/input.html")],
-                evaluate=STATE_TASK.evaluate)
+    task = Task(
+        id="after-storm",
+        prompt="Use the page.",
+        gym="hud-browser",
+        setup=[("goto", f"{site}/input.html")],
+        evaluate=STATE_TASK.evaluate,
+    )
     started = time.perf_counter()
     _, info = env.reset(seed=0, options={"task": task})
     logging.getLogger(__name__).info("reset after a dialog storm: %.2f s", time.perf_counter() - started)

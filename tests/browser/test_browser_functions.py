@@ -84,8 +84,12 @@ def test_load_html_content_and_page_contains(env: gymnasium.Env) -> None:
 
 def test_page_checks_see_the_live_page_at_evaluate_time(env: gymnasium.Env, site: str) -> None:
     # The button is at (20..140, 100..140) on the page; the agent clicks it through a CLA action.
-    reward, _ = run(env, ("goto", f"http://{site}/page.html"), ("text_matches", "#out", r"^clicked 1$"),
-                    actions=[ClickAction(point=(80, 120))])
+    reward, _ = run(
+        env,
+        ("goto", f"http://{site}/page.html"),
+        ("text_matches", "#out", r"^clicked 1$"),
+        actions=[ClickAction(point=(80, 120))],
+    )
     assert reward == 1.0
     assert run(env, ("goto", f"http://{site}/page.html"), ("text_matches", "#out", r"^clicked"))[0] == 0.0
 
@@ -110,14 +114,20 @@ def test_wait_for_element_click_type_select(env: gymnasium.Env, site: str) -> No
 
 
 def test_agent_typing_is_seen_by_text_matches(env: gymnasium.Env, site: str) -> None:
-    reward, _ = run(env, ("goto", f"http://{site}/page.html"), ("text_matches", "#name", "^héllo 日本$"),
-                    actions=[ClickAction(point=(100, 210)), TypeAction(text="héllo 日本")])
+    reward, _ = run(
+        env,
+        ("goto", f"http://{site}/page.html"),
+        ("text_matches", "#name", "^héllo 日本$"),
+        actions=[ClickAction(point=(100, 210)), TypeAction(text="héllo 日本")],
+    )
     assert reward == 1.0
 
 
 def test_cookies(env: gymnasium.Env, site: str) -> None:
-    setup = [("goto", f"http://{site}/page.html"), ("set_cookies", [{"name": "session", "value": "abc"},
-                                                                     {"name": "theme", "value": "dark"}])]
+    setup = [
+        ("goto", f"http://{site}/page.html"),
+        ("set_cookies", [{"name": "session", "value": "abc"}, {"name": "theme", "value": "dark"}]),
+    ]
     assert run(env, setup, ("cookie_exists", ["session", "theme"]))[0] == 1.0
     assert run(env, setup, ("cookie_exists", "missing"))[0] == 0.0
     assert run(env, setup, ("cookie_match", "session", "abc"))[0] == 1.0
@@ -133,8 +143,12 @@ def test_clear_cookies(env: gymnasium.Env, site: str) -> None:
 
 
 def test_invalid_regex_is_a_grading_error(env: gymnasium.Env) -> None:
-    task = Task(prompt="x", gym="hud-browser", setup=("load_html_content", "<p id=a>x</p>"),
-                evaluate=("text_matches", "#a", "(unclosed"))
+    task = Task(
+        prompt="x",
+        gym="hud-browser",
+        setup=("load_html_content", "<p id=a>x</p>"),
+        evaluate=("text_matches", "#a", "(unclosed"),
+    )
     env.reset(seed=0, options={"task": task})
     grade = env.unwrapped.evaluate()
     assert grade.is_error and "invalid regex" in (grade.content or "")
@@ -143,13 +157,21 @@ def test_invalid_regex_is_a_grading_error(env: gymnasium.Env) -> None:
 @pytest.mark.timeout(60)  # Python's re needs minutes for these
 def test_a_catastrophic_regex_finishes_as_a_grade_or_a_grading_error(env: gymnasium.Env) -> None:
     text = "a" * 40 + "!"
-    nested = Task(prompt="x", gym="hud-browser", setup=("load_html_content", f"<p id=a>{text}</p>"),
-                  evaluate=("text_matches", "#a", r"^(a+)+$"))
+    nested = Task(
+        prompt="x",
+        gym="hud-browser",
+        setup=("load_html_content", f"<p id=a>{text}</p>"),
+        evaluate=("text_matches", "#a", r"^(a+)+$"),
+    )
     env.reset(seed=0, options={"task": nested})
     grade = env.unwrapped.evaluate()
     assert (grade.reward, grade.is_error) == (0.0, False)  # answered at once: no match
-    exponential = Task(prompt="x", gym="hud-browser", setup=("load_html_content", f"<p id=a>{text}</p>"),
-                       evaluate=("text_matches", "#a", r"(a|aa)+$"))
+    exponential = Task(
+        prompt="x",
+        gym="hud-browser",
+        setup=("load_html_content", f"<p id=a>{text}</p>"),
+        evaluate=("text_matches", "#a", r"(a|aa)+$"),
+    )
     env.reset(seed=0, options={"task": exponential})
     grade = env.unwrapped.evaluate()
     assert grade.is_error and "did not finish matching" in (grade.content or "")

@@ -12,6 +12,8 @@ import gymnasium
 import pytest
 from browser_helpers import goto, js
 from gymnasium.utils.env_checker import check_env
+
+from hud_gym.actions import ClickAction
 from hud_gym.controllers.browser import binary, chromium
 from hud_gym.controllers.browser.chromium import (
     MANAGER,
@@ -19,8 +21,6 @@ from hud_gym.controllers.browser.chromium import (
     find_chromium,
 )
 from hud_gym.controllers.process_utils import alive
-
-from hud_gym.actions import ClickAction
 from hud_gym.spaces import ActionSpaceConfig
 
 pytestmark = pytest.mark.timeout(120)

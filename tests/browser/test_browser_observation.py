@@ -23,8 +23,9 @@ TOGGLE = (170, 28)  # the input fixture's toggle button (off its label): blue, r
 
 @pytest.fixture(scope="module")
 def env(controller: str) -> Iterator[gymnasium.Env]:
-    env = gymnasium.make("hud/Browser-v0", screen_size=(1024, 768), elements=True, max_steps=10_000,
-                         controller=controller)
+    env = gymnasium.make(
+        "hud/Browser-v0", screen_size=(1024, 768), elements=True, max_steps=10_000, controller=controller
+    )
     env.reset(seed=0)
     yield env
     env.close()
@@ -164,9 +165,11 @@ def test_download_is_saved_in_the_env_folder(site: str) -> None:
     finally:
         env.close()
 
+
 def test_observation_size_scales_clicks_and_element_boxes(site: str, controller: str) -> None:
-    env = gymnasium.make("hud/Browser-v0", screen_size=(1024, 768), observation_size=(512, 384), elements=True,
-                         controller=controller)
+    env = gymnasium.make(
+        "hud/Browser-v0", screen_size=(1024, 768), observation_size=(512, 384), elements=True, controller=controller
+    )
     try:
         env.reset(seed=0, options={"task": STATE_TASK})
         obs, info = goto(env, f"{site}/elements.html")
@@ -188,8 +191,9 @@ def test_a_cropped_observation_is_framed_as_just_that_region(env: gymnasium.Env,
     env.reset(seed=0)
     full, _ = goto(env, f"{site}/input.html")
     crop = (100, 8, 300, 200)
-    cropped_env = gymnasium.make("hud/Browser-v0", screen_size=(1024, 768), observation_crop=crop, max_steps=10_000,
-                                 controller=controller)
+    cropped_env = gymnasium.make(
+        "hud/Browser-v0", screen_size=(1024, 768), observation_crop=crop, max_steps=10_000, controller=controller
+    )
     try:
         cropped_env.reset(seed=0)
         obs, _ = goto(cropped_env, f"{site}/input.html")

@@ -17,18 +17,24 @@ from typing import Any
 import gymnasium
 import numpy as np
 import pytest
-from hud_gym.controllers.browser.miniwob import MINIWOB_TASK_AREA, miniwob_task_names
 
 import hud_gym
 from hud_gym import ClickAction, DragAction, Point, PressAction, TypeAction
+from hud_gym.controllers.browser.miniwob import MINIWOB_TASK_AREA, miniwob_task_names
 
 pytest.importorskip("miniwob")
 pytestmark = pytest.mark.timeout(180)
 
 
 def make_miniwob_env(controller: str) -> gymnasium.Env:
-    return gymnasium.make("hud/Browser-v0", task="miniwob/click-test-2", observation_crop=MINIWOB_TASK_AREA,
-                          screen_size=(500, 320), elements=True, controller=controller)
+    return gymnasium.make(
+        "hud/Browser-v0",
+        task="miniwob/click-test-2",
+        observation_crop=MINIWOB_TASK_AREA,
+        screen_size=(500, 320),
+        elements=True,
+        controller=controller,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -58,8 +64,11 @@ Elements = list[dict[str, Any]]
 def center(elements: Elements, *, id: str | None = None, tag: str | None = None, text: str | None = None) -> Point:
     """Center, in observation pixels, of the first element with that id, tag and text."""
     for element in elements:
-        if ((id is None or element.get("id") == id) and (tag is None or element["tag"] == tag)
-                and (text is None or (element.get("text") or "").strip() == text)):
+        if (
+            (id is None or element.get("id") == id)
+            and (tag is None or element["tag"] == tag)
+            and (text is None or (element.get("text") or "").strip() == text)
+        ):
             x, y, w, h = element["bbox"]
             return Point(x=round(x + w / 2), y=round(y + h / 2))
     raise AssertionError(f"no element with id={id!r} tag={tag!r} text={text!r} in {elements}")
@@ -170,7 +179,9 @@ def solve_click_dialog(elements, utterance):
 
 
 def solve_enter_text_2(elements, utterance):
-    match = re.search(r'Type "(.+)" in (all )?(lower|upper)', utterance, re.IGNORECASE) or re.search(r'"(.+)"', utterance)
+    match = re.search(r'Type "(.+)" in (all )?(lower|upper)', utterance, re.IGNORECASE) or re.search(
+        r'"(.+)"', utterance
+    )
     text = match.group(1)
     if "lower" in utterance.lower():
         text = text.lower()
@@ -271,7 +282,7 @@ def test_every_task_loads_and_resets(local_env: gymnasium.Env) -> None:
             assert js(env, "() => WOB_TASK_READY === true && WOB_DONE_GLOBAL === false")
             obs, info = env.reset(seed=4, options={"task": f"miniwob/{name}"})
             assert js(env, "() => WOB_DONE_GLOBAL === false")
-        except Exception as exc:  # noqa: BLE001  (collect every failing task, then report them all)
+        except Exception as exc:
             failures.append(f"{name}: {type(exc).__name__}: {exc}")
     assert not failures, "\n".join(failures)
 

@@ -18,8 +18,10 @@ from hud_gym.cli.report import outcome_of, write_report
 from hud_gym.controllers.browser.chromium import LAUNCH_ARGS, find_chromium
 from hud_gym.jobs import Job
 
-HOSTILE_PROMPT = ('<script>window.__pwned = "script"</script><img src=x onerror="window.__pwned = \'img\'">'
-                  ' What is 2 + 2? </article><b>not bold</b>')
+HOSTILE_PROMPT = (
+    '<script>window.__pwned = "script"</script><img src=x onerror="window.__pwned = \'img\'">'
+    " What is 2 + 2? </article><b>not bold</b>"
+)
 
 
 def _policy(observation: dict[str, Any], history: list[Any], task: Task) -> list[Any]:
@@ -40,8 +42,16 @@ def job(tmp_path_factory: pytest.TempPathFactory) -> Job:
         Task(id="crash", prompt="The agent crashes on this one.", target="x", gym="qa"),
         Task(id="hostile", prompt=HOSTILE_PROMPT, target="4", gym="qa"),
     ]
-    return hud_gym.run_job(_policy, tasks, "report <test> & friends", group_size=2, max_concurrent=4, seed=0,
-                           max_steps=4, home=tmp_path_factory.mktemp("home"))
+    return hud_gym.run_job(
+        _policy,
+        tasks,
+        "report <test> & friends",
+        group_size=2,
+        max_concurrent=4,
+        seed=0,
+        max_steps=4,
+        home=tmp_path_factory.mktemp("home"),
+    )
 
 
 @pytest.fixture(scope="module")
@@ -82,7 +92,8 @@ def test_report_loads_cleanly_and_shows_every_trajectory(job: Job, browser: Brow
             reward = card.locator(".reward").inner_text()
             if trajectory.failed:
                 assert reward == f"no reward ({trajectory.status})" and card.locator(".badge").inner_text() == (
-                    f"run failed: {trajectory.status}")
+                    f"run failed: {trajectory.status}"
+                )
                 assert card.locator(".error-text").inner_text() == trajectory.error
             else:
                 assert reward == f"reward {trajectory.reward:g}"
@@ -93,8 +104,10 @@ def test_report_loads_cleanly_and_shows_every_trajectory(job: Job, browser: Brow
             json_blocks = card.locator("figure.frame pre").all_text_contents()
             assert len(json_blocks) == len(trajectory.steps)
 
-        images = page.evaluate("Array.from(document.querySelectorAll('figure.frame img'))"
-                               ".map(i => [i.complete, i.naturalWidth, i.naturalHeight])")
+        images = page.evaluate(
+            "Array.from(document.querySelectorAll('figure.frame img'))"
+            ".map(i => [i.complete, i.naturalWidth, i.naturalHeight])"
+        )
         assert len(images) == sum(1 + len(t.steps) for t in trajectories) == 20
         assert all(complete and width == 360 and height == 202 for complete, width, height in images)
 
@@ -109,7 +122,8 @@ def test_report_loads_cleanly_and_shows_every_trajectory(job: Job, browser: Brow
         assert page.locator("#task-table tbody tr").count() == len(analytics.per_task) == 4
         assert page.locator("#group-table tbody tr").count() == len(analytics.per_group) == 4
         assert page.locator('[data-card="success rate"] .value').inner_text() == (
-            f"{analytics.success_rate * 100:.0f}%")
+            f"{analytics.success_rate * 100:.0f}%"
+        )
         assert page.locator('[data-card="errors"] .value').inner_text() == str(analytics.errors) == "2"
 
         # The filters show one outcome at a time.

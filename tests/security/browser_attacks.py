@@ -64,8 +64,12 @@ def probe_task(secret: Secret) -> Task:
     """An episode whose grade shows what the page holds: ``text_matches`` of the body (its content
     quotes the text) and ``page_contains`` of the secret's marker (the page and its same-origin
     frames)."""
-    return Task(id="probe", prompt="Read the page.", gym="hud-browser",
-                evaluate=[("text_matches", "body", "(?s).*"), ("page_contains", secret.marker)])
+    return Task(
+        id="probe",
+        prompt="Read the page.",
+        gym="hud-browser",
+        evaluate=[("text_matches", "body", "(?s).*"), ("page_contains", secret.marker)],
+    )
 
 
 class _Handler(http.server.BaseHTTPRequestHandler):
@@ -127,7 +131,7 @@ async def _frame_texts(controller: Any) -> list[str]:
         for frame in page.frames:
             try:
                 texts.append(await frame.evaluate(_FRAME_TEXT))
-            except Exception as exc:  # noqa: BLE001  (a detached or crashed frame shows nothing)
+            except Exception as exc:
                 texts.append(f"<{type(exc).__name__}>")
     return texts
 

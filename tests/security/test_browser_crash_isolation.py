@@ -36,8 +36,10 @@ N = 8
 VICTIM = 3
 HOG_MB = 300
 # The victim's page holds HOG_MB of touched memory: its renderer is the one much bigger than the rest.
-HOG = ("data:text/html,<title>hog</title><script>window.hog = new Uint8Array("
-       f"{HOG_MB} * 1024 * 1024); window.hog.fill(7);</script>")
+HOG = (
+    "data:text/html,<title>hog</title><script>window.hog = new Uint8Array("
+    f"{HOG_MB} * 1024 * 1024); window.hog.fill(7);</script>"
+)
 CALM = "data:text/html,<title>calm {i}</title><p>calm</p>"
 
 

@@ -127,8 +127,9 @@ def goto(url: str) -> CustomAction:
 
 
 @pytest.mark.parametrize("name", SECRETS)
-def test_no_agent_action_page_or_task_setup_reads_the_host(env: gymnasium.Env, attacker: str,
-                                                           secrets: dict[str, Secret], name: str) -> None:
+def test_no_agent_action_page_or_task_setup_reads_the_host(
+    env: gymnasium.Env, attacker: str, secrets: dict[str, Secret], name: str
+) -> None:
     secret = secret_named(secrets, name)
     agent = {
         "goto": goto(secret.url),
@@ -143,8 +144,13 @@ def test_no_agent_action_page_or_task_setup_reads_the_host(env: gymnasium.Env, a
     for vector in PAGE_VECTORS:
         _, seen = attempt(env, secret, goto(attack_url(attacker, vector, secret.url)), *then(vector))
         assert_unseen(secret, seen, f"a page's {vector}")
-    framed = Task(id="framed", prompt="x", gym="hud-browser", evaluate=probe_task(secret).evaluate,
-                  setup=[("load_html_content", attack_page("iframe", secret.url))])
+    framed = Task(
+        id="framed",
+        prompt="x",
+        gym="hud-browser",
+        evaluate=probe_task(secret).evaluate,
+        setup=[("load_html_content", attack_page("iframe", secret.url))],
+    )
     observation, info = env.reset(options={"task": framed})
     assert_unseen(secret, everything_seen(env, observation, info, secret), "a task's load_html_content iframe")
     task = Task(id="setup-goto", prompt="x", gym="hud-browser", setup=[("goto", secret.url)])
@@ -153,24 +159,32 @@ def test_no_agent_action_page_or_task_setup_reads_the_host(env: gymnasium.Env, a
     assert secret.marker not in str(refused.value)
 
 
-def test_allow_file_urls_opens_its_directory_only(files_env: gymnasium.Env, allowed_dir: Path, attacker: str,
-                                                   secrets: dict[str, Secret]) -> None:
+def test_allow_file_urls_opens_its_directory_only(
+    files_env: gymnasium.Env, allowed_dir: Path, attacker: str, secrets: dict[str, Secret]
+) -> None:
     inside = Secret("inside", (allowed_dir / "inside.txt").as_uri(), INSIDE)
     files_env.reset(options={"task": probe_task(inside)})
     _, _, _, _, info = files_env.step(goto(inside.url))
     assert info["status"] == "ok" and "navigation_error" not in info, info
     assert files_env.unwrapped.evaluate().info["grades"][1]["reward"] == 1.0  # page_contains(INSIDE)
-    page = Task(id="inside", prompt="x", gym="hud-browser", setup=[("goto", (allowed_dir / "sub" / "page.html").as_uri())],
-                evaluate=("page_contains", INSIDE))
+    page = Task(
+        id="inside",
+        prompt="x",
+        gym="hud-browser",
+        setup=[("goto", (allowed_dir / "sub" / "page.html").as_uri())],
+        evaluate=("page_contains", INSIDE),
+    )
     _, info = files_env.reset(options={"task": page})
     assert info["title"] == "inside" and files_env.unwrapped.evaluate().reward == 1.0
 
     for index, secret in enumerate(secrets.values()):
-        escapes = {"goto": goto(secret.url),
-                   "a '..' path": goto(f"{allowed_dir.as_uri()}/sub/../../../../../..{secret.url[len('file://'):]}")}
+        escapes = {
+            "goto": goto(secret.url),
+            "a '..' path": goto(f"{allowed_dir.as_uri()}/sub/../../../../../..{secret.url[len('file://') :]}"),
+        }
         if not secret.url.endswith("/"):
             link = allowed_dir / f"link-{Path(secret.url).name}"
-            link.symlink_to(secret.url[len("file://"):])
+            link.symlink_to(secret.url[len("file://") :])
             escapes["a symlink"] = goto(link.as_uri())
         for how, action in escapes.items():
             info, seen = attempt(files_env, secret, action)
@@ -189,8 +203,16 @@ def test_allow_file_urls_opens_its_directory_only(files_env: gymnasium.Env, allo
 
 def test_browser_internal_pages_are_refused(env: gymnasium.Env) -> None:
     env.reset()
-    for url in ("chrome://crash", "chrome://memory-exhaust", "chrome://version", "devtools://devtools/bundled/inspector.html",
-                "about:version", "javascript:document.title='pwned'", "chrome-extension://x/y", "view-source:about:blank"):
+    for url in (
+        "chrome://crash",
+        "chrome://memory-exhaust",
+        "chrome://version",
+        "devtools://devtools/bundled/inspector.html",
+        "about:version",
+        "javascript:document.title='pwned'",
+        "chrome-extension://x/y",
+        "view-source:about:blank",
+    ):
         _, _, terminated, _, info = env.step(goto(url))
         assert info["status"] == "action_error" and "refused" in info["action_error"] and not terminated, (url, info)
     _, _, _, _, info = env.step(WaitAction(time=10))

@@ -29,10 +29,10 @@ from typing import Any
 import gymnasium
 import psutil
 import pytest
-from hud_gym.controllers.process_utils import alive
 
 import hud_gym  # noqa: F401  (registers the ids)
 from hud_gym import CustomAction, SetupError, Task
+from hud_gym.controllers.process_utils import alive
 from hud_gym.task import expand_config
 
 pytestmark = pytest.mark.timeout(90)
@@ -41,7 +41,7 @@ try:
     from hud_gym.controllers.ubuntu.display import require_programs
 
     require_programs("openbox")
-except Exception as _exc:  # noqa: BLE001
+except Exception as _exc:
     pytest.skip(f"no desktop on this machine: {_exc}", allow_module_level=True)
 
 
@@ -63,9 +63,11 @@ class Host:
     def probe(self) -> str:
         """The bash line: ``~/probe-uid`` (who), ``~/probe-read`` (what it read), a file outside."""
         secret = shlex.quote(str(self.hud_home / "secret.txt"))
-        return (f"id -u > ~/probe-uid.part; {{ cat /etc/shadow; cat {secret}; ls -a /root; "
-                f"ls {shlex.quote(str(self.hud_home))}; }} > ~/probe-read 2>&1; "
-                f"echo escaped > {shlex.quote(str(self.outside / 'escaped'))}; mv ~/probe-uid.part ~/probe-uid")
+        return (
+            f"id -u > ~/probe-uid.part; {{ cat /etc/shadow; cat {secret}; ls -a /root; "
+            f"ls {shlex.quote(str(self.hud_home))}; }} > ~/probe-read 2>&1; "
+            f"echo escaped > {shlex.quote(str(self.outside / 'escaped'))}; mv ~/probe-uid.part ~/probe-uid"
+        )
 
     def python_probe(self) -> str:
         """The probe as Python (for Tk's profile scripts)."""
@@ -147,8 +149,12 @@ def test_a_task_bashrc_then_xterm_stays_in_the_sandbox(desktop: gymnasium.Env, h
 def test_a_task_tk_profile_then_open_file_runs_nothing_on_the_host(desktop: gymnasium.Env, host: Host) -> None:
     # Tk runs ~/.<argv0 name>.py and ~/.<class name>.py at start unless Python ignores the environment.
     profile = host.python_probe()
-    setup = [("write_file", ".editor.py", profile), ("write_file", ".HudGymEditor.py", profile),
-             ("write_file", "notes.txt", "x"), ("open_file", "notes.txt")]
+    setup = [
+        ("write_file", ".editor.py", profile),
+        ("write_file", ".HudGymEditor.py", profile),
+        ("write_file", "notes.txt", "x"),
+        ("open_file", "notes.txt"),
+    ]
     desktop.reset(options={"task": task(setup)})
     time.sleep(1.0)  # the profile would have run before the window showed
     home = home_of(desktop)
@@ -177,8 +183,9 @@ def test_task_commands_run_in_the_sandbox(shell_desktop: gymnasium.Env, host: Ho
     assert "root" not in listing and "home" not in listing and "work" not in listing, grade.info["stdout"]
 
 
-def test_evaluators_do_not_follow_a_planted_link_out_of_the_home(shell_desktop: gymnasium.Env, host: Host,
-                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_evaluators_do_not_follow_a_planted_link_out_of_the_home(
+    shell_desktop: gymnasium.Env, host: Host, monkeypatch: pytest.MonkeyPatch
+) -> None:
     secret = host.hud_home / "secret.txt"
     plant = ("run", f"ln -s {shlex.quote(str(secret))} leak; ln -s /etc/shadow shadow; ln -s / root-link")
     shell_desktop.reset(options={"task": task(plant)})
@@ -186,8 +193,11 @@ def test_evaluators_do_not_follow_a_planted_link_out_of_the_home(shell_desktop: 
     controller = env.controller
     # As if each link were planted just after resolve_path checked its path (a race it cannot close).
     monkeypatch.setattr(controller, "resolve_path", lambda path: controller.home / path)
-    for check in [("file_contains", "leak", "HUD-GYM-HOME-SECRET"), ("file_matches", "shadow", "^root:"),
-                  ("file_contains", "root-link/etc/shadow", "root:")]:
+    for check in [
+        ("file_contains", "leak", "HUD-GYM-HOME-SECRET"),
+        ("file_matches", "shadow", "^root:"),
+        ("file_contains", "root-link/etc/shadow", "root:"),
+    ]:
         calls = controller.resolve("evaluate", expand_config(check))
         grade = env._runner.run(controller.evaluate(calls, env._context))
         assert grade.reward == 0.0, (check, grade)
@@ -256,7 +266,9 @@ def listener() -> Iterator[int]:
 
 
 def test_no_network_unless_the_task_asks_and_the_env_allows(shell_desktop: gymnasium.Env, listener: int) -> None:
-    connect = f"python3 -c \"import socket; socket.create_connection(('127.0.0.1', {listener}), 5); print('connected')\""
+    connect = (
+        f"python3 -c \"import socket; socket.create_connection(('127.0.0.1', {listener}), 5); print('connected')\""
+    )
     check = ("command_output_contains", connect, "connected")
     shell_desktop.reset(options={"task": task(evaluate=check)})
     grade = shell_desktop.unwrapped.evaluate()
@@ -264,8 +276,14 @@ def test_no_network_unless_the_task_asks_and_the_env_allows(shell_desktop: gymna
     asks = task(evaluate=check, config={"network": True})
     with pytest.raises(PermissionError, match="allow_network=True"):
         shell_desktop.reset(options={"task": asks})
-    networked = gymnasium.make("hud/Ubuntu-v0", in_container=False, allow_shell=True, allow_network=True,
-                               screen_size=(320, 240), window_manager=None)
+    networked = gymnasium.make(
+        "hud/Ubuntu-v0",
+        in_container=False,
+        allow_shell=True,
+        allow_network=True,
+        screen_size=(320, 240),
+        window_manager=None,
+    )
     try:
         networked.reset(options={"task": asks})
         assert networked.unwrapped.evaluate().reward == 1.0
@@ -279,9 +297,8 @@ def test_no_network_unless_the_task_asks_and_the_env_allows(shell_desktop: gymna
 
 
 def test_an_untrusted_ubuntu_server_gives_no_host_shell(host: Host) -> None:
-    from hud_gym.controllers.remote.server import ControllerServer  # noqa: PLC0415
-
-    from hud_gym.core.loop import get_loop_thread  # noqa: PLC0415
+    from hud_gym.controllers.remote.server import ControllerServer
+    from hud_gym.core.loop import get_loop_thread
 
     server = ControllerServer("ubuntu", port=0, token="security-token")  # no --trust-client-options
     url = get_loop_thread().run(server.start(), timeout=30)

@@ -25,7 +25,7 @@ try:
     from hud_gym.controllers.ubuntu.display import require_programs
 
     require_programs(None)
-except Exception as _exc:  # noqa: BLE001
+except Exception as _exc:
     pytest.skip(f"no desktop on this machine: {_exc}", allow_module_level=True)
 if shutil.which("setpriv") is None or shutil.which("xdotool") is None:
     pytest.skip("needs setpriv and xdotool", allow_module_level=True)
@@ -34,10 +34,16 @@ NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
 CLEAN_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/nonexistent"}
 
 
-def x_client(display: str, *command: str, prefix: list[str] | None = None,
-             env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run([*(prefix or []), *command], check=False, capture_output=True, timeout=20,
-                          env={**CLEAN_ENV, "DISPLAY": display, **(env or {})})
+def x_client(
+    display: str, *command: str, prefix: list[str] | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run(
+        [*(prefix or []), *command],
+        check=False,
+        capture_output=True,
+        timeout=20,
+        env={**CLEAN_ENV, "DISPLAY": display, **(env or {})},
+    )
     out = done.stdout.decode(errors="replace")[:200]  # xwd writes a binary image
     return subprocess.CompletedProcess(done.args, done.returncode, out, done.stderr.decode(errors="replace"))
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from hud_gym.controllers.base import ControllerError
 from hud_gym.controllers.ubuntu.apps import KNOWN_APPS
 from hud_gym.controllers.ubuntu.policy import LAUNCHABLE, detect_container, launch_argv, resolve_path
@@ -27,7 +28,12 @@ def test_every_launchable_app_is_a_known_app() -> None:
 
 def test_known_apps_start_with_only_the_options_they_list(home: Path) -> None:
     assert launch_argv("xterm", ["-title", "notes", "-g", "80x24"], home=home) == [
-        "xterm", "-title", "notes", "-g", "80x24"]
+        "xterm",
+        "-title",
+        "notes",
+        "-g",
+        "80x24",
+    ]
     for args, refused in ((["-e", "sh"], "-e"), (["-title"], "-title"), (["-title", "x", "-hold"], "-hold")):
         with pytest.raises(PermissionError, match=f"argument '{refused}' is not allowed without shell permission"):
             launch_argv("xterm", args, home=home)
@@ -49,13 +55,19 @@ def test_file_arguments_stay_in_the_home(home: Path, tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="at most one argument"):
         launch_argv("xedit", ["-geometry"], home=home)
     assert launch_argv("xedit", [str(tmp_path / "x.txt")], home=home, allow_absolute_paths=True)[-1] == str(
-        tmp_path / "x.txt")
+        tmp_path / "x.txt"
+    )
 
 
 def test_the_event_log_goes_to_the_home(home: Path) -> None:
     base = [*KNOWN_APPS["eventlog"]]
     assert launch_argv("eventlog", ["--title", "log"], home=home) == [
-        *base, "--title", "log", "--log", str(home / "eventlog.jsonl")]
+        *base,
+        "--title",
+        "log",
+        "--log",
+        str(home / "eventlog.jsonl"),
+    ]
     assert launch_argv("eventlog", ["--log", "logs/a.jsonl"], home=home)[-1] == str(home / "logs" / "a.jsonl")
     with pytest.raises(PermissionError, match="home"):
         launch_argv("eventlog", ["--log", "/tmp/a.jsonl"], home=home)

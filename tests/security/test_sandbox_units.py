@@ -12,6 +12,9 @@ from pathlib import Path
 
 import gymnasium
 import pytest
+from Xlib import xauth as xlib_xauth
+
+import hud_gym  # noqa: F401  (registers the ids)
 from hud_gym.controllers.base import ControllerError
 from hud_gym.controllers.remote.protocol import ProtocolError
 from hud_gym.controllers.remote.server import validate_options
@@ -34,9 +37,6 @@ from hud_gym.controllers.x11.xauth import (
     new_cookie,
     write_display_authority,
 )
-from Xlib import xauth as xlib_xauth
-
-import hud_gym  # noqa: F401  (registers the ids)
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -60,26 +60,46 @@ def test_root_drops_to_a_dedicated_uid_and_users_keep_theirs() -> None:
     assert root == Identity(SANDBOX_UID_BASE + 57, SANDBOX_UID_BASE + 57, switch=True) and root.uid != 0
     assert identity_for(1000, 1000, 57) == Identity(1000, 1000, switch=False)
     argv = bwrap_argv(SandboxPolicy(identity=root), ["true"])
-    assert argv[:6] == ["setpriv", f"--reuid={root.uid}", f"--regid={root.gid}", "--clear-groups", "--inh-caps=-all",
-                        "--no-new-privs"]
+    assert argv[:6] == [
+        "setpriv",
+        f"--reuid={root.uid}",
+        f"--regid={root.gid}",
+        "--clear-groups",
+        "--inh-caps=-all",
+        "--no-new-privs",
+    ]
     assert bwrap_argv(SandboxPolicy(identity=identity_for(1000, 1000, 57)), ["true"])[0] == "bwrap"
 
 
 def test_the_policy_shows_no_host_secret_and_no_network_by_default(tmp_path: Path) -> None:
     home = str(tmp_path / "home")
-    policy = SandboxPolicy(identity=Identity(1000, 1000), binds=(Bind(home, writable=True), Bind("/tmp/.X11-unix/X57")),
-                           etc={"passwd": "/x/passwd"}, layout={"/bin": "link:usr/bin", "/lib64": "dir"})
+    policy = SandboxPolicy(
+        identity=Identity(1000, 1000),
+        binds=(Bind(home, writable=True), Bind("/tmp/.X11-unix/X57")),
+        etc={"passwd": "/x/passwd"},
+        layout={"/bin": "link:usr/bin", "/lib64": "dir"},
+    )
     argv = bwrap_argv(policy, ["xterm"])
-    for flag in ("--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-net", "--disable-userns",
-                 "--die-with-parent", "--new-session"):
+    for flag in (
+        "--unshare-user",
+        "--unshare-pid",
+        "--unshare-ipc",
+        "--unshare-net",
+        "--disable-userns",
+        "--die-with-parent",
+        "--new-session",
+    ):
         assert flag in argv, flag
     assert argv[argv.index("--uid") + 1] == str(INNER_UID) and argv[-2:] == ["--", "xterm"]
     mounted = _mounted(argv)
     assert not [m for m in mounted if m.startswith(FORBIDDEN) or m == "/etc"], mounted
-    assert "/etc/resolv.conf" not in mounted and ["--ro-bind", "/x/passwd", "/etc/passwd"] == argv[
-        argv.index("/x/passwd") - 1: argv.index("/x/passwd") + 2]
-    assert argv.index("--bind") > argv.index("/tmp") and ["--bind", home, home] == argv[argv.index("--bind"):][:3]
-    assert ["--symlink", "usr/bin", "/bin"] == argv[argv.index("--symlink"):][:3]
+    assert "/etc/resolv.conf" not in mounted and argv[argv.index("/x/passwd") - 1 : argv.index("/x/passwd") + 2] == [
+        "--ro-bind",
+        "/x/passwd",
+        "/etc/passwd",
+    ]
+    assert argv.index("--bind") > argv.index("/tmp") and ["--bind", home, home] == argv[argv.index("--bind") :][:3]
+    assert argv[argv.index("--symlink") :][:3] == ["--symlink", "usr/bin", "/bin"]
     networked = bwrap_argv(SandboxPolicy(identity=Identity(1000, 1000), network=True), ["true"])
     assert "--unshare-net" not in networked and "/etc/resolv.conf" in _mounted(networked)
     passwd = etc_files("/h")["passwd"]
@@ -105,12 +125,21 @@ def test_the_policy_run_by_bwrap_sees_no_host(open_dir: Path) -> None:
     identity = identity_for(os.geteuid(), os.getegid(), 999)
     if identity.switch:
         os.chown(home, identity.uid, identity.gid)
-    policy = SandboxPolicy(identity=identity, binds=(Bind(str(home), writable=True),), layout=host_layout(),
-                           chdir=str(home))
-    script = (f"id -u; cat /etc/shadow {tmp_path}/secret 2>&1; ls /root 2>&1; echo x > out; echo x > {tmp_path}/out 2>&1;"
-              "grep -E '^(CapEff|NoNewPrivs)' /proc/self/status; cat /proc/1/cmdline | tr '\\0' ' '")
-    done = subprocess.run(bwrap_argv(policy, ["bash", "-c", script]), check=False, capture_output=True, text=True, timeout=20,
-                          env={"PATH": "/usr/bin:/bin"})
+    policy = SandboxPolicy(
+        identity=identity, binds=(Bind(str(home), writable=True),), layout=host_layout(), chdir=str(home)
+    )
+    script = (
+        f"id -u; cat /etc/shadow {tmp_path}/secret 2>&1; ls /root 2>&1; echo x > out; echo x > {tmp_path}/out 2>&1;"
+        "grep -E '^(CapEff|NoNewPrivs)' /proc/self/status; cat /proc/1/cmdline | tr '\\0' ' '"
+    )
+    done = subprocess.run(
+        bwrap_argv(policy, ["bash", "-c", script]),
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=20,
+        env={"PATH": "/usr/bin:/bin"},
+    )
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines[0] == str(INNER_UID)
@@ -135,8 +164,9 @@ def test_display_authority_files_are_private_and_readable_by_xauth(tmp_path: Pat
     assert "MIT-MAGIC-COOKIE-1" in listed.stdout and cookie.hex() in listed.stdout
 
 
-def test_the_process_authority_swaps_xauthority_only_while_connecting(tmp_path: Path,
-                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_process_authority_swaps_xauthority_only_while_connecting(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     user_file = write_display_authority(tmp_path / "user", b"u" * 16)  # the user's own entries
     monkeypatch.setenv("XAUTHORITY", str(user_file))
     authority = ProcessAuthority()
@@ -234,8 +264,11 @@ def test_a_host_without_user_namespaces_gets_a_clear_error(open_dir: Path, monke
     monkeypatch.setenv("PATH", f"{tmp_path}:/usr/bin:/bin")
     env = gymnasium.make("hud/Ubuntu-v0", in_container=False)
     try:
-        with pytest.raises(ControllerError, match=r"(?s)No permissions to creating new namespace.*user namespaces.*"
-                                                  r"sandbox=False"):
+        with pytest.raises(
+            ControllerError,
+            match=r"(?s)No permissions to creating new namespace.*user namespaces.*"
+            r"sandbox=False",
+        ):
             env.reset()
     finally:
         env.close()

@@ -52,10 +52,17 @@ def shadow_marker() -> str:
         pytest.skip("no readable /etc/shadow on this machine")
 
 
-def test_an_untrusted_browser_server_gives_no_host_file(browser_server: ServerProcess, make_env: Callable[..., Any]) -> None:
+def test_an_untrusted_browser_server_gives_no_host_file(
+    browser_server: ServerProcess, make_env: Callable[..., Any]
+) -> None:
     marker = shadow_marker()
-    task = Task(id="steal-shadow", prompt="x", gym="hud-browser", setup=[("goto", "file:///etc/shadow")],
-                evaluate=("text_matches", "body", "(?s).*"))
+    task = Task(
+        id="steal-shadow",
+        prompt="x",
+        gym="hud-browser",
+        setup=[("goto", "file:///etc/shadow")],
+        evaluate=("text_matches", "body", "(?s).*"),
+    )
     env = make_env("hud/Browser-v0", controller=browser_server.url, controller_token=TOKEN)
     with pytest.raises(SetupError, match="refused") as refused:
         env.reset(options={"task": task})
@@ -68,14 +75,14 @@ def test_an_untrusted_browser_server_gives_no_host_file(browser_server: ServerPr
     grade = env.unwrapped.evaluate()
     assert marker not in (grade.content or "") and marker not in observation["text"]
 
-    reaching = make_env("hud/Browser-v0", controller=browser_server.url, controller_token=TOKEN,
-                        allow_file_urls="/etc")
+    reaching = make_env("hud/Browser-v0", controller=browser_server.url, controller_token=TOKEN, allow_file_urls="/etc")
     with pytest.raises(ControllerError, match="allow_file_urls.*--trust-client-options"):
         reaching.reset()
 
 
-def test_the_token_is_not_on_the_command_line_nor_passed_to_the_browser(browser_server: ServerProcess,
-                                                                        make_env: Callable[..., Any]) -> None:
+def test_the_token_is_not_on_the_command_line_nor_passed_to_the_browser(
+    browser_server: ServerProcess, make_env: Callable[..., Any]
+) -> None:
     env = make_env("hud/Browser-v0", controller=browser_server.url, controller_token=TOKEN)
     env.reset()  # the server starts its Chromium
     server = psutil.Process(browser_server.process.pid)
@@ -88,8 +95,9 @@ def test_the_token_is_not_on_the_command_line_nor_passed_to_the_browser(browser_
 
 
 def _start(command: list[str], env: dict[str, str]) -> subprocess.Popen[str]:
-    return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
-                            start_new_session=True)
+    return subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, start_new_session=True
+    )
 
 
 def _stop(process: subprocess.Popen[str]) -> None:
@@ -105,11 +113,26 @@ def test_a_token_file_serves_and_stays_off_the_command_line(tmp_path: Path, make
     token_file.chmod(0o600)
     env_vars = {k: v for k, v in os.environ.items() if k != TOKEN_ENV_VAR}
     # As a container runs it: docker/entrypoint.sh accepts a --token-file instead of the variable.
-    process = _start(["bash", str(REPO / "docker" / "entrypoint.sh"), sys.executable, "-m", SERVER_MODULE, "qa",
-                      "--port", "0", "--token-file", str(token_file)], env_vars)
+    process = _start(
+        [
+            "bash",
+            str(REPO / "docker" / "entrypoint.sh"),
+            sys.executable,
+            "-m",
+            SERVER_MODULE,
+            "qa",
+            "--port",
+            "0",
+            "--token-file",
+            str(token_file),
+        ],
+        env_vars,
+    )
     try:
         assert process.stdout is not None
-        url = next((line[len(READY_PREFIX):].strip() for line in process.stdout if line.startswith(READY_PREFIX)), None)
+        url = next(
+            (line[len(READY_PREFIX) :].strip() for line in process.stdout if line.startswith(READY_PREFIX)), None
+        )
         assert url, process.stderr.read() if process.stderr else ""
         assert token.encode() not in Path(f"/proc/{process.pid}/cmdline").read_bytes()
         env = make_env("hud/QA-v0", task="qa-basic/capital-france", controller=url, controller_token=token)
@@ -122,7 +145,7 @@ def test_a_token_file_serves_and_stays_off_the_command_line(tmp_path: Path, make
 
 @pytest.mark.parametrize("how", ["module", "cli"])
 def test_a_token_on_the_command_line_is_refused(how: str) -> None:
-    command = ([sys.executable, "-m", SERVER_MODULE, "qa"] if how == "module" else [str(HUD_GYM), "serve", "qa"])
+    command = [sys.executable, "-m", SERVER_MODULE, "qa"] if how == "module" else [str(HUD_GYM), "serve", "qa"]
     process = _start([*command, "--port", "0", "--token", "visible-to-everyone"], dict(os.environ))
     try:
         _, stderr = process.communicate(timeout=60)

@@ -21,13 +21,13 @@ from typing import Any
 import gymnasium
 import pytest
 from desktop_helpers import HOME_TASK, desktop_home
+
+import hud_gym  # noqa: F401  (registers the ids)
+from hud_gym import CustomAction
 from hud_gym.controllers.ubuntu.display import (
     DesktopNotAvailableError,
     require_programs,
 )
-
-import hud_gym  # noqa: F401  (registers the ids)
-from hud_gym import CustomAction
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -102,7 +102,9 @@ class EventLogApp:
         records = [json.loads(line) for line in lines if line.strip()]
         return [r for r in records if kind is None or r["type"] == kind]
 
-    def wait(self, predicate: Callable[[list[dict[str, Any]]], Any], timeout: float = 5.0, what: str = "records") -> Any:
+    def wait(
+        self, predicate: Callable[[list[dict[str, Any]]], Any], timeout: float = 5.0, what: str = "records"
+    ) -> Any:
         """Poll the log until ``predicate(records)`` is truthy; return its value."""
         deadline = time.monotonic() + timeout
         while True:

@@ -8,10 +8,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from hud_gym.controllers.x11.xauth import process_authority
 from Xlib import display as xdisplay
 
 from hud_gym import Task
+from hud_gym.controllers.x11.xauth import process_authority
 
 HOME_TASK = Task(id="home", prompt="", gym="hud-ubuntu", evaluate=("file_exists", "."))
 """A task whose grade names the env's home (``info["path"]``): see :func:`desktop_home`. No prompt,

@@ -39,8 +39,12 @@ TASK_IDS = [task.id for task in TASKSET]
 # The policies that need no window geometry or home path from the in-process controller.
 PUBLIC_POLICIES = {"open-clock"}
 SCRIPTED = [
-    pytest.param(task_id, marks=() if task_id in PUBLIC_POLICIES else pytest.mark.local_only(
-        "the policy finds windows (and checks the home) through the in-process controller"))
+    pytest.param(
+        task_id,
+        marks=()
+        if task_id in PUBLIC_POLICIES
+        else pytest.mark.local_only("the policy finds windows (and checks the home) through the in-process controller"),
+    )
     for task_id in TASK_IDS
 ]
 
@@ -53,8 +57,9 @@ EDITOR_LINE_HEIGHT = 19
 
 @pytest.fixture(scope="module")
 def env(controller: str) -> Iterator[gymnasium.Env]:
-    env = gymnasium.make("hud/Ubuntu-v0", taskset="desktop-basic", in_container=False, max_steps=40,
-                         controller=controller)
+    env = gymnasium.make(
+        "hud/Ubuntu-v0", taskset="desktop-basic", in_container=False, max_steps=40, controller=controller
+    )
     yield env
     env.close()
 
@@ -188,8 +193,9 @@ def terminal_arith_to_file(ep: Episode) -> float:
 
 def terminal_copy_file(ep: Episode) -> float:
     ep.terminal("cp report.txt backup/")
-    ep.home_has(lambda home: (home / "backup" / "report.txt").is_file()
-                and (home / "backup" / "report.txt").stat().st_size > 0)
+    ep.home_has(
+        lambda home: (home / "backup" / "report.txt").is_file() and (home / "backup" / "report.txt").stat().st_size > 0
+    )
     return ep.respond()
 
 

@@ -101,11 +101,18 @@ def test_known_apps_need_no_shell(host: gymnasium.Env) -> None:
 
 
 def test_the_shell_works_with_allow_shell(shell: gymnasium.Env) -> None:
-    setup = [("run", "echo from-run > out.txt"), ("launch", "xmessage", ["-name", "msg", "hello"]),
-             ("launch", "xterm", ["-e", "sleep 60"])]
-    checks = [("file_contains", "out.txt", "from-run"), ("command_output_contains", "cat out.txt", "from-run"),
-              ("process_running", "xmessage"), ("process_running", "sleep"),
-              ("command_output_contains", "id -un", "user")]  # in the sandbox, as its user
+    setup = [
+        ("run", "echo from-run > out.txt"),
+        ("launch", "xmessage", ["-name", "msg", "hello"]),
+        ("launch", "xterm", ["-e", "sleep 60"]),
+    ]
+    checks = [
+        ("file_contains", "out.txt", "from-run"),
+        ("command_output_contains", "cat out.txt", "from-run"),
+        ("process_running", "xmessage"),
+        ("process_running", "sleep"),
+        ("command_output_contains", "id -un", "user"),
+    ]  # in the sandbox, as its user
     result = evaluate(shell, checks, setup)
     assert result.reward == 1.0, result
 
@@ -131,8 +138,12 @@ def test_paths_outside_the_home_are_refused(host: gymnasium.Env, path: str) -> N
     refused_setup(host, [("write_file", "in.txt", "x"), ("copy_file", "in.txt", path)], PATH_OPTION)
     refused_setup(host, ("copy_file", path, "in.txt"), PATH_OPTION)
     refused_setup(host, ("open_file", path), PATH_OPTION)
-    evaluators = (("file_exists", path), ("file_contains", path, "x"), ("file_matches", path, "x"),
-                  ("dir_contains", path, "x"))
+    evaluators = (
+        ("file_exists", path),
+        ("file_contains", path, "x"),
+        ("file_matches", path, "x"),
+        ("dir_contains", path, "x"),
+    )
     for evaluator in evaluators:
         result = evaluate(host, evaluator)
         assert result.is_error and PATH_OPTION in (result.content or ""), (evaluator, result)
@@ -149,7 +160,9 @@ def test_reading_system_files_is_refused(host: gymnasium.Env) -> None:
 def test_a_symlink_out_of_the_home_is_refused(shell: gymnasium.Env) -> None:
     result = evaluate(shell, ("file_contains", "etc-link/passwd", "root"), ("run", "ln -s /etc etc-link"))
     assert result.is_error and PATH_OPTION in (result.content or "")
-    refused_setup(shell, [("run", "ln -s /tmp tmp-link"), ("write_file", "tmp-link/hud-gym-escape.txt", "x")], PATH_OPTION)
+    refused_setup(
+        shell, [("run", "ln -s /tmp tmp-link"), ("write_file", "tmp-link/hud-gym-escape.txt", "x")], PATH_OPTION
+    )
     assert not Path("/tmp/hud-gym-escape.txt").exists()
 
 
@@ -157,8 +170,11 @@ def test_absolute_paths_work_with_allow_absolute_paths(tmp_path: Path) -> None:
     env = gymnasium.make("hud/Ubuntu-v0", in_container=False, allow_absolute_paths=True)
     try:
         target = tmp_path / "outside" / "abs.txt"
-        result = evaluate(env, [("file_contains", str(target), "absolute"), ("file_exists", "../")],
-                          ("write_file", str(target), "absolute"))
+        result = evaluate(
+            env,
+            [("file_contains", str(target), "absolute"), ("file_exists", "../")],
+            ("write_file", str(target), "absolute"),
+        )
         assert result.reward == 1.0, result
         assert target.read_text() == "absolute"
     finally:

@@ -9,8 +9,6 @@ from typing import Any
 
 import pytest
 from desktop_helpers import HOME_TASK, desktop_home, open_display
-from hud_gym.controllers.ubuntu import PIXELS_PER_WHEEL_CLICK, wheel_clicks
-from hud_gym.controllers.ubuntu.keysyms import KEYSYM_NAMES
 from Xlib import X
 
 from hud_gym.actions import (
@@ -27,6 +25,8 @@ from hud_gym.actions import (
     TypeAction,
     WaitAction,
 )
+from hud_gym.controllers.ubuntu import PIXELS_PER_WHEEL_CLICK, wheel_clicks
+from hud_gym.controllers.ubuntu.keysyms import KEYSYM_NAMES
 from hud_gym.keys import KEYS
 
 pytestmark = pytest.mark.timeout(60)
@@ -49,8 +49,9 @@ def ok(env: Any, action: Any) -> tuple[dict[str, Any], dict[str, Any]]:
 
 def key_events(eventlog: Any, mark: int, count: int) -> list[dict[str, Any]]:
     """Wait for ``count`` key records after ``mark`` and return them all."""
-    return eventlog.wait(lambda rs: len(k := [r for r in rs[mark:] if r["type"] == "key"]) >= count and k,
-                         what=f"{count} key events")
+    return eventlog.wait(
+        lambda rs: len(k := [r for r in rs[mark:] if r["type"] == "key"]) >= count and k, what=f"{count} key events"
+    )
 
 
 def releases(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -69,8 +70,10 @@ def test_click_buttons_at_the_point(desktop: Any, eventlog: Any) -> None:
     for button, number in (("left", 1), ("middle", 2), ("right", 3), ("back", 8), ("forward", 9)):
         mark = eventlog.mark()
         ok(desktop, ClickAction(point=(x, y), button=button))
-        records = eventlog.wait(lambda rs: [r for r in rs[mark:] if r["type"] == "button" and r["event"] == "release"],
-                                what=f"{button} release")
+        records = eventlog.wait(
+            lambda rs: [r for r in rs[mark:] if r["type"] == "button" and r["event"] == "release"],
+            what=f"{button} release",
+        )
         pressed = presses(eventlog.since(mark))
         assert [r["num"] for r in pressed] == [number], (button, eventlog.since(mark))
         assert (pressed[0]["x_root"], pressed[0]["y_root"], pressed[0]["x"], pressed[0]["y"]) == (x, y, 30, 40)
@@ -127,7 +130,10 @@ def test_press_hotkey_order_and_state(desktop: Any, eventlog: Any) -> None:
     ok(desktop, PressAction(keys=["ctrl", "a"]))
     keys = key_events(eventlog, mark, 4)
     assert [(r["event"], r["keysym"]) for r in keys] == [
-        ("press", "Control_L"), ("press", "a"), ("release", "a"), ("release", "Control_L"),
+        ("press", "Control_L"),
+        ("press", "a"),
+        ("release", "a"),
+        ("release", "Control_L"),
     ]
     assert keys[1]["state"] & CONTROL
 
@@ -217,9 +223,16 @@ def test_wheel_clicks_rounding() -> None:
     assert [wheel_clicks(p) for p in (0, 1, 49, 50, 149, 150, 250, 251, -1, -300)] == [0, 1, 1, 1, 1, 2, 3, 3, -1, -3]
 
 
-@pytest.mark.parametrize(("scroll", "buttons"), [
-    ((0, 300), [5, 5, 5]), ((0, -100), [4]), ((200, 0), [7, 7]), ((-10, 0), [6]), ((100, 100), [5, 7]),
-])
+@pytest.mark.parametrize(
+    ("scroll", "buttons"),
+    [
+        ((0, 300), [5, 5, 5]),
+        ((0, -100), [4]),
+        ((200, 0), [7, 7]),
+        ((-10, 0), [6]),
+        ((100, 100), [5, 7]),
+    ],
+)
 def test_scroll_axes_and_signs(desktop: Any, eventlog: Any, scroll: tuple[int, int], buttons: list[int]) -> None:
     x, y = eventlog.point("pad", 200, 100)
     mark = eventlog.mark()
@@ -238,8 +251,9 @@ def test_scroll_and_side_buttons_are_x_buttons(desktop: Any, run: Any) -> None:
     display = open_display(desktop.unwrapped.controller.display)
     try:
         screen = display.screen()
-        window = screen.root.create_window(0, 0, 300, 200, 0, screen.root_depth,
-                                           event_mask=X.ButtonPressMask | X.StructureNotifyMask)
+        window = screen.root.create_window(
+            0, 0, 300, 200, 0, screen.root_depth, event_mask=X.ButtonPressMask | X.StructureNotifyMask
+        )
         window.set_wm_name("probe")
         window.map()
         display.sync()
@@ -315,7 +329,7 @@ def test_drag_path_with_held_key(desktop: Any, eventlog: Any) -> None:
     assert (released[0]["num"], released[0]["x_root"], released[0]["y_root"]) == (1, x + 300, y + 120)
     motions = [(r["x_root"], r["y_root"]) for r in records if r["type"] == "motion"]
     assert (x + 150, y + 30) in motions  # (Tk collapses the motion events it has queued)
-    dragged = [r for r in records[records.index(pressed[0]):] if r["type"] == "motion"]
+    dragged = [r for r in records[records.index(pressed[0]) :] if r["type"] == "motion"]
     assert dragged and all(r["state"] & 0x100 and r["state"] & SHIFT for r in dragged)  # Button1 and Shift held
 
 
@@ -340,7 +354,10 @@ def test_wait_screenshot_position(desktop: Any, eventlog: Any) -> None:
 
 def test_key_sequence(desktop: Any, eventlog: Any) -> None:
     ok(desktop, TypeAction(text="abcd"))
-    ok(desktop, CustomAction(action="key_sequence", args={"keys": ["BackSpace", "backspace", "shift+x", "ctrl+a", "y"]}))
+    ok(
+        desktop,
+        CustomAction(action="key_sequence", args={"keys": ["BackSpace", "backspace", "shift+x", "ctrl+a", "y"]}),
+    )
     # Tk's Entry: Ctrl+A goes to the line start.
     assert eventlog.wait(lambda rs: eventlog.text() == "yabX" or None, what="'yabX'"), eventlog.text()
     _, _, _, _, info = desktop.step(CustomAction(action="key_sequence", args={"keys": ["ctrl+nokey"]}))
@@ -378,7 +395,9 @@ def test_launch_by_name_and_refusals(desktop: Any) -> None:
 def test_launch_any_program_with_shell_allowed(make_controller_env: Any) -> None:
     env = make_controller_env("hud/Ubuntu-v0", allow_shell=True, screen_size=(640, 480))
     env.reset()
-    _, _, _, _, info = env.step(CustomAction(action="launch", args={"app": "xterm", "args": ["-T", "shell ok", "-e", "sh"]}))
+    _, _, _, _, info = env.step(
+        CustomAction(action="launch", args={"app": "xterm", "args": ["-T", "shell ok", "-e", "sh"]})
+    )
     assert info["status"] == "ok" and info["window"] == "shell ok"
     _, _, _, _, info = env.step(CustomAction(action="launch", args={"app": "xlogo"}))
     assert info["status"] == "ok" and info["window"]

@@ -22,7 +22,9 @@ def test_app_paths() -> None:
 
 
 def test_editor_types_and_saves(desktop: Any, run: Any) -> None:
-    desktop.reset(options={"task": Task(prompt="", gym="hud-ubuntu", setup=("write_file", "notes.txt", "first line\n"))})
+    desktop.reset(
+        options={"task": Task(prompt="", gym="hud-ubuntu", setup=("write_file", "notes.txt", "first line\n"))}
+    )
     home = desktop.unwrapped.controller.home
     _, _, _, _, info = desktop.step(CustomAction(action="launch", args={"app": "editor", "args": ["notes.txt"]}))
     assert info["status"] == "ok" and info["window"] == "notes.txt - Editor", info

@@ -47,8 +47,7 @@ def shell(controller: str) -> Iterator[gymnasium.Env]:
     env.close()
 
 
-def grade(env: gymnasium.Env, setup: Any, evaluate: Any, actions: list[Any] | None = None,
-          **config: Any) -> Grade:
+def grade(env: gymnasium.Env, setup: Any, evaluate: Any, actions: list[Any] | None = None, **config: Any) -> Grade:
     """Reset with a task of ``setup``/``evaluate``, run ``actions``, and grade."""
     task = Task(prompt="test", gym="hud-ubuntu", setup=setup, evaluate=evaluate, config=config or None)
     env.reset(seed=0, options={"task": task})
@@ -87,23 +86,36 @@ def test_write_file_file_exists_and_file_contains(host: gymnasium.Env) -> None:
     setup = ("write_file", "docs/notes.txt", "Hello Desktop\nsecond line\n")
     assert reward(host, setup, ("file_exists", "docs/notes.txt")) == 1.0
     assert reward(host, setup, ("file_exists", "~/docs/notes.txt")) == 1.0
-    assert reward(host, setup, {"function": "file_exists", "args": ["docs/notes.txt"], "kwargs": {"kind": "file"}}) == 1.0
+    assert (
+        reward(host, setup, {"function": "file_exists", "args": ["docs/notes.txt"], "kwargs": {"kind": "file"}}) == 1.0
+    )
     assert reward(host, setup, {"function": "file_exists", "args": ["docs"], "kwargs": {"kind": "dir"}}) == 1.0
     assert reward(host, setup, {"function": "file_exists", "args": ["docs"], "kwargs": {"kind": "file"}}) == 0.0
     assert reward(host, setup, ("file_exists", "docs/other.txt")) == 0.0
-    assert reward(host, setup, {"function": "file_exists", "args": ["docs/other.txt"], "kwargs": {"exists": False}}) == 1.0
-    assert reward(host, setup, {"function": "file_exists", "args": ["docs/notes.txt"], "kwargs": {"exists": False}}) == 0.0
+    assert (
+        reward(host, setup, {"function": "file_exists", "args": ["docs/other.txt"], "kwargs": {"exists": False}}) == 1.0
+    )
+    assert (
+        reward(host, setup, {"function": "file_exists", "args": ["docs/notes.txt"], "kwargs": {"exists": False}}) == 0.0
+    )
     assert reward(host, setup, ("file_contains", "docs/notes.txt", ["Hello Desktop", "second"])) == 1.0
     assert reward(host, setup, ("file_contains", "docs/notes.txt", "hello desktop")) == 0.0
-    insensitive = {"function": "file_contains", "args": ["docs/notes.txt", "hello desktop"],
-                   "kwargs": {"case_sensitive": False}}
+    insensitive = {
+        "function": "file_contains",
+        "args": ["docs/notes.txt", "hello desktop"],
+        "kwargs": {"case_sensitive": False},
+    }
     assert reward(host, setup, insensitive) == 1.0
     missing = grade(host, setup, ("file_contains", "docs/notes.txt", ["Hello", "absent"]))
     assert missing.reward == 0.0 and "absent" in (missing.content or "") and missing.info["missing"] == ["absent"]
 
 
 def test_a_missing_file_is_reward_zero_not_an_error(host: gymnasium.Env) -> None:
-    for evaluate in (("file_contains", "nope.txt", "x"), ("file_matches", "nope.txt", "x"), ("dir_contains", "nope", "x")):
+    for evaluate in (
+        ("file_contains", "nope.txt", "x"),
+        ("file_matches", "nope.txt", "x"),
+        ("dir_contains", "nope", "x"),
+    ):
         result = grade(host, None, evaluate)
         assert result.reward == 0.0 and not result.is_error, result
         assert "does not exist" in (result.content or "")
@@ -153,8 +165,12 @@ def test_copy_file(host: gymnasium.Env) -> None:
         ("copy_file", "src/report.txt", "backup"),
         ("copy_file", "src", "tree"),
     ]
-    evaluate = [("file_contains", "copy.txt", "Q3"), ("file_contains", "backup/report.txt", "Q3"),
-                ("file_contains", "tree/sub/deep.txt", "deep"), ("file_exists", "src/report.txt")]
+    evaluate = [
+        ("file_contains", "copy.txt", "Q3"),
+        ("file_contains", "backup/report.txt", "Q3"),
+        ("file_contains", "tree/sub/deep.txt", "deep"),
+        ("file_exists", "src/report.txt"),
+    ]
     assert reward(host, setup, evaluate, evaluate_combine="min") == 1.0
     with pytest.raises(SetupError, match="copy_file.*'missing.txt' does not exist"):
         host.reset(options={"task": Task(prompt="x", gym="hud-ubuntu", setup=("copy_file", "missing.txt", "x.txt"))})
@@ -186,8 +202,12 @@ def test_launch_waits_for_the_window(host: gymnasium.Env) -> None:
 
 def test_process_running_sees_programs_started_from_the_terminal(host: gymnasium.Env) -> None:
     # Placed at the top left corner (an 80x24 xterm is several hundred pixels wide and high).
-    task = Task(prompt="x", gym="hud-ubuntu", setup=("launch", "xterm", ["-T", "procs", "-geometry", "80x24+0+0"]),
-                evaluate=("process_running", "sleep"))
+    task = Task(
+        prompt="x",
+        gym="hud-ubuntu",
+        setup=("launch", "xterm", ["-T", "procs", "-geometry", "80x24+0+0"]),
+        evaluate=("process_running", "sleep"),
+    )
     host.reset(options={"task": task})
     host.step(ClickAction(point=(100, 100)))
     host.step(TypeAction(text="sleep 77", enter_after=True))
@@ -201,12 +221,20 @@ def test_process_running_sees_programs_started_from_the_terminal(host: gymnasium
 @LOCAL_ONLY_WINDOWS
 def test_open_file_in_the_editor_and_edit_it_with_cla_actions(host: gymnasium.Env) -> None:
     setup = [("write_file", "todo.txt", "first\n"), ("open_file", "todo.txt")]
-    task = Task(prompt="x", gym="hud-ubuntu", setup=setup,
-                evaluate=[("window_exists", r"^todo\.txt - Editor$"), ("file_contains", "todo.txt", ["first", "second"])])
+    task = Task(
+        prompt="x",
+        gym="hud-ubuntu",
+        setup=setup,
+        evaluate=[("window_exists", r"^todo\.txt - Editor$"), ("file_contains", "todo.txt", ["first", "second"])],
+    )
     _, info = host.reset(options={"task": task})
     assert info["focused_window"] == "todo.txt - Editor"
     x, y, w, h = window(host, "Editor")
-    for action in (ClickAction(point=(x + w // 2, y + h - 40)), TypeAction(text="second"), PressAction(keys=["ctrl", "s"])):
+    for action in (
+        ClickAction(point=(x + w // 2, y + h - 40)),
+        TypeAction(text="second"),
+        PressAction(keys=["ctrl", "s"]),
+    ):
         host.step(action)
     assert host.unwrapped.evaluate().reward == 1.0
     # A missing file opens as a new, empty document of that name.
@@ -240,8 +268,15 @@ def test_set_clipboard_and_clipboard_contains(host: gymnasium.Env) -> None:
 
 def test_run_and_command_output_contains(shell: gymnasium.Env) -> None:
     setup = [("run", "echo $((6*7)) > answer.txt"), ("run", ["mkdir", "-p", "made/by/argv"])]
-    assert reward(shell, setup, [("file_matches", "answer.txt", "^42$"), ("file_exists", "made/by/argv")],
-                  evaluate_combine="min") == 1.0
+    assert (
+        reward(
+            shell,
+            setup,
+            [("file_matches", "answer.txt", "^42$"), ("file_exists", "made/by/argv")],
+            evaluate_combine="min",
+        )
+        == 1.0
+    )
     assert reward(shell, None, ("command_output_contains", "echo hello; echo world", ["hello", "world"])) == 1.0
     assert reward(shell, None, ("command_output_contains", ["printf", "%s", "argv-out"], "argv-out")) == 1.0
     failed = grade(shell, None, ("command_output_contains", "echo hello", "bye"))
@@ -254,13 +289,18 @@ def test_run_fails_on_a_non_zero_exit_code(shell: gymnasium.Env) -> None:
     task = Task(prompt="x", gym="hud-ubuntu", setup=("run", "echo oops >&2; exit 3"))
     with pytest.raises(SetupError, match=r"run\(.*\).*'echo oops >&2; exit 3'.*code 3.*oops"):
         shell.reset(options={"task": task})
-    task = Task(prompt="x", gym="hud-ubuntu", setup={"function": "run", "args": ["sleep 5"], "kwargs": {"timeout": 0.3}})
+    task = Task(
+        prompt="x", gym="hud-ubuntu", setup={"function": "run", "args": ["sleep 5"], "kwargs": {"timeout": 0.3}}
+    )
     with pytest.raises(SetupError, match="TimeoutError"):
         shell.reset(options={"task": task})
 
 
 def test_launch_of_any_program_with_the_shell(shell: gymnasium.Env) -> None:
-    assert reward(shell, ("launch", "xmessage", ["-name", "hello-message", "hello"]), ("process_running", "xmessage")) == 1.0
+    assert (
+        reward(shell, ("launch", "xmessage", ["-name", "hello-message", "hello"]), ("process_running", "xmessage"))
+        == 1.0
+    )
     assert reward(shell, ("open_file", "shown.txt", "xedit"), ("window_exists", "shown.txt|xedit")) == 1.0
 
 
@@ -280,7 +320,14 @@ def test_unknown_functions_and_bad_arguments_are_rejected_before_anything_runs(h
     with pytest.raises(UnknownFunctionError, match="file_contain'.*file_contains"):
         host.reset(options={"task": Task(prompt="x", gym="hud-ubuntu", evaluate=("file_contain", "a", "b"))})
     with pytest.raises(ValueError, match="timeout"):
-        host.reset(options={"task": Task(prompt="x", gym="hud-ubuntu",
-                                         setup={"function": "run", "args": ["true"], "kwargs": {"timeout": "soon"}})})
+        host.reset(
+            options={
+                "task": Task(
+                    prompt="x",
+                    gym="hud-ubuntu",
+                    setup={"function": "run", "args": ["true"], "kwargs": {"timeout": "soon"}},
+                )
+            }
+        )
     # Dotted names of the gym's namespace resolve too.
     assert reward(host, ("desktop.write_file", "d.txt", "x"), ("ubuntu.file_exists", "d.txt")) == 1.0

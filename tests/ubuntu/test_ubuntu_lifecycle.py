@@ -23,12 +23,12 @@ from desktop_helpers import open_display
 
 from hud_gym.actions import CustomAction, KeyDownAction, MoveAction, TypeAction
 from hud_gym.controllers.base import ControllerError
+from hud_gym.controllers.process_utils import alive
 from hud_gym.controllers.ubuntu import UbuntuController
 from hud_gym.controllers.ubuntu import display as display_module
 from hud_gym.controllers.ubuntu.display import DesktopNotAvailableError, require_programs
 from hud_gym.controllers.ubuntu.sandboxed import SANDBOX_PYTHON
 from hud_gym.controllers.x11 import xvfb as xvfb_module
-from hud_gym.controllers.process_utils import alive
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -118,8 +118,9 @@ def test_missing_programs_name_the_packages(monkeypatch: pytest.MonkeyPatch) -> 
     assert "Xvfb" in require_programs(None)
 
 
-def test_a_display_number_taken_meanwhile_is_retried(desktop: Any, monkeypatch: pytest.MonkeyPatch,
-                                                     tmp_path: Path) -> None:
+def test_a_display_number_taken_meanwhile_is_retried(
+    desktop: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     taken = int(desktop.unwrapped.controller.display[1:])
     # As if another process started a server on `taken` after our check for a free number.
     monkeypatch.setattr(xvfb_module, "_display_free", lambda number: True)
@@ -171,8 +172,12 @@ def test_reset_cleans_files_windows_input(desktop: Any, run: Any, open_eventlog:
     desktop.step(MoveAction(point=(500, 300)))
     assert keys_down(controller.display)
     # A window of a client outside the task's process group: reset closes it (XKillClient).
-    foreign = subprocess.Popen(["xlogo", "-title", "foreign"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                               env={**os.environ, "DISPLAY": controller.display, "XAUTHORITY": str(controller.xauthority)})
+    foreign = subprocess.Popen(
+        ["xlogo", "-title", "foreign"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, "DISPLAY": controller.display, "XAUTHORITY": str(controller.xauthority)},
+    )
     try:
         run(desktop, lambda c: c.wait_for_window("^foreign$"))
         obs, info = desktop.reset()
@@ -233,8 +238,11 @@ def test_paths_and_shell_permission(desktop: Any) -> None:
     with pytest.raises(PermissionError, match="allow_absolute_paths=True"):
         controller.resolve_path("link/passwd")
     assert not controller.shell_allowed()
-    with pytest.raises(PermissionError, match=r"^run runs arbitrary commands: create the env with allow_shell=True "
-                                              r"or run it inside its container \(docker/ubuntu\)$"):
+    with pytest.raises(
+        PermissionError,
+        match=r"^run runs arbitrary commands: create the env with allow_shell=True "
+        r"or run it inside its container \(docker/ubuntu\)$",
+    ):
         controller.require_shell("run")
     free = UbuntuController(allow_shell=True, allow_absolute_paths=True, in_container=False)
     assert free.shell_allowed() and free.require_shell("run") is None
@@ -323,7 +331,7 @@ def test_two_envs_at_once(desktop: Any, open_eventlog: Any, run: Any) -> None:
             try:
                 for char in texts[id(env)]:
                     env.step(TypeAction(text=char))
-            except BaseException as exc:  # noqa: BLE001
+            except BaseException as exc:
                 errors.append(exc)
 
         threads = [threading.Thread(target=typist, args=(e,)) for e in (desktop, other)]

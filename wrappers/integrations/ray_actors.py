@@ -116,7 +116,9 @@ class EnvWorker:
     ended episode, or a replacement actor's first step) resets in place of the step.
     """
 
-    def __init__(self, make_env: Callable[[], gymnasium.Env], autoreset_mode: str = AutoresetMode.NEXT_STEP.value) -> None:
+    def __init__(
+        self, make_env: Callable[[], gymnasium.Env], autoreset_mode: str = AutoresetMode.NEXT_STEP.value
+    ) -> None:
         import hud_gym  # noqa: F401  (registers the hud ids in this process)
 
         self.env = make_env()
@@ -145,7 +147,9 @@ class EnvWorker:
 
     def step(self, action: Any, needs_reset: bool = False) -> StepResult:
         """One step under the autoreset rules (see the class docstring)."""
-        return autoreset.run(autoreset.step_program(self.autoreset_mode, needs_reset, action), self.env.step, self.reset)
+        return autoreset.run(
+            autoreset.step_program(self.autoreset_mode, needs_reset, action), self.env.step, self.reset
+        )
 
     def step_with_response(self, action: Any) -> tuple[StepResult, str | None]:
         """A plain step (no autoreset) and the env's ``final_response`` after it."""
@@ -199,8 +203,9 @@ def failure_message(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {first_line}"
 
 
-def close_actors(ray: ModuleType, actors: Sequence[Any], busy: Sequence[Any] = (),
-                 timeout: float = CLOSE_TIMEOUT_S) -> None:
+def close_actors(
+    ray: ModuleType, actors: Sequence[Any], busy: Sequence[Any] = (), timeout: float = CLOSE_TIMEOUT_S
+) -> None:
     """Let ``actors`` close their envs (up to ``timeout`` seconds), then kill them and ``busy``."""
     for actor in busy:
         try:

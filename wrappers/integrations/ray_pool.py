@@ -28,7 +28,6 @@ from gymnasium.vector import AutoresetMode
 
 from hud_gym.registration import gym_id_for
 from hud_gym.task import Task
-from hud_gym.wrappers.rollout.pool import EnvPool
 from hud_gym.wrappers.integrations.ray_actors import (
     CLOSE_TIMEOUT_S,
     DEFAULT_ACTOR_OPTIONS,
@@ -37,6 +36,7 @@ from hud_gym.wrappers.integrations.ray_actors import (
     remote_worker,
     writable,
 )
+from hud_gym.wrappers.rollout.pool import EnvPool
 
 __all__ = ["RayEnvPool", "RayEnvProxy"]
 
@@ -91,8 +91,9 @@ class RayEnvProxy:
             self.broken = True
             raise
 
-    async def areset(self, *, seed: int | None = None,
-                     options: dict[str, Any] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+    async def areset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
         """Start an episode (see :meth:`HudEnv.reset <hud_gym.core.env.HudEnv.reset>`)."""
         self._final_response = None
         return await self._await(self.actor.reset.remote(seed, options))
@@ -138,8 +139,9 @@ class RayEnvPool(EnvPool):
         **env_kwargs: arguments of every env (``screen_size``, ``max_episode_steps``, ...).
     """
 
-    def __init__(self, size: int, *, actor_options: dict[str, Any] | None = None, address: str | None = None,
-                 **env_kwargs: Any) -> None:
+    def __init__(
+        self, size: int, *, actor_options: dict[str, Any] | None = None, address: str | None = None, **env_kwargs: Any
+    ) -> None:
         super().__init__(size, **env_kwargs)
         self._ray = ensure_ray(address)
         self.actor_options = {**DEFAULT_ACTOR_OPTIONS, **(actor_options or {})}

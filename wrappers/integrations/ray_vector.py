@@ -103,18 +103,28 @@ class RayVectorEnv(SendRecvVectorEnv):
 
     _in_flight: dict[int, _InFlight]
 
-    def __init__(self, env: str | Sequence[Callable[[], gymnasium.Env]], num_envs: int | None = None, *,
-                 autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
-                 max_episode_steps: int | None = None, step_timeout: float | None = 300.0,
-                 start_timeout: float = 120.0, actor_options: dict[str, Any] | None = None,
-                 address: str | None = None, copy: bool = True, **env_kwargs: Any) -> None:
+    def __init__(
+        self,
+        env: str | Sequence[Callable[[], gymnasium.Env]],
+        num_envs: int | None = None,
+        *,
+        autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
+        max_episode_steps: int | None = None,
+        step_timeout: float | None = 300.0,
+        start_timeout: float = 120.0,
+        actor_options: dict[str, Any] | None = None,
+        address: str | None = None,
+        copy: bool = True,
+        **env_kwargs: Any,
+    ) -> None:
         if isinstance(env, str):
             if num_envs is None or num_envs < 1:
                 raise ValueError(f"RayVectorEnv({env!r}) needs num_envs >= 1, got {num_envs!r}")
             if max_episode_steps is not None:
                 env_kwargs["max_episode_steps"] = max_episode_steps
             self.env_fns: list[Callable[[], gymnasium.Env]] = [
-                GymEnvMaker(env, controller_kwargs(env_kwargs, i)) for i in range(num_envs)]
+                GymEnvMaker(env, controller_kwargs(env_kwargs, i)) for i in range(num_envs)
+            ]
         else:
             self.env_fns = list(env)
             if not self.env_fns or not all(callable(fn) for fn in self.env_fns):
@@ -140,8 +150,13 @@ class RayVectorEnv(SendRecvVectorEnv):
         except BaseException:
             self.close()
             raise
-        self._describe_batch(metadata=first["metadata"], render_mode=first["render_mode"], spec=first["spec"],
-                             observation_space=first["observation_space"], action_space=first["action_space"])
+        self._describe_batch(
+            metadata=first["metadata"],
+            render_mode=first["render_mode"],
+            spec=first["spec"],
+            observation_space=first["observation_space"],
+            action_space=first["action_space"],
+        )
 
     # ------------------------------------------------------------------ actors
 
@@ -178,16 +193,18 @@ class RayVectorEnv(SendRecvVectorEnv):
 
     # ------------------------------------------------------------------ the backend: reset, send, recv
 
-    def _reset(self, indices: list[int], seeds: list[int | None],
-               options: dict[str, Any]) -> list[tuple[Any, dict[str, Any]]]:
+    def _reset(
+        self, indices: list[int], seeds: list[int | None], options: dict[str, Any]
+    ) -> list[tuple[Any, dict[str, Any]]]:
         """A sub-env whose actor died or hangs is replaced and reset once more
         (``info["replaced"]``); an error raised by the env itself (a bad option, an unknown task)
         is raised here."""
         results = self._reset_many(indices, seeds, options, retry=True)
         return [results[i] for i in indices]
 
-    def _reset_many(self, indices: list[int], seeds: list[int | None], options: dict[str, Any],
-                    retry: bool) -> dict[int, tuple[Any, dict[str, Any]]]:
+    def _reset_many(
+        self, indices: list[int], seeds: list[int | None], options: dict[str, Any], retry: bool
+    ) -> dict[int, tuple[Any, dict[str, Any]]]:
         refs = {i: self.actors[i].reset.remote(seeds[i], options) for i in indices}
         timeout = self._timeout(indices)
         ready, _ = self._ray.wait(list(refs.values()), num_returns=len(refs), timeout=timeout)
@@ -228,8 +245,11 @@ class RayVectorEnv(SendRecvVectorEnv):
         limits = [call.deadline - now for call in self._in_flight.values() if call.deadline is not None]
         if timeout is not None:
             limits.append(timeout)
-        self._ray.wait([call.ref for call in self._in_flight.values()], num_returns=1,
-                       timeout=max(0.0, min(limits)) if limits else None)
+        self._ray.wait(
+            [call.ref for call in self._in_flight.values()],
+            num_returns=1,
+            timeout=max(0.0, min(limits)) if limits else None,
+        )
         self._collect(rows)
         return rows
 
@@ -268,12 +288,23 @@ class RayVectorEnv(SendRecvVectorEnv):
             rows[i] = (observation, reward, terminated, truncated, {**info, "error": f"{info['error']}; then {error}"})
             return
         # As HudEnv: a crash terminates the episode, a timeout truncates it.
-        row: StepResult = (writable(self._last_obs[i]), None, status == "env_error", status == "timeout",
-                           {"status": status, "error": error, "replaced": True})
+        row: StepResult = (
+            writable(self._last_obs[i]),
+            None,
+            status == "env_error",
+            status == "timeout",
+            {"status": status, "error": error, "replaced": True},
+        )
         self._advance(i, autoreset.end_program(self.autoreset_mode, row), None, row, rows)
 
-    def _advance(self, i: int, program: autoreset.Program, answer: Any, failed_row: StepResult | None,
-                 rows: dict[int, StepResult]) -> None:
+    def _advance(
+        self,
+        i: int,
+        program: autoreset.Program,
+        answer: Any,
+        failed_row: StepResult | None,
+        rows: dict[int, StepResult],
+    ) -> None:
         """Send ``answer`` to sub-env ``i``'s autoreset ``program`` (``None`` starts it): its row
         goes to ``rows`` when it returns one, else its next call to the actor is put in flight."""
         try:
@@ -316,5 +347,8 @@ class RayVectorEnv(SendRecvVectorEnv):
         busy = set(self._in_flight)
         self._in_flight.clear()
         # An actor with a call in flight would close only after it: kill it at once.
-        close_actors(self._ray, [a for i, a in enumerate(self.actors) if i not in busy],
-                     [a for i, a in enumerate(self.actors) if i in busy])
+        close_actors(
+            self._ray,
+            [a for i, a in enumerate(self.actors) if i not in busy],
+            [a for i, a in enumerate(self.actors) if i in busy],
+        )

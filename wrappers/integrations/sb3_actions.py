@@ -45,8 +45,14 @@ class ActionMapper:
         texts: the snippets an agent can type; empty: no typing.
     """
 
-    def __init__(self, observation_size: tuple[int, int], mode: Mode = "multidiscrete", grid: tuple[int, int] = (16, 16),
-                 keys: Sequence[str] = DEFAULT_KEYS, texts: Sequence[str] = ("",)) -> None:
+    def __init__(
+        self,
+        observation_size: tuple[int, int],
+        mode: Mode = "multidiscrete",
+        grid: tuple[int, int] = (16, 16),
+        keys: Sequence[str] = DEFAULT_KEYS,
+        texts: Sequence[str] = ("",),
+    ) -> None:
         if mode not in ("multidiscrete", "discrete", "box"):
             raise ValueError(f"mode must be 'multidiscrete', 'discrete' or 'box', got {mode!r}")
         if grid[0] < 1 or grid[1] < 1:
@@ -59,7 +65,8 @@ class ActionMapper:
         self.kinds: tuple[str, ...] = ("click",) + (("press",) if self.keys else ()) + (("type",) if self.texts else ())
         if mode == "multidiscrete":
             self.space: spaces.Space = spaces.MultiDiscrete(
-                [len(self.kinds), self.columns, self.rows, max(len(self.keys), 1), max(len(self.texts), 1)])
+                [len(self.kinds), self.columns, self.rows, max(len(self.keys), 1), max(len(self.texts), 1)]
+            )
         elif mode == "discrete":
             self.space = spaces.Discrete(self.columns * self.rows + len(self.keys) + len(self.texts))
         else:
@@ -90,7 +97,11 @@ class ActionMapper:
         else:
             values = np.asarray(action).reshape(-1)
             bounds = self.space.nvec if self.mode == "multidiscrete" else np.array([self.space.n])
-            if values.shape != bounds.shape or np.any(values != np.round(values)) or np.any((values < 0) | (values >= bounds)):
+            if (
+                values.shape != bounds.shape
+                or np.any(values != np.round(values))
+                or np.any((values < 0) | (values >= bounds))
+            ):
                 raise ValueError(f"action {values.tolist()!r} is not in the SB3 action space {self.space}")
             if self.mode == "multidiscrete":
                 kind_index, column, row, key, text = (int(v) for v in values)
@@ -113,8 +124,14 @@ class ActionMapper:
 class SB3ActionWrapper(gymnasium.ActionWrapper):
     """A hud-gym env acting through :class:`ActionMapper`'s flat action space."""
 
-    def __init__(self, env: gymnasium.Env, mode: Mode = "multidiscrete", grid: tuple[int, int] = (16, 16),
-                 keys: Sequence[str] = DEFAULT_KEYS, texts: Sequence[str] = ("",)) -> None:
+    def __init__(
+        self,
+        env: gymnasium.Env,
+        mode: Mode = "multidiscrete",
+        grid: tuple[int, int] = (16, 16),
+        keys: Sequence[str] = DEFAULT_KEYS,
+        texts: Sequence[str] = ("",),
+    ) -> None:
         super().__init__(env)
         self.mapper = ActionMapper(env.unwrapped.observation_size, mode, grid, keys, texts)
         self.action_space = self.mapper.space

@@ -68,8 +68,9 @@ class ObservationMapper:
 class SB3ObservationWrapper(gymnasium.ObservationWrapper):
     """A hud-gym env observed through :class:`ObservationMapper`."""
 
-    def __init__(self, env: gymnasium.Env, size: tuple[int, int] = (84, 84), text: TextMode = "drop",
-                 text_length: int = 256) -> None:
+    def __init__(
+        self, env: gymnasium.Env, size: tuple[int, int] = (84, 84), text: TextMode = "drop", text_length: int = 256
+    ) -> None:
         super().__init__(env)
         self.mapper = ObservationMapper(size, text, text_length)
         self.observation_space = self.mapper.space

@@ -40,6 +40,7 @@ from typing import Any
 import gymnasium
 import numpy as np
 from gymnasium.vector import AutoresetMode
+
 from hud_gym.wrappers.integrations.sb3_actions import DEFAULT_KEYS, ActionMapper, Mode
 from hud_gym.wrappers.integrations.sb3_observations import ObservationMapper, TextMode
 from hud_gym.wrappers.vector import HudVectorEnv
@@ -108,18 +109,31 @@ class HudSB3VecEnv(VecEnv):
         ValueError: ``failed_reward`` is not finite, or the vector env is not in ``SAME_STEP`` mode.
     """
 
-    def __init__(self, vector_env: HudVectorEnv, *, action_mode: Mode = "multidiscrete",
-                 grid: tuple[int, int] = (16, 16), keys: Sequence[str] = DEFAULT_KEYS, texts: Sequence[str] = ("",),
-                 observation_size: tuple[int, int] = (84, 84), text: TextMode = "drop", text_length: int = 256,
-                 failed_reward: float = 0.0) -> None:
+    def __init__(
+        self,
+        vector_env: HudVectorEnv,
+        *,
+        action_mode: Mode = "multidiscrete",
+        grid: tuple[int, int] = (16, 16),
+        keys: Sequence[str] = DEFAULT_KEYS,
+        texts: Sequence[str] = ("",),
+        observation_size: tuple[int, int] = (84, 84),
+        text: TextMode = "drop",
+        text_length: int = 256,
+        failed_reward: float = 0.0,
+    ) -> None:
         if not isinstance(failed_reward, (int, float)) or not math.isfinite(failed_reward):
-            raise ValueError(f"failed_reward must be a finite number (SB3 cannot learn from NaN), got {failed_reward!r}")
+            raise ValueError(
+                f"failed_reward must be a finite number (SB3 cannot learn from NaN), got {failed_reward!r}"
+            )
         self.failed_reward = float(failed_reward)
         self.absent_rewards = 0
         """Failed steps so far whose absent reward SB3 got as ``failed_reward``."""
         if vector_env.autoreset_mode is not AutoresetMode.SAME_STEP:
-            raise ValueError(f"HudSB3VecEnv needs a HudVectorEnv in SAME_STEP autoreset mode, got "
-                             f"{vector_env.autoreset_mode}; use to_sb3_vec_env(), which switches it")
+            raise ValueError(
+                f"HudSB3VecEnv needs a HudVectorEnv in SAME_STEP autoreset mode, got "
+                f"{vector_env.autoreset_mode}; use to_sb3_vec_env(), which switches it"
+            )
         self.vector_env = vector_env
         self.action_mapper = ActionMapper(vector_env.envs[0].observation_size, action_mode, grid, keys, texts)
         self.observation_mapper = ObservationMapper(observation_size, text, text_length)
@@ -130,8 +144,10 @@ class HudSB3VecEnv(VecEnv):
     # ------------------------------------------------------------------ observations
 
     def _map_batch(self, observations: dict[str, Any]) -> VecEnvObs:
-        mapped = [self.observation_mapper.map({"screenshot": observations["screenshot"][i], "text": observations["text"][i]})
-                  for i in range(self.num_envs)]
+        mapped = [
+            self.observation_mapper.map({"screenshot": observations["screenshot"][i], "text": observations["text"][i]})
+            for i in range(self.num_envs)
+        ]
         if isinstance(mapped[0], dict):
             return {key: np.stack([m[key] for m in mapped]) for key in mapped[0]}
         return np.stack(mapped)
@@ -215,9 +231,15 @@ class HudSB3VecEnv(VecEnv):
             info = infos[i]
             info["reward_absent"] = True
             self.absent_rewards += 1
-            logger.warning("env %d: the step failed (%s: %s), so it has no reward; SB3 gets failed_reward=%g "
-                           "(%d absent rewards so far)", i, info.get("status"), info.get("error"), self.failed_reward,
-                           self.absent_rewards)
+            logger.warning(
+                "env %d: the step failed (%s: %s), so it has no reward; SB3 gets failed_reward=%g "
+                "(%d absent rewards so far)",
+                i,
+                info.get("status"),
+                info.get("error"),
+                self.failed_reward,
+                self.absent_rewards,
+            )
             rewards[i] = self.failed_reward
         return rewards
 
@@ -235,8 +257,9 @@ class HudSB3VecEnv(VecEnv):
         for env in self._targets(indices):
             setattr(env, attr_name, value)
 
-    def env_method(self, method_name: str, *method_args: Any, indices: VecEnvIndices = None,
-                   **method_kwargs: Any) -> list[Any]:
+    def env_method(
+        self, method_name: str, *method_args: Any, indices: VecEnvIndices = None, **method_kwargs: Any
+    ) -> list[Any]:
         """Call a method of each sub-env."""
         return [env.get_wrapper_attr(method_name)(*method_args, **method_kwargs) for env in self._targets(indices)]
 
@@ -258,11 +281,20 @@ class HudSB3VecEnv(VecEnv):
         self.vector_env.close()
 
 
-def to_sb3_vec_env(env_or_id: str | HudVectorEnv, num_envs: int | None = None, *,
-                   action_mode: Mode = "multidiscrete", grid: tuple[int, int] = (16, 16),
-                   keys: Sequence[str] = DEFAULT_KEYS, texts: Sequence[str] = ("",),
-                   observation_size: tuple[int, int] = (84, 84), text: TextMode = "drop", text_length: int = 256,
-                   failed_reward: float = 0.0, **env_kwargs: Any) -> HudSB3VecEnv:
+def to_sb3_vec_env(
+    env_or_id: str | HudVectorEnv,
+    num_envs: int | None = None,
+    *,
+    action_mode: Mode = "multidiscrete",
+    grid: tuple[int, int] = (16, 16),
+    keys: Sequence[str] = DEFAULT_KEYS,
+    texts: Sequence[str] = ("",),
+    observation_size: tuple[int, int] = (84, 84),
+    text: TextMode = "drop",
+    text_length: int = 256,
+    failed_reward: float = 0.0,
+    **env_kwargs: Any,
+) -> HudSB3VecEnv:
     """A stable-baselines3 ``VecEnv`` of hud-gym envs.
 
     Args:
@@ -292,8 +324,10 @@ def to_sb3_vec_env(env_or_id: str | HudVectorEnv, num_envs: int | None = None, *
             raise ValueError(f"num_envs={num_envs} but the HudVectorEnv has {vector_env.num_envs} envs")
         if vector_env.autoreset_mode is not AutoresetMode.SAME_STEP:
             if vector_env.in_flight:
-                raise ValueError(f"cannot switch the HudVectorEnv from {vector_env.autoreset_mode} to SAME_STEP "
-                                 "autoreset with a step in flight: recv() it first")
+                raise ValueError(
+                    f"cannot switch the HudVectorEnv from {vector_env.autoreset_mode} to SAME_STEP "
+                    "autoreset with a step in flight: recv() it first"
+                )
             # Safe without a step in flight: SB3 resets every env before its first step.
             vector_env.autoreset_mode = AutoresetMode.SAME_STEP
             vector_env.metadata = {**vector_env.metadata, "autoreset_mode": AutoresetMode.SAME_STEP}
@@ -302,10 +336,22 @@ def to_sb3_vec_env(env_or_id: str | HudVectorEnv, num_envs: int | None = None, *
         if not (isinstance(entry_point, str) and entry_point.startswith("hud_gym.")):
             raise TypeError(f"{env_or_id!r} is not a hud-gym env id (hud/QA-v0, hud/Browser-v0, hud/Ubuntu-v0)")
         env_kwargs.setdefault("observation_size", observation_size)
-        vector_env = gymnasium.make_vec(env_or_id, num_envs=1 if num_envs is None else num_envs,
-                                        autoreset_mode=AutoresetMode.SAME_STEP, **env_kwargs)
+        vector_env = gymnasium.make_vec(
+            env_or_id,
+            num_envs=1 if num_envs is None else num_envs,
+            autoreset_mode=AutoresetMode.SAME_STEP,
+            **env_kwargs,
+        )
     else:
         raise TypeError(f"env_or_id is a hud-gym id or a HudVectorEnv, got {type(env_or_id).__name__}")
-    return HudSB3VecEnv(vector_env, action_mode=action_mode, grid=grid, keys=keys, texts=texts,
-                        observation_size=observation_size, text=text, text_length=text_length,
-                        failed_reward=failed_reward)
+    return HudSB3VecEnv(
+        vector_env,
+        action_mode=action_mode,
+        grid=grid,
+        keys=keys,
+        texts=texts,
+        observation_size=observation_size,
+        text=text,
+        text_length=text_length,
+        failed_reward=failed_reward,
+    )

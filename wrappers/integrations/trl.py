@@ -208,5 +208,7 @@ def trl_environment_factory(gym: str = "qa", **env_kwargs: Any) -> type:
                 lines.append("The episode is over.")
             return "\n".join(line for line in lines if line)
 
-    HudTRLEnvironment.__name__ = HudTRLEnvironment.__qualname__ = f"HudTRLEnvironment_{gym_id.split('/')[-1].replace('-', '_')}"
+    HudTRLEnvironment.__name__ = HudTRLEnvironment.__qualname__ = (
+        f"HudTRLEnvironment_{gym_id.split('/')[-1].replace('-', '_')}"
+    )
     return HudTRLEnvironment

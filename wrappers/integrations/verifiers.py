@@ -25,8 +25,12 @@ def to_rollout_output(trajectory: Trajectory, *, example_id: Any, advantage: flo
     messages = trajectory.to_messages(images=False)
     # Each step adds an assistant turn (its actions) and a user turn (what the env returned).
     steps = [
-        {"completion": [messages[1 + 2 * i]], "reward": step.reward, "advantage": advantage,
-         "policy_trace": step.policy_trace}
+        {
+            "completion": [messages[1 + 2 * i]],
+            "reward": step.reward,
+            "advantage": advantage,
+            "policy_trace": step.policy_trace,
+        }
         for i, step in enumerate(trajectory.steps)
     ]
     return {
@@ -44,8 +48,14 @@ def to_rollout_output(trajectory: Trajectory, *, example_id: Any, advantage: flo
     }
 
 
-async def verifiers_group_rollout(task: Task | dict[str, Any] | str, policy: Callable[..., Any], group_size: int, *,
-                                  example_id: Any = None, **kwargs: Any) -> list[dict[str, Any]]:
+async def verifiers_group_rollout(
+    task: Task | dict[str, Any] | str,
+    policy: Callable[..., Any],
+    group_size: int,
+    *,
+    example_id: Any = None,
+    **kwargs: Any,
+) -> list[dict[str, Any]]:
     """Run ``group_size`` rollouts of ``task`` (same seed, concurrently) and return verifiers-style
     ``RolloutOutput`` dicts, in rollout order.
 
@@ -68,5 +78,7 @@ async def verifiers_group_rollout(task: Task | dict[str, Any] | str, policy: Cal
     group = await rollout_group(task, policy, group_size, **kwargs)
     advantages = group_advantages(group.rewards(), scale="none")
     shared_id = group.group_id if example_id is None else example_id
-    return [to_rollout_output(t, example_id=shared_id, advantage=float(a))
-            for t, a in zip(group.trajectories, advantages, strict=True)]
+    return [
+        to_rollout_output(t, example_id=shared_id, advantage=float(a))
+        for t, a in zip(group.trajectories, advantages, strict=True)
+    ]

@@ -61,9 +61,16 @@ def _is_agent(policy: Any) -> bool:
     return not callable(policy) and callable(getattr(policy, "act", None))
 
 
-async def _decide(policy: Callable[..., Any], observation: dict[str, Any], history: list[TrajectoryStep],
-                  task: Task, info: dict[str, Any] | None = None) -> PolicyOutput:
-    call, args = (policy.act, (observation, info or {})) if _is_agent(policy) else (policy, (observation, history, task))
+async def _decide(
+    policy: Callable[..., Any],
+    observation: dict[str, Any],
+    history: list[TrajectoryStep],
+    task: Task,
+    info: dict[str, Any] | None = None,
+) -> PolicyOutput:
+    call, args = (
+        (policy.act, (observation, info or {})) if _is_agent(policy) else (policy, (observation, history, task))
+    )
     if inspect.iscoroutinefunction(call) or inspect.iscoroutinefunction(type(call).__call__):  # an async __call__
         result = await call(*args)
     else:
@@ -86,10 +93,19 @@ def _json_info(info: dict[str, Any]) -> dict[str, Any]:
     return keep
 
 
-async def rollout(task: Task | dict[str, Any] | str, policy: Callable[..., Any], *, env: HudEnv | None = None,
-                  seed: int | None = None, max_steps: int | None = None, timeout_s: float | None = None,
-                  group_id: str | None = None, rollout_index: int = 0, keep_observations: bool = True,
-                  env_kwargs: dict[str, Any] | None = None) -> Trajectory:
+async def rollout(
+    task: Task | dict[str, Any] | str,
+    policy: Callable[..., Any],
+    *,
+    env: HudEnv | None = None,
+    seed: int | None = None,
+    max_steps: int | None = None,
+    timeout_s: float | None = None,
+    group_id: str | None = None,
+    rollout_index: int = 0,
+    keep_observations: bool = True,
+    env_kwargs: dict[str, Any] | None = None,
+) -> Trajectory:
     """Run ``task`` once with ``policy`` and return the :class:`Trajectory`.
 
     Args:
@@ -114,8 +130,9 @@ async def rollout(task: Task | dict[str, Any] | str, policy: Callable[..., Any],
     kwargs = dict(env_kwargs or {})
     if max_steps is not None:
         kwargs["max_steps"] = max_steps
-    trajectory = Trajectory(group_id=group_id, rollout_index=rollout_index, task=task, task_id=task.id, seed=seed,
-                            prompt=task.prompt)
+    trajectory = Trajectory(
+        group_id=group_id, rollout_index=rollout_index, task=task, task_id=task.id, seed=seed, prompt=task.prompt
+    )
     try:
         if env is None:
             env = await asyncio.to_thread(_make_env, task, kwargs)
@@ -140,8 +157,14 @@ async def rollout(task: Task | dict[str, Any] | str, policy: Callable[..., Any],
     return trajectory
 
 
-async def _run(env: HudEnv, task: Task, policy: Callable[..., Any], trajectory: Trajectory, seed: int | None,
-               keep_observations: bool) -> None:
+async def _run(
+    env: HudEnv,
+    task: Task,
+    policy: Callable[..., Any],
+    trajectory: Trajectory,
+    seed: int | None,
+    keep_observations: bool,
+) -> None:
     # The trajectory rides along so a job recorder on the env stores the run under its id and group.
     observation, info = await env.areset(seed=seed, options={"task": task, "trajectory": trajectory})
     try:
@@ -169,7 +192,11 @@ async def _run(env: HudEnv, task: Task, policy: Callable[..., Any], trajectory: 
         step.ended_at = utc_now()
         step.reward = None if reward is None else float(reward)
         step.terminated, step.truncated = bool(terminated), bool(truncated)
-        step.text, step.status, step.error = observation["text"], info.get("status", "ok"), info.get("error") or info.get("action_error")
+        step.text, step.status, step.error = (
+            observation["text"],
+            info.get("status", "ok"),
+            info.get("error") or info.get("action_error"),
+        )
         step.info = _json_info(info)
         step.timings = dict(info.get("timings") or {})
         step.observation = observation if keep_observations else None
@@ -208,9 +235,17 @@ def _dump(actions: Any) -> list[dict[str, Any]]:
     return out
 
 
-async def rollout_group(task: Task | dict[str, Any] | str, policy: Callable[..., Any], group_size: int, *,
-                        seed: int | None = None, group_id: str | None = None, max_concurrent: int | None = None,
-                        pool: EnvPool | None = None, **rollout_kwargs: Any) -> TrajectoryGroup:
+async def rollout_group(
+    task: Task | dict[str, Any] | str,
+    policy: Callable[..., Any],
+    group_size: int,
+    *,
+    seed: int | None = None,
+    group_id: str | None = None,
+    max_concurrent: int | None = None,
+    pool: EnvPool | None = None,
+    **rollout_kwargs: Any,
+) -> TrajectoryGroup:
     """Run ``group_size`` copies of ``task`` concurrently with one seed and one ``group_id``.
 
     Each copy runs in its own env (all share the process's browser or display server), so the G
@@ -227,16 +262,24 @@ async def rollout_group(task: Task | dict[str, Any] | str, policy: Callable[...,
 
     async def one(index: int) -> Trajectory:
         async with limit:
-            return await _pooled_rollout(pool, task, policy, seed=seed, group_id=group.group_id, rollout_index=index,
-                                         **rollout_kwargs)
+            return await _pooled_rollout(
+                pool, task, policy, seed=seed, group_id=group.group_id, rollout_index=index, **rollout_kwargs
+            )
 
     group.trajectories = list(await asyncio.gather(*(one(i) for i in range(group_size))))
     return group
 
 
-async def rollout_groups(tasks: Iterable[Task | dict[str, Any] | str], policy: Callable[..., Any], group_size: int, *,
-                         max_concurrent: int = 8, seeds: Sequence[int | None] | None = None,
-                         pool: EnvPool | None = None, **rollout_kwargs: Any) -> AsyncIterator[TrajectoryGroup]:
+async def rollout_groups(
+    tasks: Iterable[Task | dict[str, Any] | str],
+    policy: Callable[..., Any],
+    group_size: int,
+    *,
+    max_concurrent: int = 8,
+    seeds: Sequence[int | None] | None = None,
+    pool: EnvPool | None = None,
+    **rollout_kwargs: Any,
+) -> AsyncIterator[TrajectoryGroup]:
     """Yield a :class:`TrajectoryGroup` per task as each completes, with at most
     ``max_concurrent`` rollouts (envs) alive at once across all groups (leased from ``pool``
     when given). ``seeds`` has one seed per task (``None``: a random one).
@@ -257,10 +300,14 @@ async def rollout_groups(tasks: Iterable[Task | dict[str, Any] | str], policy: C
     async def group_of(task: Task, seed: int | None) -> TrajectoryGroup:
         seed = int(np.random.default_rng().integers(2**31 - 1)) if seed is None else seed
         group = TrajectoryGroup(task=task, seed=seed)
-        group.trajectories = list(await asyncio.gather(*(
-            bounded(task, policy, seed=seed, group_id=group.group_id, rollout_index=i, **rollout_kwargs)
-            for i in range(group_size)
-        )))
+        group.trajectories = list(
+            await asyncio.gather(
+                *(
+                    bounded(task, policy, seed=seed, group_id=group.group_id, rollout_index=i, **rollout_kwargs)
+                    for i in range(group_size)
+                )
+            )
+        )
         return group
 
     pending = [asyncio.ensure_future(group_of(t, s)) for t, s in zip(task_list, seed_list, strict=True)]

@@ -122,4 +122,3 @@ class EnvPool:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
-

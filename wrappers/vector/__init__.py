@@ -20,8 +20,8 @@ Example:
     >>> envs.close()
 """
 
-from hud_gym.wrappers.vector.local import HudVectorEnv
 from hud_gym.wrappers.vector.entry_points import browser_vector_env, qa_vector_env, ubuntu_vector_env
+from hud_gym.wrappers.vector.local import HudVectorEnv
 from hud_gym.wrappers.vector.send_recv import SendRecvVectorEnv
 
 __all__ = ["HudVectorEnv", "SendRecvVectorEnv", "browser_vector_env", "qa_vector_env", "ubuntu_vector_env"]

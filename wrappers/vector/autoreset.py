@@ -87,8 +87,13 @@ def end_program(mode: AutoresetMode, row: StepResult) -> Program:
     observation, reward, terminated, truncated, info = row
     if mode is AutoresetMode.SAME_STEP and (terminated or truncated):
         reset_observation, reset_info = yield RESET
-        return reset_observation, reward, terminated, truncated, {"final_obs": observation, "final_info": info,
-                                                                  **reset_info}
+        return (
+            reset_observation,
+            reward,
+            terminated,
+            truncated,
+            {"final_obs": observation, "final_info": info, **reset_info},
+        )
     return row
 
 
@@ -102,7 +107,9 @@ def needs_reset_after(mode: AutoresetMode, row: StepResult) -> bool:
     return ended and not (mode is AutoresetMode.SAME_STEP and "final_obs" in info)
 
 
-def run(program: Program, step: Callable[[Any], StepResult], reset: Callable[[], tuple[Any, dict[str, Any]]]) -> StepResult:
+def run(
+    program: Program, step: Callable[[Any], StepResult], reset: Callable[[], tuple[Any, dict[str, Any]]]
+) -> StepResult:
     """Execute ``program`` with plain calls: ``step(action)`` and ``reset()``."""
     try:
         call = next(program)
@@ -112,8 +119,11 @@ def run(program: Program, step: Callable[[Any], StepResult], reset: Callable[[],
         return done.value
 
 
-async def arun(program: Program, step: Callable[[Any], Awaitable[StepResult]],
-               reset: Callable[[], Awaitable[tuple[Any, dict[str, Any]]]]) -> StepResult:
+async def arun(
+    program: Program,
+    step: Callable[[Any], Awaitable[StepResult]],
+    reset: Callable[[], Awaitable[tuple[Any, dict[str, Any]]]],
+) -> StepResult:
     """Execute ``program`` with coroutine calls: ``await step(action)`` and ``await reset()``."""
     try:
         call = next(program)

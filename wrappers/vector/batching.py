@@ -54,8 +54,15 @@ def reset_indices(options: dict[str, Any] | None, num_envs: int) -> tuple[list[i
     return [i for i in range(num_envs) if mask[i]], options
 
 
-def send_ids(actions: Sequence[Any], env_ids: Sequence[int] | None, num_envs: int, *, busy: Collection[int],
-             ended: Sequence[bool], autoreset_mode: AutoresetMode) -> list[int]:
+def send_ids(
+    actions: Sequence[Any],
+    env_ids: Sequence[int] | None,
+    num_envs: int,
+    *,
+    busy: Collection[int],
+    ended: Sequence[bool],
+    autoreset_mode: AutoresetMode,
+) -> list[int]:
     """The env ids a ``send`` of ``actions`` starts (all envs by default), checked before any
     step starts.
 
@@ -79,8 +86,10 @@ def send_ids(actions: Sequence[Any], env_ids: Sequence[int] | None, num_envs: in
     if autoreset_mode is AutoresetMode.DISABLED:
         over = [i for i in ids if ended[i]]
         if over:
-            raise RuntimeError(f"envs {over} ended their episode: reset them with "
-                               "options={'reset_mask': mask} (autoreset is DISABLED)")
+            raise RuntimeError(
+                f"envs {over} ended their episode: reset them with "
+                "options={'reset_mask': mask} (autoreset is DISABLED)"
+            )
     return ids
 
 
@@ -91,19 +100,24 @@ def unbatch_actions(action_space: gymnasium.Space, actions: Any, num_envs: int) 
     Raises:
         ValueError: neither form.
     """
-    if isinstance(actions, dict) and isinstance(action_space, gymnasium.spaces.Dict) \
-            and set(actions) == set(action_space.spaces):
+    if (
+        isinstance(actions, dict)
+        and isinstance(action_space, gymnasium.spaces.Dict)
+        and set(actions) == set(action_space.spaces)
+    ):
         return list(iterate(action_space, actions))
     if isinstance(actions, np.ndarray) and len(actions) == num_envs:
         return list(iterate(action_space, actions))
     if isinstance(actions, (list, tuple)) and len(actions) == num_envs:
         return list(actions)
-    raise ValueError(f"expected {num_envs} actions (a batched action-space element or a list), "
-                     f"got {type(actions).__name__}")
+    raise ValueError(
+        f"expected {num_envs} actions (a batched action-space element or a list), got {type(actions).__name__}"
+    )
 
 
-def batch_rows(env: VectorEnv, rows: Sequence[tuple[int, StepResult]], *,
-               with_env_ids: bool) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+def batch_rows(
+    env: VectorEnv, rows: Sequence[tuple[int, StepResult]], *, with_env_ids: bool
+) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
     """The ``(env id, step result)`` rows of a ``recv`` as one batch, infos in Gymnasium's layout
     (arrays plus ``_key`` masks); ``infos["env_id"]`` names each row's env when ``with_env_ids``.
     An absent reward (``None``: the step failed) is ``NaN`` in the reward array."""

@@ -53,7 +53,9 @@ def __getattr__(name: str) -> Any:
     try:
         return entry_point(name)
     except UnknownGymError:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}: {name!r} is not a registered gym") from None
+        raise AttributeError(
+            f"module {__name__!r} has no attribute {name!r}: {name!r} is not a registered gym"
+        ) from None
 
 
 qa_vector_env = entry_point("qa")

@@ -66,9 +66,14 @@ class HudVectorEnv(SendRecvVectorEnv):
 
     _in_flight: dict[int, concurrent.futures.Future[StepResult]]
 
-    def __init__(self, env_fns: Sequence[Callable[[], HudEnv]], *,
-                 autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP, copy: bool = True,
-                 step_timeout: float | None = None) -> None:
+    def __init__(
+        self,
+        env_fns: Sequence[Callable[[], HudEnv]],
+        *,
+        autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
+        copy: bool = True,
+        step_timeout: float | None = None,
+    ) -> None:
         if not env_fns:
             raise ValueError("a vector env needs at least one env")
         if step_timeout is not None and step_timeout <= 0:
@@ -84,15 +89,28 @@ class HudVectorEnv(SendRecvVectorEnv):
             if not isinstance(env, HudEnv):
                 raise TypeError(f"HudVectorEnv runs hud-gym envs, got {type(env).__name__}")
         first = self.envs[0]
-        self._describe_batch(metadata=first.metadata, render_mode=first.render_mode, spec=first.spec,
-                             observation_space=first.observation_space, action_space=first.action_space)
+        self._describe_batch(
+            metadata=first.metadata,
+            render_mode=first.render_mode,
+            spec=first.spec,
+            observation_space=first.observation_space,
+            action_space=first.action_space,
+        )
         self._runner = get_loop_thread()
         self._closed = False
 
     @classmethod
-    def from_env_class(cls, env_class: type[HudEnv], num_envs: int, *, max_episode_steps: int | None = None,
-                       autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP, copy: bool = True,
-                       vector_step_timeout: float | None = None, **env_kwargs: Any) -> HudVectorEnv:
+    def from_env_class(
+        cls,
+        env_class: type[HudEnv],
+        num_envs: int,
+        *,
+        max_episode_steps: int | None = None,
+        autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
+        copy: bool = True,
+        vector_step_timeout: float | None = None,
+        **env_kwargs: Any,
+    ) -> HudVectorEnv:
         """``num_envs`` envs of ``env_class`` made with ``env_kwargs``; ``max_episode_steps`` becomes
         each env's own ``max_steps`` (so the final step is graded) and ``vector_step_timeout`` the
         vector env's ``step_timeout`` (``step_timeout`` stays each env's own). A list for
@@ -104,8 +122,9 @@ class HudVectorEnv(SendRecvVectorEnv):
 
     # ------------------------------------------------------------------ the backend: reset, send, recv
 
-    def _reset(self, indices: list[int], seeds: list[int | None],
-               options: dict[str, Any]) -> list[tuple[Any, dict[str, Any]]]:
+    def _reset(
+        self, indices: list[int], seeds: list[int | None], options: dict[str, Any]
+    ) -> list[tuple[Any, dict[str, Any]]]:
         async def reset_all() -> list[tuple[Any, dict[str, Any]]]:
             return await asyncio.gather(*(self.envs[i].areset(seed=seeds[i], options=dict(options)) for i in indices))
 
@@ -117,8 +136,9 @@ class HudVectorEnv(SendRecvVectorEnv):
     def _recv(self, timeout: float | None) -> dict[int, StepResult]:
         finished = [i for i, future in self._in_flight.items() if future.done()]
         if not finished and timeout != 0:
-            concurrent.futures.wait(self._in_flight.values(), timeout=timeout,
-                                    return_when=concurrent.futures.FIRST_COMPLETED)
+            concurrent.futures.wait(
+                self._in_flight.values(), timeout=timeout, return_when=concurrent.futures.FIRST_COMPLETED
+            )
             finished = [i for i, future in self._in_flight.items() if future.done()]
         return {i: self._in_flight.pop(i).result() for i in finished}
 
@@ -133,23 +153,37 @@ class HudVectorEnv(SendRecvVectorEnv):
         timeout = self._timeout_of(self.envs[i])
         try:
             return await asyncio.wait_for(
-                autoreset.arun(autoreset.step_program(self.autoreset_mode, needs_reset, action),
-                               functools.partial(self._step_or_replace, i), functools.partial(self._reset_or_replace, i)),
-                timeout)
+                autoreset.arun(
+                    autoreset.step_program(self.autoreset_mode, needs_reset, action),
+                    functools.partial(self._step_or_replace, i),
+                    functools.partial(self._reset_or_replace, i),
+                ),
+                timeout,
+            )
         except asyncio.TimeoutError:
             pass
-        info: dict[str, Any] = {"status": "timeout", "error": f"sub-env {i} did not finish its step within {timeout} s",
-                                "replaced": True}
+        info: dict[str, Any] = {
+            "status": "timeout",
+            "error": f"sub-env {i} did not finish its step within {timeout} s",
+            "replaced": True,
+        }
         await self._replace(i)
-        return await autoreset.arun(autoreset.end_program(self.autoreset_mode, (self._last_obs[i], None, False, True, info)),
-                                    functools.partial(self._step_or_replace, i), functools.partial(self._reset_or_replace, i))
+        return await autoreset.arun(
+            autoreset.end_program(self.autoreset_mode, (self._last_obs[i], None, False, True, info)),
+            functools.partial(self._step_or_replace, i),
+            functools.partial(self._reset_or_replace, i),
+        )
 
     async def _step_or_replace(self, i: int, action: Any) -> StepResult:
         """Env ``i``'s own step; one that raises is replaced and its episode reported failed."""
         try:
             return await self.envs[i].astep(action)
         except Exception as exc:  # noqa: BLE001  (a crashed sub-env is replaced, its episode reported failed)
-            info = {"status": "env_error", "error": f"sub-env {i} crashed: {type(exc).__name__}: {exc}", "replaced": True}
+            info = {
+                "status": "env_error",
+                "error": f"sub-env {i} crashed: {type(exc).__name__}: {exc}",
+                "replaced": True,
+            }
             row: StepResult = (self._last_obs[i], None, True, False, info)
             await self._replace(i)
             return row

@@ -64,8 +64,9 @@ class SendRecvVectorEnv(VectorEnv):
 
     _closed = True  # until the backend's envs exist: closing before then has nothing to close
 
-    def __init__(self, num_envs: int, *, autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
-                 copy: bool = True) -> None:
+    def __init__(
+        self, num_envs: int, *, autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP, copy: bool = True
+    ) -> None:
         self.num_envs = num_envs
         self.autoreset_mode = AutoresetMode(autoreset_mode)
         self.copy = copy
@@ -76,8 +77,15 @@ class SendRecvVectorEnv(VectorEnv):
         # Envs whose episode ended without a reset since (autoreset.needs_reset_after).
         self._needs_reset = np.zeros(num_envs, dtype=np.bool_)
 
-    def _describe_batch(self, *, metadata: dict[str, Any], render_mode: str | None, spec: Any,
-                        observation_space: gymnasium.Space, action_space: gymnasium.Space) -> None:
+    def _describe_batch(
+        self,
+        *,
+        metadata: dict[str, Any],
+        render_mode: str | None,
+        spec: Any,
+        observation_space: gymnasium.Space,
+        action_space: gymnasium.Space,
+    ) -> None:
         """Set the batch's metadata and spaces from those of its first sub-env."""
         self.metadata = {**metadata, "autoreset_mode": self.autoreset_mode}
         self.render_mode = render_mode
@@ -89,8 +97,9 @@ class SendRecvVectorEnv(VectorEnv):
 
     # ------------------------------------------------------------------ reset
 
-    def reset(self, *, seed: int | Sequence[int | None] | None = None,
-              options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
+    def reset(
+        self, *, seed: int | Sequence[int | None] | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Any, dict[str, Any]]:
         """Reset every sub-env (or those in ``options["reset_mask"]``) concurrently.
 
         ``seed`` is ``None``, an int (env ``i`` gets ``seed + i``) or a list of seeds
@@ -111,8 +120,11 @@ class SendRecvVectorEnv(VectorEnv):
             self._last_obs[i] = observation
             self._needs_reset[i] = False
             infos = self._add_info(infos, info, i)
-        observations = concatenate(self.single_observation_space, self._last_obs,
-                                   create_empty_array(self.single_observation_space, self.num_envs))
+        observations = concatenate(
+            self.single_observation_space,
+            self._last_obs,
+            create_empty_array(self.single_observation_space, self.num_envs),
+        )
         return observations, infos
 
     # ------------------------------------------------------------------ step, send, recv
@@ -133,8 +145,14 @@ class SendRecvVectorEnv(VectorEnv):
             ValueError, IndexError: ids that do not match the actions or the envs.
         """
         self._check_open()
-        env_ids = send_ids(actions, env_ids, self.num_envs, busy=self._in_flight, ended=self._needs_reset,
-                           autoreset_mode=self.autoreset_mode)
+        env_ids = send_ids(
+            actions,
+            env_ids,
+            self.num_envs,
+            busy=self._in_flight,
+            ended=self._needs_reset,
+            autoreset_mode=self.autoreset_mode,
+        )
         for i, action in zip(env_ids, actions, strict=True):
             self._in_flight[i] = self._send(i, action, bool(self._needs_reset[i]))
 
@@ -167,8 +185,9 @@ class SendRecvVectorEnv(VectorEnv):
         for i in finished:
             self._last_obs[i] = rows[i][0]
             self._needs_reset[i] = needs_reset_after(self.autoreset_mode, rows[i])
-        return batch_rows(self, [(i, rows[i]) for i in finished],
-                          with_env_ids=not (ordered and len(finished) == self.num_envs))
+        return batch_rows(
+            self, [(i, rows[i]) for i in finished], with_env_ids=not (ordered and len(finished) == self.num_envs)
+        )
 
     @property
     def in_flight(self) -> list[int]:
@@ -177,8 +196,9 @@ class SendRecvVectorEnv(VectorEnv):
 
     # ------------------------------------------------------------------ the backend's part
 
-    def _reset(self, indices: list[int], seeds: list[int | None],
-               options: dict[str, Any]) -> list[tuple[Any, dict[str, Any]]]:
+    def _reset(
+        self, indices: list[int], seeds: list[int | None], options: dict[str, Any]
+    ) -> list[tuple[Any, dict[str, Any]]]:
         """Reset the envs ``indices`` (env ``i`` with ``seeds[i]``) concurrently; their
         ``(observation, info)`` in the order of ``indices``."""
         raise NotImplementedError

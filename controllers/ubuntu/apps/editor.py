@@ -54,9 +54,14 @@ class Editor:
         bar.add_cascade(label="Edit", menu=edit_menu, underline=0)
         self.root.config(menu=bar)
         for sequence, command in (
-            ("<Control-n>", self.new), ("<Control-o>", self.open), ("<Control-s>", self.save),
-            ("<Control-S>", self.save_as), ("<Control-Shift-s>", self.save_as), ("<Control-q>", self.quit),
-            ("<Control-a>", self.select_all), ("<Control-y>", lambda: self.text.event_generate("<<Redo>>")),
+            ("<Control-n>", self.new),
+            ("<Control-o>", self.open),
+            ("<Control-s>", self.save),
+            ("<Control-S>", self.save_as),
+            ("<Control-Shift-s>", self.save_as),
+            ("<Control-q>", self.quit),
+            ("<Control-a>", self.select_all),
+            ("<Control-y>", lambda: self.text.event_generate("<<Redo>>")),
         ):
             self.root.bind_all(sequence, lambda _e, c=command: (c(), "break")[1])
 

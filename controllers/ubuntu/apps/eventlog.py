@@ -86,15 +86,24 @@ class EventLog:
 
     def on_button(self, event: tk.Event) -> None:
         kind = "press" if str(event.type) in ("ButtonPress", "4") else "release"
-        self.write(type="button", event=kind, num=int(event.num), x=event.x, y=event.y,
-                   x_root=event.x_root, y_root=event.y_root, state=int(event.state))
+        self.write(
+            type="button",
+            event=kind,
+            num=int(event.num),
+            x=event.x,
+            y=event.y,
+            x_root=event.x_root,
+            y_root=event.y_root,
+            state=int(event.state),
+        )
 
     def on_multi(self, event: tk.Event, kind: str) -> None:
         self.write(type=kind, num=int(event.num), x=event.x, y=event.y, state=int(event.state))
 
     def on_motion(self, event: tk.Event) -> None:
-        self.write(type="motion", x=event.x, y=event.y, x_root=event.x_root, y_root=event.y_root,
-                   state=int(event.state))
+        self.write(
+            type="motion", x=event.x, y=event.y, x_root=event.x_root, y_root=event.y_root, state=int(event.state)
+        )
 
     def on_wheel(self, event: tk.Event) -> None:
         self.write(type="wheel", delta=int(event.delta), x=event.x, y=event.y, state=int(event.state))
@@ -105,8 +114,14 @@ class EventLog:
         self.write(type="toggle", colour=COLOURS[self.colour], state=int(event.state))
 
     def on_key(self, event: tk.Event, kind: str) -> None:
-        self.write(type="key", event=kind, keysym=event.keysym, keycode=int(event.keycode),
-                   state=int(event.state), char=event.char)
+        self.write(
+            type="key",
+            event=kind,
+            keysym=event.keysym,
+            keycode=int(event.keycode),
+            state=int(event.state),
+            char=event.char,
+        )
 
     def on_configure(self, _event: tk.Event) -> None:
         if not self.root.winfo_ismapped():
