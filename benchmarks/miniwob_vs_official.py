@@ -64,8 +64,8 @@ def main() -> None:
             timings[name].append(time.perf_counter() - started)
 
         for i in range(N):
-            timed("ours reset", lambda: ours.reset(seed=i))
-            timed("official reset", lambda: official.reset(seed=i))
+            timed("ours reset", lambda i=i: ours.reset(seed=i))
+            timed("official reset", lambda i=i: official.reset(seed=i))
             for _ in range(2):
                 timed("ours step", lambda: ours.step(our_click))
                 timed("official step", lambda: official.step(official_click))

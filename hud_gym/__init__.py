@@ -180,7 +180,7 @@ def _link_env(env: HudEnv, job: Any) -> None:
     link_env(env, job)
 
 
-def _read_taskset(path: Any, format: str | None) -> TaskSet:  # noqa: A002
+def _read_taskset(path: Any, format: str | None) -> TaskSet:
     from hud_gym.formats import read_taskset
 
     return read_taskset(path, format)

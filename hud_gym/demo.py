@@ -120,18 +120,22 @@ def qa_demo(taskset_name: str = "qa-basic") -> int:
     env = gymnasium.make("hud/QA-v0")
     print(f"hud-gym demo: {len(taskset)} tasks from '{taskset_name}' in hud/QA-v0 with a scripted agent\n")
     print(f"{'task':<20} {'reward':>6}  {'ms':>6}  answer -> grade")
-    total = 0.0
+    rewards: list[float] = []
     for index, task in enumerate(taskset):
         t0 = time.perf_counter()
         env.reset(seed=index, options={"task": task})
         _, reward, _, _, info = env.step(qa_actions(task, index))
         grade = info["grade"]
-        total += reward
-        detail = f"{env.unwrapped.final_response!r} -> {grade.content if grade else info['status']}"
-        print(f"{task.id:<20} {reward:>6.2f}  {(time.perf_counter() - t0) * 1000:>6.1f}  {detail}")
+        shown = "—" if reward is None else f"{float(reward):.2f}"  # None: not graded (info's status says why)
+        if reward is not None:
+            rewards.append(float(reward))
+        detail = f"{getattr(env.unwrapped, 'final_response', None)!r} -> {grade.content if grade else info['status']}"
+        print(f"{task.id:<20} {shown:>6}  {(time.perf_counter() - t0) * 1000:>6.1f}  {detail}")
     env.close()
-    print(f"\nmean reward {total / len(taskset):.3f} over {len(taskset)} tasks")
-    return 0
+    failed = len(taskset) - len(rewards)
+    mean = f"{sum(rewards) / len(rewards):.3f}" if rewards else "—"
+    print(f"\nmean reward {mean} over {len(rewards)} graded tasks" + (f"; {failed} not graded" if failed else ""))
+    return 1 if failed else 0
 
 
 def main(argv: list[str]) -> int:

@@ -268,7 +268,8 @@ class TaskSet(BaseModel):
 
     @classmethod
     def _from_jsonl(cls, path: Path, text: str) -> TaskSet:
-        tasks, lines = [], []
+        tasks: list[Task] = []
+        lines: list[int] = []
         for lineno, data in jsonl_records(path, text):
             tasks.append(cls._task(path, data, line=lineno, index=len(tasks)))
             lines.append(lineno)
@@ -317,7 +318,9 @@ class TaskSet(BaseModel):
         elif suffix in (".yaml", ".yml"):
             import yaml
 
-            doc = {k: v for k, v in {"id": self.id, "description": self.description}.items() if v is not None}
+            doc: dict[str, Any] = {
+                k: v for k, v in {"id": self.id, "description": self.description}.items() if v is not None
+            }
             doc["tasks"] = tasks
             path.write_text(yaml.safe_dump(doc, allow_unicode=True, sort_keys=False), encoding="utf-8")
         elif suffix == ".json":

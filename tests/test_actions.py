@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pydantic
 import pytest
 
 from hud_gym.actions import (
@@ -127,9 +128,9 @@ def test_keys_are_normalised_and_a_single_string_is_one_key():
 
 def test_point_is_frozen_and_strict():
     point = Point(x=1, y=2)
-    with pytest.raises(Exception):
+    with pytest.raises(pydantic.ValidationError, match="frozen"):
         point.x = 5  # type: ignore[misc]
-    with pytest.raises(Exception):
+    with pytest.raises(pydantic.ValidationError, match="extra"):
         Point(x=1, y=2, z=3)  # type: ignore[call-arg]
 
 

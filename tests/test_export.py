@@ -106,7 +106,7 @@ def test_jsonl_has_one_training_record_per_trajectory(job: Job, stored: dict[str
             assert record["reward"] is None and record["error"]
         assert record["step_rewards"] == [s["reward"] for s in record["steps"]] == trajectory.step_rewards
         assert len(record["steps"]) == len(trajectory.steps)
-        for step, original in zip(record["steps"], trajectory.steps):
+        for step, original in zip(record["steps"], trajectory.steps, strict=True):
             actions = [parse_action(a) for a in step["actions"]]  # valid CLA JSON
             assert [a.model_dump(mode="json", exclude_none=True) for a in actions] == original.actions
             assert step["image"] == original.observation_ref and Path(step["image"]).is_file()
@@ -127,7 +127,7 @@ def test_jsonl_inlines_images_as_base64_on_request(job: Job, stored: dict[str, T
     for record in records:
         trajectory = stored[record["trajectory_id"]]
         pairs = [(record["initial_image"], trajectory.metadata.get(INITIAL))]
-        pairs += [(s["image"], o.observation_ref) for s, o in zip(record["steps"], trajectory.steps)]
+        pairs += [(s["image"], o.observation_ref) for s, o in zip(record["steps"], trajectory.steps, strict=True)]
         for inline, ref in pairs:
             if ref is None:
                 assert inline is None
@@ -194,7 +194,7 @@ def test_hud_json_has_hud_trajectory_shape(job: Job, stored: dict[str, Trajector
         assert len(steps) == 1 + len(trajectory.steps) and steps[0]["actions"] == []
         for step in steps:
             assert set(step) == {"observation_url", "observation_text", "actions", "start_timestamp", "end_timestamp"}
-        for step, original in zip(steps[1:], trajectory.steps):
+        for step, original in zip(steps[1:], trajectory.steps, strict=True):
             assert step["actions"] == original.actions and step["observation_text"] == original.text
             url = urlparse(step["observation_url"])
             assert url.scheme == "file" and Path(url2pathname(url.path)) == Path(original.observation_ref)

@@ -104,7 +104,7 @@ def test_step_matches_sb3_dummy_vec_env(venv: HudSB3VecEnv) -> None:
             rewards.extend(rewards_a.tolist())
             np.testing.assert_array_equal(dones_a, dones_b)
             assert isinstance(infos_a, list) and len(infos_a) == N
-            for i, (a, b) in enumerate(zip(infos_a, infos_b)):
+            for i, (a, b) in enumerate(zip(infos_a, infos_b, strict=True)):
                 # A done env's info is the final step's (its grade, its step count), not the reset's.
                 assert a.keys() == b.keys()
                 for key in ("status", "step", "task_id", "TimeLimit.truncated", "action_error"):
@@ -348,7 +348,7 @@ def test_ppo_cnn_on_a_miniwob_page_with_two_browser_envs() -> None:
         for cell in range(25):
             _, reward, dones, infos = venv.step(np.array([[0, cell % 5, cell // 5, 0, 0]] * 2))
             rewards.extend(reward[dones].tolist())
-            for info in (i for i, done in zip(infos, dones) if done):
+            for info in (i for i, done in zip(infos, dones, strict=True) if done):
                 assert info["terminal_observation"].shape == (64, 64, 3)
                 assert info["TimeLimit.truncated"] == (info["grade"].reward == 0)
         assert 1.0 in rewards

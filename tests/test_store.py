@@ -195,7 +195,7 @@ def test_threads_writing_at_once_lose_nothing(home: Path) -> None:
 
     def write(worker: int) -> None:
         try:
-            for n in range(10):
+            for _ in range(10):
                 trajectory = Trajectory(task_id=f"w{worker}", reward=1.0)
                 trajectory.steps = [TrajectoryStep(index=i, reward=float(i)) for i in range(3)]
                 job.add_trajectory(trajectory)

@@ -24,7 +24,7 @@ DEEP = "[" * 5000 + "]" * 5000
 
 def _yaml_bomb(levels: int = 7) -> str:
     lines = ["tasks:", "- prompt: p", "  metadata:", "    a: &a [x,x,x,x,x,x,x,x,x,x]"]
-    for previous, name in zip("abcdefgh", "bcdefghi"[: levels - 1]):
+    for previous, name in zip("abcdefgh", "bcdefghi"[: levels - 1], strict=False):
         lines.append(f"    {name}: &{name} [" + ", ".join([f"*{previous}"] * 10) + "]")
     return "\n".join(lines) + "\n"
 

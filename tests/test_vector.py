@@ -34,7 +34,7 @@ def test_autoreset_timeline_matches_sync_vector_env(mode: AutoresetMode) -> None
             a = ours.step(actions if step % 2 else batch)
             b = reference.step(batch)
             same_obs(a[0], b[0])
-            for x, y in zip(a[1:4], b[1:4]):
+            for x, y in zip(a[1:4], b[1:4], strict=True):
                 np.testing.assert_array_equal(x, y)
             same_infos(a[4], b[4])
             if mode is AutoresetMode.SAME_STEP and "final_obs" in a[4]:
@@ -189,7 +189,7 @@ def test_send_recv_returns_fast_envs_first() -> None:
         envs.send([WaitAction(time=1500), ResponseAction(text="Paris"), TypeAction(text="x")])
         _, rewards, terminated, _, infos = envs.recv(min_batch=2)
         assert sorted(infos["env_id"].tolist()) == [1, 2]
-        reward_of = dict(zip(infos["env_id"].tolist(), rewards.tolist()))
+        reward_of = dict(zip(infos["env_id"].tolist(), rewards.tolist(), strict=True))
         assert reward_of == {1: 1.0, 2: 0.0}
         with pytest.raises(RuntimeError, match="in flight"):
             envs.send([TypeAction(text="y")], env_ids=[0])

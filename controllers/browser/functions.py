@@ -236,7 +236,7 @@ async def cookie_match(
     elif isinstance(name_or_pairs, list):
         if len(name_or_pairs) % 2:
             return Grade.error("cookie_match needs name/value pairs: an even-length list")
-        expected = dict(zip(name_or_pairs[::2], name_or_pairs[1::2]))
+        expected = dict(zip(name_or_pairs[::2], name_or_pairs[1::2], strict=True))
     else:
         if value is None:
             return Grade.error("cookie_match(name, value) needs a value")

@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import math
 from collections.abc import Awaitable, Callable
+from typing import Literal, cast
 
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
@@ -146,10 +147,10 @@ class BrowserInput(BrowserTabs):
             if action.button in ("back", "forward"):
                 await self._side_button(page, x, y, action.button, i + 1)
             elif not delays:
-                await page.mouse.click(x, y, button=action.button)  # one driver round trip
+                await page.mouse.click(x, y, button=_main_button(action.button))  # one driver round trip
             else:
-                await page.mouse.down(button=action.button, click_count=i + 1)
-                await page.mouse.up(button=action.button, click_count=i + 1)
+                await page.mouse.down(button=_main_button(action.button), click_count=i + 1)
+                await page.mouse.up(button=_main_button(action.button), click_count=i + 1)
             if i < len(delays):
                 await asyncio.sleep(delays[i] / 1000)
 
@@ -210,3 +211,8 @@ class BrowserInput(BrowserTabs):
                 self.pointer = point
         finally:
             await page.mouse.up()
+
+
+def _main_button(button: str) -> Literal["left", "middle", "right"]:
+    """A button Playwright's mouse presses (back and forward go through CDP: ``_side_button``)."""
+    return cast('Literal["left", "middle", "right"]', button)

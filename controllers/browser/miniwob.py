@@ -119,7 +119,7 @@ def miniwob_task_names() -> list[str]:
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+    def log_message(self, format: str, *args: Any) -> None:
         pass
 
 
@@ -152,8 +152,8 @@ def _task(name: str) -> Task:
         id=name,
         prompt=f"Solve the MiniWoB++ task '{name}': follow the instruction at the top of the page.",
         gym="hud-browser",
-        setup=[("miniwob_start", name)],
-        evaluate=[("miniwob_reward",)],
+        setup=[("miniwob_start", name)],  # type: ignore[list-item]  # tuples are validated into FunctionConfig
+        evaluate=[("miniwob_reward",)],  # type: ignore[list-item]
         config={"evaluate_every_step": True, "keep_page": True},
         metadata={"benchmark": "miniwob", "nondeterministic": name in NONDETERMINISTIC},
     )

@@ -117,10 +117,13 @@ class BrowserObservation(BrowserLifecycle):
                         task.cancel()
                     elif not task.cancelled():
                         task.exception()  # mark retrieved: a dropped capture may have failed
-            if (wait or session.loads != loads_before) and session.loading:
-                if not await session.wait_loaded(self.navigation_timeout):
-                    info["loading"] = True
-                    patient = False
+            if (
+                (wait or session.loads != loads_before)
+                and session.loading
+                and not await session.wait_loaded(self.navigation_timeout)
+            ):
+                info["loading"] = True
+                patient = False
         raise ControllerError("the active tab kept changing while it was observed")
 
     async def _open_blank(self) -> None:

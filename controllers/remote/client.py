@@ -170,7 +170,7 @@ class RemoteController(Controller):
         where, token = check_controller_spec(where, token)
         if where == "local":
             raise ValueError("RemoteController runs a controller elsewhere: where must not be 'local'")
-        self.gym = gym  # type: ignore[misc]  (the gym it stands for)
+        self.gym = gym  # type: ignore[misc]  # the gym it stands for
         self.where = where
         self.options = dict(options or {})
         self.request_timeout = request_timeout

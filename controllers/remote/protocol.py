@@ -359,7 +359,7 @@ def encode_frame(
     height, width = pixels.shape[:2]
     pixels = np.ascontiguousarray(pixels[..., :3], dtype=np.uint8)
     if frame_format == "raw":
-        return width, height, memoryview(pixels).cast("B")
+        return width, height, pixels.data.cast("B")
     if frame_format == "jpeg":
         import simplejpeg
 

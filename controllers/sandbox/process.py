@@ -70,7 +70,7 @@ class SandboxProcess:
         """SIGKILL it."""
         self.send_signal(signal.SIGKILL)
 
-    async def communicate(self, input: bytes | None = None) -> tuple[bytes, bytes]:  # noqa: A002
+    async def communicate(self, input: bytes | None = None) -> tuple[bytes, bytes]:
         """Write ``input`` to its stdin (then close it), read stdout and stderr to the end, wait."""
         if self.stdin is not None:
             if input:

@@ -27,6 +27,7 @@ import socket
 import subprocess
 import time
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -109,7 +110,7 @@ class Sandbox:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         ours.setblocking(False)
         self._sock = ours
-        self._ready = loop.create_future()
+        self._ready = ready = loop.create_future()
         argv = self._command([self._python, "-I", "-S", self._supervisor, str(theirs.fileno())])
         try:
             with open(self._log_path, "ab") as log:
@@ -128,12 +129,12 @@ class Sandbox:
         loop.add_reader(ours.fileno(), self._on_message)
         launcher = asyncio.ensure_future(self._launcher.wait())
         try:
-            done, _ = await asyncio.wait({self._ready, launcher}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
-            if self._ready not in done:
+            done, _ = await asyncio.wait({ready, launcher}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+            if ready not in done:
                 raise SandboxError(
                     self._failure("did not start" if not done else f"exited with {self._launcher.returncode}")
                 )
-            self.supervisor_pid, self.namespace = self._ready.result()
+            self.supervisor_pid, self.namespace = ready.result()
         except BaseException:
             await self.stop()
             raise
@@ -201,7 +202,10 @@ class Sandbox:
                 asyncio.get_running_loop().remove_reader(sock.fileno())
             sock.close()
         error = SandboxError("the sandbox's supervisor is gone")
-        for future in [*self._pending.values(), *([self._ready] if self._ready is not None else [])]:
+        waiting: list[asyncio.Future[Any]] = [*self._pending.values()]
+        if self._ready is not None:
+            waiting.append(self._ready)
+        for future in waiting:
             if not future.done():
                 future.set_exception(error)
         for done in self._running.values():
@@ -285,18 +289,18 @@ class Sandbox:
         for fd, name in ((stdout, "stdout"), (stderr, "stderr")):
             if fd >= 0:
                 reader = asyncio.StreamReader(limit=2**24)
-                await loop.connect_read_pipe(lambda r=reader: asyncio.StreamReaderProtocol(r), os.fdopen(fd, "rb", 0))
+                await loop.connect_read_pipe(partial(asyncio.StreamReaderProtocol, reader), os.fdopen(fd, "rb", 0))
                 setattr(process, name, reader)
 
     def _init_pid(self) -> int | None:
         """The host pid of the sandbox's pid 1: the supervisor (``--as-pid-1``) or its parent."""
-        candidate = self.supervisor_pid
+        candidate: int | None = self.supervisor_pid
         with contextlib.suppress(OSError, ValueError, StopIteration, TypeError):
             for _ in range(2):
                 with open(f"/proc/{candidate}/status", encoding="ascii") as handle:
                     status = {line.split(":")[0]: line.split()[1:] for line in handle}
-                if status["NSpid"][-1] == "1" and pid_namespace(int(candidate)) == self.namespace:
-                    return int(candidate)
+                if candidate is not None and status["NSpid"][-1] == "1" and pid_namespace(candidate) == self.namespace:
+                    return candidate
                 candidate = int(status["PPid"][0])
         return None
 

@@ -62,7 +62,7 @@ def spawn(sock, children, request, fds):
             },
         )
         return
-    except Exception as exc:  # a malformed request
+    except Exception as exc:  # noqa: BLE001 - a malformed request (bad argv, env, cwd types): answered, not fatal
         send(sock, {"op": "failed", "id": request.get("id"), "errno": 22, "error": f"{type(exc).__name__}: {exc}"})
         return
     finally:

@@ -49,4 +49,4 @@ try:
 except ModuleNotFoundError as _exc:  # functions.py not there (yet): the controller works without it
     if _exc.name != "hud_gym.controllers.ubuntu.functions":
         raise
-    _functions = None
+    _functions = None  # type: ignore[assignment]

@@ -24,7 +24,7 @@ from hud_gym.controllers.base import ControllerError
 try:  # mss >= 10.2's XCB binding (the fast path of ScreenCapture.grab)
     from mss.linux import xcb as _xcb
 except ImportError:  # pragma: no cover
-    _xcb = None
+    _xcb = None  # type: ignore[assignment]
 
 __all__ = ["ScreenCapture"]
 

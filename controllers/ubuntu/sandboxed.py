@@ -198,9 +198,9 @@ class SandboxedProcesses(TaskProcesses):
                 self._running = running
             return self._running
 
-    async def spawn(
+    async def spawn(  # type: ignore[override]  # a SandboxProcess quacks as the Process the callers use
         self, argv: list[str], *, cwd: Path | None = None, stdin: Any = subprocess.DEVNULL, capture: bool = False
-    ) -> SandboxProcess:  # type: ignore[override]
+    ) -> SandboxProcess:
         """Start ``argv`` in the episode's sandbox (started by its first program)."""
         if not argv:
             raise ValueError("argv is empty")

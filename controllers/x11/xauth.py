@@ -102,7 +102,7 @@ def _user_entries(path: str | None) -> list[Entry]:
             return []
         from Xlib import xauth
 
-        return [tuple(entry) for entry in xauth.Xauthority(candidate).entries]  # type: ignore[misc]
+        return [tuple(entry) for entry in xauth.Xauthority(candidate).entries]
     except Exception:  # noqa: BLE001  (missing, unreadable or malformed: nothing to merge)
         return []
 

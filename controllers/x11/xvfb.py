@@ -112,6 +112,11 @@ def ensure_socket_dir() -> None:
             os.chmod(folder, 0o1777)
 
 
+def _resolve(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
+
+
 async def _read_display_number(fd: int, timeout: float) -> str:
     """Read what Xvfb writes to its ``-displayfd`` (the number and a newline; '' on EOF)."""
     loop = asyncio.get_running_loop()
@@ -119,7 +124,7 @@ async def _read_display_number(fd: int, timeout: float) -> str:
     deadline = time.monotonic() + timeout
     while not buffer.endswith(b"\n"):
         ready = loop.create_future()
-        loop.add_reader(fd, lambda: ready.done() or ready.set_result(None))
+        loop.add_reader(fd, _resolve, ready)
         try:
             await asyncio.wait_for(ready, max(0.0, deadline - time.monotonic()))
         finally:

@@ -58,9 +58,8 @@ class Adapter:
         )
         if follow_env:
             frame = None
-        if frame is not None:
-            if not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in frame):
-                raise ValueError(f"the agent's frame must be two positive integers, got {frame}")
+        if frame is not None and not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in frame):
+            raise ValueError(f"the agent's frame must be two positive integers, got {frame}")
         self._agent_frame: tuple[int, int] | None = frame  # type: ignore[assignment]
         self._env_frame: tuple[int, int] | None = (env_width, env_height) if env_width and env_height else None
         self.memory: list[CLAAction] = []

@@ -48,7 +48,7 @@ class OneLineErrors(TyperGroup):
     """The root command: runs the CLI in non-standalone mode and turns every user error (click's
     usage errors, :class:`CLIError`, an unknown job) into one line on stderr and an exit code."""
 
-    def main(
+    def main(  # type: ignore[override]  # click's overloads; this one always returns the exit code
         self,
         args: Sequence[str] | None = None,
         prog_name: str | None = None,
@@ -67,7 +67,7 @@ class OneLineErrors(TyperGroup):
             typer.echo(exc.format_message(), err=True)
             code = exc.exit_code
         except UsageError as exc:
-            hint = f" (see '{exc.ctx.command_path} --help')" if getattr(exc, "ctx", None) is not None else ""
+            hint = f" (see '{exc.ctx.command_path} --help')" if exc.ctx is not None else ""
             typer.echo(f"hud-gym: error: {one_line(exc.format_message())}{hint}", err=True)
             code = exc.exit_code
         except ClickException as exc:

@@ -125,8 +125,9 @@ def run(
     except Exception as exc:  # e.g. a bad --env-kwarg makes every env fail to start
         if os.environ.get(DEBUG_ENV_VAR):
             raise
-        if isinstance(exc, sqlite3.DatabaseError) and store_damage(exc) is not None:
-            raise store_damage(exc) from None
+        damage = store_damage(exc) if isinstance(exc, sqlite3.DatabaseError) else None
+        if damage is not None:
+            raise damage from None
         message = one_line(str(exc)).split(" was raised from the environment creator")[0]
         raise CLIError(
             f"the run failed: {type(exc).__name__}: {message} (the job is stored as 'failed'; "
@@ -194,9 +195,9 @@ def tasksets_list(
         table.add_column(column, justify="right" if column == "tasks" else "left", no_wrap=column == "name")
     for row in rows:
         table.add_row(
-            row["name"],
+            str(row["name"]),
             "—" if row["tasks"] is None else str(row["tasks"]),
-            row["description"] if row["error"] is None else f"[red]unavailable:[/] {row['error']}",
+            str(row["description"]) if row["error"] is None else f"[red]unavailable:[/] {row['error']}",
         )
     stdout_console().print(table)
 

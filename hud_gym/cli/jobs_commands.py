@@ -121,10 +121,10 @@ def jobs_export(
     fps: Annotated[float, typer.Option("--fps", min=0.05, max=60, help="Replay frames per second.")] = 1.0,
 ) -> None:
     """Export a job's trajectories as JSONL, HUD-style JSON or video replays; print what was written."""
-    from hud_gym.jobs.export import export_job
+    from hud_gym.jobs.export import ExportFormat, export_job
 
     job = load_job(job_id)
-    fmt = export_format.value
+    fmt: ExportFormat = export_format.value
     default = {
         "jsonl": f"hud-gym-{job.id[:8]}.jsonl",
         "hud": f"hud-gym-{job.id[:8]}-hud.json",

@@ -79,7 +79,7 @@ class HudEnv(EnvCore, gymnasium.Env[Observation, dict[str, Any]]):
         placement: where the controller runs (the ``controller=`` argument, normalised).
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["rgb_array"], "render_fps": 2}
+    metadata: dict[str, Any] = {"render_modes": ["rgb_array"], "render_fps": 2}
     default_max_episode_steps: ClassVar[int | None] = None
     """The step limit of a subclass no gym was registered with (a registered gym's limit is its
     descriptor's ``max_episode_steps``)."""
@@ -222,7 +222,7 @@ class HudEnv(EnvCore, gymnasium.Env[Observation, dict[str, Any]]):
         or reference) or ``task_index`` (into the task set)."""
         return self._call(self._reset(seed, options))
 
-    def step(self, action: Any) -> StepResult:
+    def step(self, action: Any) -> StepResult:  # type: ignore[override]  # reward None: the step was not graded
         """Execute ``action`` (a CLA, a CLA dict, a list of them, or an action-space sample).
         The reward is ``None`` when the step failed (see :mod:`hud_gym.core.episode`)."""
         return self._call(self._step(action))
@@ -244,7 +244,7 @@ class HudEnv(EnvCore, gymnasium.Env[Observation, dict[str, Any]]):
         """
         self._call(self._end_episode(status, error))
 
-    def render(self) -> np.ndarray | None:  # type: ignore[override]
+    def render(self) -> np.ndarray | None:
         """A copy of the last screenshot observation (``rgb_array``), or ``None``."""
         if self.render_mode != "rgb_array" or self._last_screenshot is None:
             return None

@@ -45,7 +45,7 @@ import asyncio
 import math
 import time
 import warnings
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from gymnasium.error import ResetNeeded
 
@@ -67,6 +67,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from hud_gym.controllers.base import Frame
+    from hud_gym.core.env import HudEnv
 
 __all__ = ["EnvCore", "Observation"]
 
@@ -165,7 +166,7 @@ class EnvCore:
                     self._reset_once(task, episode_seed, started), timeout=self.reset_timeout
                 )
                 for listener in self.listeners:
-                    await listener.on_reset(self, observation, info, options)
+                    await listener.on_reset(cast("HudEnv", self), observation, info, options)
                 return observation, info
             except (ControllerError, asyncio.TimeoutError) as exc:
                 self._restart_controller = True
@@ -306,7 +307,7 @@ class EnvCore:
             self._episode_over = True
         info = self._finish_info(info, timings, started)
         for listener in self.listeners:
-            await listener.on_step(self, action, observation, reward, terminated, truncated, info)
+            await listener.on_step(cast("HudEnv", self), action, observation, reward, terminated, truncated, info)
         return observation, reward, terminated, truncated, info
 
     async def _execute(self, controller: Controller, actions: list[CLAAction], info: dict[str, Any]) -> None:
@@ -380,7 +381,7 @@ class EnvCore:
 
     async def _close(self) -> None:
         for listener in self.listeners:
-            await listener.on_close(self)
+            await listener.on_close(cast("HudEnv", self))
         await self._shutdown_controller()
         self._needs_reset = True
         self._episode_over = True

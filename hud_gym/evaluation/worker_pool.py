@@ -257,7 +257,8 @@ class WorkerPool:
         if worker is not None:
             worker.kill()
         with self._lock:
-            self._live.discard(worker)  # type: ignore[arg-type]
+            if worker is not None:
+                self._live.discard(worker)
             self._count -= 1
             self.killed += int(killed)
             self._wake_one()

@@ -142,14 +142,12 @@ def read_rows(path: Path) -> Iterator[Row]:
         TaskFileError: unreadable file, invalid JSON (naming the line), a row that is not an object.
     """
     if path.suffix.lower() == ".jsonl":
-        index = 0
-        for lineno, data in jsonl_records(path, read_text(path)):
+        for index, (lineno, data) in enumerate(jsonl_records(path, read_text(path))):
             if not isinstance(data, dict):
                 raise TaskFileError(
                     path, f"a row must be an object, got {type(data).__name__}", line=lineno, index=index
                 )
             yield Row(data=data, index=index, line=lineno)
-            index += 1
         return
     data = read_json(path)
     if not isinstance(data, list):

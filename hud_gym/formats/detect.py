@@ -109,7 +109,7 @@ _CONVERTERS: dict[str, Callable[[Path], tuple[TaskSet, ConversionReport]]] = {
 }
 
 
-def convert(path: str | Path, format: str | None = None) -> tuple[TaskSet, ConversionReport]:  # noqa: A002
+def convert(path: str | Path, format: str | None = None) -> tuple[TaskSet, ConversionReport]:
     """Read the task file or directory ``path`` in ``format`` (detected when None).
 
     Returns:
@@ -126,7 +126,7 @@ def convert(path: str | Path, format: str | None = None) -> tuple[TaskSet, Conve
     return _CONVERTERS[chosen](path)
 
 
-def read_taskset(path: str | Path, format: str | None = None) -> TaskSet:  # noqa: A002
+def read_taskset(path: str | Path, format: str | None = None) -> TaskSet:
     """:func:`convert`'s task set; a :class:`~hud_gym.formats.common.ConversionWarning` lists
     the skipped rows (the full report comes from :func:`convert` or the format's converter)."""
     taskset, report = convert(path, format)

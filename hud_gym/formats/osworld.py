@@ -144,7 +144,7 @@ def _json_files(directory: Path) -> list[Path]:
 def _example_rows(path: Path) -> list[tuple[Path, Row]]:
     if path.is_dir():
         files = _json_files(path)
-        rows = []
+        rows: list[tuple[Path, Row]] = []
         for file in files:
             data = read_json(file)
             if is_osworld_example(data):

@@ -145,12 +145,12 @@ def convert_webvoyager(
             reference file.
     """
     path = Path(path)
-    reference_file = Path(reference_answers) if reference_answers is not None else path.with_name(REFERENCE_FILE)
+    candidate = Path(reference_answers) if reference_answers is not None else path.with_name(REFERENCE_FILE)
     references = None
-    if reference_answers is not None or reference_file.is_file():
-        references = read_reference_answers(reference_file)
-    else:
-        reference_file = None
+    reference_file: Path | None = None
+    if reference_answers is not None or candidate.is_file():
+        references = read_reference_answers(candidate)
+        reference_file = candidate
     report = ConversionReport(format="webvoyager", path=str(path))
     tasks, rows = [], []
     for row in read_rows(path):

@@ -166,7 +166,7 @@ def hud_trajectory(trajectory: Trajectory, *, images: ImageMode = "path") -> dic
             return None
         return image_data_url(path) if images == "base64" else path.absolute().as_uri()
 
-    steps = [
+    steps: list[dict[str, Any]] = [
         {
             "observation_url": url(_initial_ref(trajectory)),
             "observation_text": trajectory.prompt or None,

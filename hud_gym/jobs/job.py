@@ -89,7 +89,13 @@ class Job:
 
     @classmethod
     def _from_row(cls, row: Any, store: Store) -> Job:
-        return cls(row["id"], row["name"], load_json(row["metadata"], {}), from_time(row["created_at"]), store.home)
+        return cls(
+            row["id"],
+            row["name"],
+            load_json(row["metadata"], {}),
+            datetime.fromisoformat(row["created_at"]),
+            store.home,
+        )
 
     @property
     def store(self) -> Store:

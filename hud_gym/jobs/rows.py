@@ -79,7 +79,7 @@ def step_from_row(row: Any, image_path: Any) -> TrajectoryStep:
         error=row["error"],
         info=load_json(row["info"], {}),
         timings=load_json(row["timings"], {}),
-        started_at=from_time(row["started_at"]),
+        started_at=datetime.fromisoformat(row["started_at"]),
         ended_at=from_time(row["ended_at"]),
         observation_ref=str(image_path(row["observation_ref"])) if row["observation_ref"] else None,
         policy_trace=load_json(row["policy_trace"]),
@@ -112,7 +112,7 @@ def trajectory_from_row(row: Any, steps: list[TrajectoryStep], image_path: Any) 
         error=row["error"],
         final_response=row["final_response"],
         grade=load_json(row["grade"]),
-        started_at=from_time(row["started_at"]),
+        started_at=datetime.fromisoformat(row["started_at"]),
         ended_at=from_time(row["ended_at"]),
         metadata=metadata,
     )

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -158,7 +158,7 @@ def export_video(
         ValueError: an unknown format or a non-positive ``fps``.
     """
     path = Path(out)
-    video_format = video_format or path.suffix.lower().lstrip(".") or "mp4"  # type: ignore[assignment]
+    video_format = cast("VideoFormat", video_format or path.suffix.lower().lstrip(".") or "mp4")
     _check_choice("video format", str(video_format), VIDEO_FORMATS)
     if not fps > 0:
         raise ValueError(f"fps must be positive, got {fps}")
@@ -183,7 +183,7 @@ def export_video(
             ffmpeg_log_level="error",
         ) as writer:
             for frame in frames:
-                writer.append_data(frame)
+                writer.append_data(frame)  # type: ignore[attr-defined]  # imageio's v2 Format.Writer
     else:
         import imageio.v3 as iio
 

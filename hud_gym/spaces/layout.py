@@ -15,7 +15,7 @@ from hud_gym.spaces.text import text_space
 
 __all__ = ["BUTTONS", "ActionSpaceConfig", "make_action_space", "make_observation_space"]
 
-BUTTONS: tuple[str, ...] = get_args(Button)
+BUTTONS: tuple[Button, ...] = get_args(Button)
 """The mouse buttons, in the index order of the action ``Dict``'s ``button``."""
 
 

@@ -31,6 +31,9 @@ def _char_array(characters: tuple[str, ...]) -> np.ndarray:
 class LiveTextBatch(tuple):
     """The strings of ``n`` envs, decoded from a shared int32 buffer at every read."""
 
+    _space: UnicodeText
+    _data: np.ndarray
+
     def __new__(cls, space: UnicodeText, shared_memory: Any, n: int) -> LiveTextBatch:
         batch = super().__new__(cls, ("",) * n)
         batch._space = space
@@ -43,7 +46,7 @@ class LiveTextBatch(tuple):
         limit = len(chars)
         return tuple(chars[row[row < limit]].tobytes().decode("utf-32-le") for row in self._data)
 
-    def __getitem__(self, index: Any) -> Any:  # type: ignore[override]
+    def __getitem__(self, index: Any) -> Any:
         return self.current()[index]
 
     def __iter__(self) -> Any:

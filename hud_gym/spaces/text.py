@@ -81,7 +81,7 @@ class UnicodeText(spaces.Text):
             state.pop(table, None)
         return state
 
-    def __setstate__(self, state: dict[str, Any]) -> None:
+    def __setstate__(self, state: dict[str, Any]) -> None:  # type: ignore[override]  # our own __getstate__'s dict
         self.__dict__.update(state)
         self._char_set, self._char_list, self._char_index, self._char_str = _charset_tables()
 

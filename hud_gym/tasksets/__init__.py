@@ -42,7 +42,7 @@ _LOADERS: dict[str, Callable[[], TaskSet] | str] = {}
 _SUFFIXES = (".json", ".jsonl", ".yaml", ".yml")
 
 
-def _read_native(path: Path, format: str | None) -> TaskSet:  # noqa: A002
+def _read_native(path: Path, format: str | None) -> TaskSet:
     if format not in (None, "native") or path.is_dir():
         raise ValueError(f"reading {format or 'this'} task files needs hud_gym.formats")
     return TaskSet.load(path)
@@ -94,7 +94,7 @@ def _load_named(name: str) -> TaskSet:
     return taskset
 
 
-def load_taskset(name_or_path: str | Path, format: str | None = None) -> TaskSet:  # noqa: A002
+def load_taskset(name_or_path: str | Path, format: str | None = None) -> TaskSet:
     """Load a task set from a file path (or directory) or by bundled/registered name.
 
     Files may be in hud-gym's own format or in another one (:mod:`hud_gym.formats`: ``"hud"``,

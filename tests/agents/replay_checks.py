@@ -126,9 +126,10 @@ def check_anthropic(body: dict[str, Any], headers: Any, max_images: int | None) 
     if max_images is not None and len(images) > max_images:
         problems.append(f"{len(images)} images in the history, at most {max_images} expected")
     last = messages[-1]["content"]
-    if len(messages) == 1:
-        if not (any(b.get("type") == "text" and b["text"].strip() for b in last) and _anthropic_images(last)):
-            problems.append("the first user turn needs the task text and a screenshot")
+    if len(messages) == 1 and not (
+        any(b.get("type") == "text" and b["text"].strip() for b in last) and _anthropic_images(last)
+    ):
+        problems.append("the first user turn needs the task text and a screenshot")
     for result in (b for b in last if b.get("type") == "tool_result"):
         use = tool_uses.get(result["tool_use_id"], {})
         action = use.get("input", {}).get("action") or use.get("name")

@@ -71,7 +71,7 @@ def test_click_buttons_at_the_point(desktop: Any, eventlog: Any) -> None:
         mark = eventlog.mark()
         ok(desktop, ClickAction(point=(x, y), button=button))
         records = eventlog.wait(
-            lambda rs: [r for r in rs[mark:] if r["type"] == "button" and r["event"] == "release"],
+            lambda rs, mark=mark: [r for r in rs[mark:] if r["type"] == "button" and r["event"] == "release"],
             what=f"{button} release",
         )
         pressed = presses(eventlog.since(mark))

@@ -147,18 +147,17 @@ class EnvWorker:
 
     def step(self, action: Any, needs_reset: bool = False) -> StepResult:
         """One step under the autoreset rules (see the class docstring)."""
-        return autoreset.run(
-            autoreset.step_program(self.autoreset_mode, needs_reset, action), self.env.step, self.reset
-        )
+        step: Any = self.env.step  # hud envs' steps give reward None when the step failed
+        return autoreset.run(autoreset.step_program(self.autoreset_mode, needs_reset, action), step, self.reset)
 
     def step_with_response(self, action: Any) -> tuple[StepResult, str | None]:
         """A plain step (no autoreset) and the env's ``final_response`` after it."""
-        result = self.env.step(action)
+        result: Any = self.env.step(action)
         return result, getattr(self.env.unwrapped, "final_response", None)
 
     def evaluate(self) -> Any:
         """The env's ``evaluate()`` (hud envs: a :class:`~hud_gym.Grade`)."""
-        return self.env.unwrapped.evaluate()
+        return self.env.unwrapped.evaluate()  # type: ignore[attr-defined]
 
     def final_response(self) -> str | None:
         """The env's final response in this episode."""

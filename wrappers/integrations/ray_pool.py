@@ -167,4 +167,4 @@ class RayEnvPool(EnvPool):
                 self._count -= 1
                 self._available.notify()
             return
-        await super().release(env)
+        await super().release(env)  # type: ignore[arg-type]  # the pool leases proxies in place of envs

@@ -328,7 +328,7 @@ class RayVectorEnv(SendRecvVectorEnv):
         """An attribute of every sub-env."""
         return self.call(name)
 
-    def render(self) -> tuple[np.ndarray | None, ...]:
+    def render(self) -> tuple[np.ndarray | None, ...]:  # type: ignore[override]  # None: a sub-env with no frame yet
         """The last screenshot of every sub-env."""
         self._check_open()
         return tuple(self._get(i, actor.render.remote(), "render()") for i, actor in enumerate(self.actors))

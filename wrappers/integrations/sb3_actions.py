@@ -96,7 +96,8 @@ class ActionMapper:
             text = min(int(choice * len(self.texts)), max(len(self.texts) - 1, 0))
         else:
             values = np.asarray(action).reshape(-1)
-            bounds = self.space.nvec if self.mode == "multidiscrete" else np.array([self.space.n])
+            space: Any = self.space
+            bounds = space.nvec if self.mode == "multidiscrete" else np.array([space.n])
             if (
                 values.shape != bounds.shape
                 or np.any(values != np.round(values))
@@ -133,7 +134,7 @@ class SB3ActionWrapper(gymnasium.ActionWrapper):
         texts: Sequence[str] = ("",),
     ) -> None:
         super().__init__(env)
-        self.mapper = ActionMapper(env.unwrapped.observation_size, mode, grid, keys, texts)
+        self.mapper = ActionMapper(env.unwrapped.observation_size, mode, grid, keys, texts)  # type: ignore[attr-defined]
         self.action_space = self.mapper.space
 
     def action(self, action: Any) -> CLAAction:

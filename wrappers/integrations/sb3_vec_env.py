@@ -336,12 +336,15 @@ def to_sb3_vec_env(
         if not (isinstance(entry_point, str) and entry_point.startswith("hud_gym.")):
             raise TypeError(f"{env_or_id!r} is not a hud-gym env id (hud/QA-v0, hud/Browser-v0, hud/Ubuntu-v0)")
         env_kwargs.setdefault("observation_size", observation_size)
-        vector_env = gymnasium.make_vec(
+        made = gymnasium.make_vec(
             env_or_id,
             num_envs=1 if num_envs is None else num_envs,
             autoreset_mode=AutoresetMode.SAME_STEP,
             **env_kwargs,
         )
+        if not isinstance(made, HudVectorEnv):
+            raise TypeError(f"{env_or_id!r} made a {type(made).__name__}, not a HudVectorEnv")
+        vector_env = made
     else:
         raise TypeError(f"env_or_id is a hud-gym id or a HudVectorEnv, got {type(env_or_id).__name__}")
     return HudSB3VecEnv(

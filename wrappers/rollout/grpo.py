@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from collections.abc import AsyncGenerator, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
@@ -62,7 +62,7 @@ def _is_agent(policy: Any) -> bool:
 
 
 async def _decide(
-    policy: Callable[..., Any],
+    policy: Any,  # a Policy callable or an agent (an object with act())
     observation: dict[str, Any],
     history: list[TrajectoryStep],
     task: Task,
@@ -160,7 +160,7 @@ async def rollout(
 async def _run(
     env: HudEnv,
     task: Task,
-    policy: Callable[..., Any],
+    policy: Any,  # a Policy callable or an agent (an object with act())
     trajectory: Trajectory,
     seed: int | None,
     keep_observations: bool,
@@ -279,7 +279,7 @@ async def rollout_groups(
     seeds: Sequence[int | None] | None = None,
     pool: EnvPool | None = None,
     **rollout_kwargs: Any,
-) -> AsyncIterator[TrajectoryGroup]:
+) -> AsyncGenerator[TrajectoryGroup, None]:
     """Yield a :class:`TrajectoryGroup` per task as each completes, with at most
     ``max_concurrent`` rollouts (envs) alive at once across all groups (leased from ``pool``
     when given). ``seeds`` has one seed per task (``None``: a random one).

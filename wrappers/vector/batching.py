@@ -16,10 +16,15 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import concatenate, create_empty_array, iterate
 
-__all__ = ["StepResult", "batch_rows", "reset_indices", "reset_seeds", "send_ids", "unbatch_actions"]
+__all__ = ["StepResult", "batch_rows", "empty_batch", "reset_indices", "reset_seeds", "send_ids", "unbatch_actions"]
 
 StepResult = tuple[Any, float | None, bool, bool, dict[str, Any]]
 """One env's step: ``reward`` is ``None`` when the step failed (batched as NaN)."""
+
+
+def empty_batch(space: gymnasium.Space, n: int) -> Any:
+    """The batch of ``n`` observations of ``space`` to fill (gymnasium's ``create_empty_array``)."""
+    return create_empty_array(space, n)
 
 
 def reset_seeds(seed: int | Sequence[int | None] | None, num_envs: int) -> list[int | None]:
@@ -60,7 +65,7 @@ def send_ids(
     num_envs: int,
     *,
     busy: Collection[int],
-    ended: Sequence[bool],
+    ended: Sequence[bool] | np.ndarray,
     autoreset_mode: AutoresetMode,
 ) -> list[int]:
     """The env ids a ``send`` of ``actions`` starts (all envs by default), checked before any
@@ -137,7 +142,7 @@ def batch_rows(
             infos = env._add_info(infos, info, row)
     finally:
         env.num_envs = num_envs
-    batch = concatenate(env.single_observation_space, observations, create_empty_array(env.single_observation_space, n))
+    batch = concatenate(env.single_observation_space, observations, empty_batch(env.single_observation_space, n))
     if with_env_ids:
         infos["env_id"] = np.array([i for i, _ in rows], dtype=np.int64)
     return batch, rewards, terminations, truncations, infos

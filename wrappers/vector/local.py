@@ -215,7 +215,7 @@ class HudVectorEnv(SendRecvVectorEnv):
             results.append(attribute(*args, **kwargs) if callable(attribute) else attribute)
         return tuple(results)
 
-    def render(self) -> tuple[np.ndarray | None, ...]:
+    def render(self) -> tuple[np.ndarray | None, ...]:  # type: ignore[override]  # None: a sub-env with no frame yet
         """The last screenshot of every sub-env."""
         return tuple(env.render() for env in self.envs)
 

@@ -34,12 +34,13 @@ from typing import Any
 import gymnasium
 import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
-from gymnasium.vector.utils import batch_space, concatenate, create_empty_array
+from gymnasium.vector.utils import batch_space, concatenate
 
 from hud_gym.wrappers.vector.autoreset import needs_reset_after
 from hud_gym.wrappers.vector.batching import (
     StepResult,
     batch_rows,
+    empty_batch,
     reset_indices,
     reset_seeds,
     send_ids,
@@ -123,7 +124,7 @@ class SendRecvVectorEnv(VectorEnv):
         observations = concatenate(
             self.single_observation_space,
             self._last_obs,
-            create_empty_array(self.single_observation_space, self.num_envs),
+            empty_batch(self.single_observation_space, self.num_envs),
         )
         return observations, infos
 

@@ -63,7 +63,7 @@ class Editor:
             ("<Control-a>", self.select_all),
             ("<Control-y>", lambda: self.text.event_generate("<<Redo>>")),
         ):
-            self.root.bind_all(sequence, lambda _e, c=command: (c(), "break")[1])
+            self.root.bind_all(sequence, lambda _e, c=command: (c(), "break")[1])  # type: ignore[misc]
 
     @property
     def modified(self) -> bool:

@@ -68,8 +68,9 @@ class EventLog:
         self.toggle.bind("<ButtonPress-1>", self.on_toggle)
         # Keys on a tag of their own, first on every widget: Tk's "all" tag has more specific
         # bindings (<Tab>, <F10>) that would hide a generic <KeyPress> there.
-        for widget in (root, self.pad, self.toggle, self.entry):
-            widget.bindtags(("KeyLog", *widget.bindtags()))
+        widgets: tuple[tk.Misc, ...] = (root, self.pad, self.toggle, self.entry)
+        for tagged in widgets:
+            tagged.bindtags(("KeyLog", *tagged.bindtags()))
         root.bind_class("KeyLog", "<KeyPress>", lambda e: self.on_key(e, "press"))
         root.bind_class("KeyLog", "<KeyRelease>", lambda e: self.on_key(e, "release"))
         self.entry.bind("<Return>", lambda e: self.write(type="return", value=self.text.get()), add="+")
