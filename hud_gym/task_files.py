@@ -13,6 +13,8 @@ What a task file may hold:
   :data:`MAX_YAML_VALUES` values (an alias bomb);
 - task ids that are unique in the file (the error names both occurrences).
 
+(One module of ~420 lines on purpose: every limit on untrusted task files in one place, to audit together.)
+
 Example:
     >>> parse_json(Path("tasks.json"), '[{"prompt": "p", "metadata": {"x": NaN}}]')
     Traceback (most recent call last):

@@ -2,6 +2,7 @@
 to each other over one WebSocket (``docs/controller-protocol.md`` has the same in prose).
 
 Text messages are JSON objects; binary messages carry screenshots. Every message has ``"v": 1``.
+(One module of ~400 lines on purpose: the whole wire format, and its codec, read in one place.)
 
 Requests (client to server) have an ``id`` (an integer in ``0 .. 2**32-1`` chosen by the client,
 unique among its requests in flight: the answers may come back in any order) and an ``op``;

@@ -21,6 +21,9 @@ allowed.
 Setup functions raise on failure (the env's ``reset`` then raises a ``SetupError`` naming the
 call); evaluate functions return a :class:`~hud_gym.evaluation.Grade` whose ``content`` says what
 was found. A missing file is reward 0, not a grading error.
+
+(One module of ~420 lines on purpose: the gym's whole task vocabulary, under one safety contract, in
+the order a task author reads it.)
 """
 
 from __future__ import annotations

@@ -99,7 +99,7 @@ GYM = GymType(
     aliases=("hud-ubuntu", "desktop"),
     # The OSWorld functions (download_file, command_output_check, file_content_check) are desktop
     # functions too, whichever module defines them.
-    function_modules=("hud_gym.controllers.ubuntu.functions", "hud_gym.formats.desktop"),
+    function_modules=("hud_gym.controllers.ubuntu.functions", "hud_gym.controllers.ubuntu.osworld_functions"),
     function_prefixes=("ubuntu", "desktop", "os"),
     max_episode_steps=50,
     description="a Linux desktop on a private X display, driven through real X input",

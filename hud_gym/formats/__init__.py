@@ -8,7 +8,7 @@ all resolve in the function registry (checked on conversion), each keeping its o
 The evaluators the formats use are registered whether or not this package is imported:
 ``gaia_match``, ``ungraded``, ``webvoyager_answer`` by :mod:`hud_gym.evaluation.benchmarks`, the
 desktop ``command_output_check``, ``file_content_check``, ``download_file``
-(:mod:`hud_gym.formats.desktop`) by the desktop gym's descriptor. Importing this package makes it
+(:mod:`hud_gym.controllers.ubuntu.osworld_functions`) by the desktop gym's descriptor. Importing this package makes it
 :func:`~hud_gym.tasksets.load_taskset`'s file reader (``import hud_gym`` imports it on the first
 file read, not before).
 

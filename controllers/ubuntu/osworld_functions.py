@@ -1,5 +1,5 @@
-"""Desktop functions OSWorld examples map onto, beyond the desktop gym's own
-(:mod:`hud_gym.controllers.ubuntu.functions`).
+"""Desktop functions OSWorld examples map onto (the converter is :mod:`hud_gym.formats.osworld`), beyond
+the desktop gym's own (:mod:`hud_gym.controllers.ubuntu.functions`).
 
 - setup :func:`download_file`: OSWorld's ``download`` (an http(s) URL to a path in the home);
 - evaluate :func:`command_output_check`: OSWorld's ``exact_match`` / ``check_include_exclude``
