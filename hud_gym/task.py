@@ -35,6 +35,7 @@ __all__ = [
     "TaskFileError",
     "TaskSet",
     "expand_config",
+    "one_call_hint",
 ]
 
 _NAME_PART = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -123,11 +124,34 @@ def expand_config(config: FunctionConfigs) -> list[FunctionConfig]:
             except ValidationError as exc:
                 first = exc.errors(include_url=False)[0]
                 where = ".".join(str(p) for p in first["loc"])
-                raise ValueError(f"item {i}: {where + ': ' if where else ''}{first['msg']}") from None
+                raise ValueError(
+                    f"{one_call_hint(config)}item {i}: {where + ': ' if where else ''}{first['msg']}"
+                ) from None
             except ValueError as exc:
-                raise ValueError(f"item {i}: {exc}") from None
+                raise ValueError(f"{one_call_hint(config)}item {i}: {exc}") from None
         return out
     return [_one(config)]
+
+
+def one_call_hint(config: Any) -> str:
+    """The hint for JSON's tuple trap: ``["goto", "google.com"]`` (a flat list starting with a
+    name) is a *sequence* of calls, ``goto()`` then ``google.com()``; one call with arguments is a
+    list inside the list, ``[["goto", "google.com"]]``. It leads the error message (which may be
+    cut at its end); empty when ``config`` is not such a list."""
+    if isinstance(config, list) and config and all(isinstance(c, FunctionConfig) for c in config):
+        if len(config) < 2 or any(c.args or c.kwargs for c in config):
+            return ""
+        config = [c.function for c in config]
+    scalars = (str, int, float, bool, type(None))
+    if not (isinstance(config, list) and len(config) >= 2 and isinstance(config[0], str)):
+        return ""
+    if not all(isinstance(item, scalars) for item in config):
+        return ""
+    one_call = json.dumps([config], ensure_ascii=False)
+    return (
+        f"a list of names is one call per name: for one call of {config[0]!r} with the other items as its "
+        f"arguments, write a list inside the list: {one_call}. "
+    )
 
 
 class Task(BaseModel):

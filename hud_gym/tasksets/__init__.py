@@ -105,7 +105,9 @@ def load_taskset(name_or_path: str | Path, format: str | None = None) -> TaskSet
     Raises:
         ValueError: neither a file nor a known name (the message lists the known names), or an
             unknown format.
-        TaskFileError: the file is malformed.
+        TaskFileError: the file is malformed, or a task names an unknown gym, setup or evaluate
+            function, or arguments that do not bind (checked at load, not at reset; the message
+            names the file, the task index and id, and the call).
     """
     read_taskset = _reader[0]
     path = Path(name_or_path)
