@@ -24,7 +24,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, overload
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from hud_gym.task_files import TaskFileError, check_unique_ids, jsonl_records, parse_json, parse_yaml, read_text
 
@@ -34,6 +34,7 @@ __all__ = [
     "Task",
     "TaskFileError",
     "TaskSet",
+    "custom_gym",
     "expand_config",
     "one_call_hint",
 ]
@@ -154,6 +155,33 @@ def one_call_hint(config: Any) -> str:
     )
 
 
+_CUSTOM_GYM_KEYS = ("image_or_build_context", "dockerfile", "controller_source_dir")
+
+
+def custom_gym(value: Any) -> tuple[str, dict[str, Any]]:
+    """HUD's ``CustomGym`` (an object or a dict with ``image_or_build_context``, or 0.2.4's
+    ``dockerfile`` / ``controller_source_dir``) as ``(gym, docker)``: the hud-gym gym its container
+    serves (its ``gym`` field, else ``"hud-ubuntu"``) and ``task.config["docker"]``, which makes
+    the task's env run its controller with ``controller="docker"`` in that image.
+
+    Raises:
+        ValueError: ``value`` is not a CustomGym shape.
+    """
+    fields = value if isinstance(value, dict) else getattr(value, "__dict__", {})
+    if not any(fields.get(key) is not None for key in _CUSTOM_GYM_KEYS):
+        raise ValueError(
+            f"gym must be a gym name or a HUD CustomGym (with image_or_build_context), got {type(value).__name__}"
+        )
+    source = fields.get("image_or_build_context")
+    build_context = fields.get("controller_source_dir") or (source if isinstance(source, Path) else None)
+    docker: dict[str, Any] = {
+        "image": source if isinstance(source, str) else None,
+        "build_context": str(build_context) if build_context is not None else None,
+        "host_config": fields.get("host_config"),
+    }
+    return str(fields.get("gym") or "hud-ubuntu"), docker
+
+
 class Task(BaseModel):
     """A scenario for an agent: the seed's fields, with ``setup``/``evaluate`` normalised.
 
@@ -163,7 +191,8 @@ class Task(BaseModel):
         setup: calls run by ``reset`` before the agent acts.
         evaluate: calls that grade the episode; empty means "grade the final response against
             ``target``" (see :mod:`hud_gym.evaluation`).
-        gym: the gym type: ``"qa"``, ``"hud-browser"``, ``"hud-ubuntu"`` (or a gym id).
+        gym: the gym type: ``"qa"``, ``"hud-browser"``, ``"hud-ubuntu"`` (or a gym id); HUD's
+            ``CustomGym`` shape is read by :func:`custom_gym` (a ``controller="docker"`` gym).
         target: the ideal answer(s), for response grading.
         choices: multiple-choice options.
         files: files associated with the task (name to content or path).
@@ -184,10 +213,18 @@ class Task(BaseModel):
     metadata: dict[str, Any] | None = None
     config: dict[str, Any] | None = None
 
+    @model_validator(mode="before")
+    @classmethod
+    def _custom_gym(cls, data: Any) -> Any:
+        if isinstance(data, dict) and data.get("gym") is not None and not isinstance(data["gym"], str):
+            gym, docker = custom_gym(data["gym"])
+            data = {**data, "gym": gym, "config": {**(data.get("config") or {}), "docker": docker}}
+        return data
+
     @field_validator("setup", "evaluate", mode="before")
     @classmethod
     def _expand(cls, value: Any) -> Any:
-        if value is None:
+        if value is None or value == ():  # HUD's setup=() / evaluate=(): no calls
             return None
         return expand_config(value)
 
