@@ -149,17 +149,22 @@ async def page_text(ctx: FunctionContext) -> str:
     return await _page(ctx).evaluate(_PAGE_TEXT_JS)
 
 
+_PAGE_HTML_JS = "() => document.documentElement ? document.documentElement.outerHTML : ''"
+"""``page.content()`` read as the page's own script would (Playwright's ``content()`` waits for a
+utility world that a page stuck in a refused navigation may never get)."""
+
+
 @evaluate_function("browser", aliases=("contains_text",))
 async def page_contains(
     ctx: FunctionContext, texts: str | list[str], partial_rewarding: bool = False, case_sensitive: bool = True
 ) -> Grade:
     """HUD's ``page_contains`` (alias ``contains_text``): reward 1 when every text is in the page's
-    HTML, ``page.content()`` (markup and attributes included; the main frame's document).
+    HTML, as ``page.content()`` (markup and attributes included; the main frame's document).
 
     With ``partial_rewarding`` the reward is the fraction found; ``done`` when all are found.
     :func:`visible_text_contains` checks what a user sees instead.
     """
-    return _contains_grade(texts, await _page(ctx).content(), partial_rewarding, case_sensitive)
+    return _contains_grade(texts, await _page(ctx).evaluate(_PAGE_HTML_JS), partial_rewarding, case_sensitive)
 
 
 @evaluate_function("browser")

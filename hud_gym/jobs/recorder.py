@@ -115,7 +115,7 @@ class TrajectoryRecorder:
             seed=info.get("seed"),
             prompt=info.get("prompt") or (task.prompt if task else ""),
             started_at=hint.started_at if hint else started,
-            metadata={"gym": env.gym},
+            metadata={"gym": env.gym, "placement": env.placement},
         )
         self._episode = _Episode(trajectory, from_rollout=hint is not None)
         if not await self._io(
