@@ -45,7 +45,7 @@ async def _itself(taskset: TaskSet) -> TaskSet:
 
 def as_taskset(taskset: core.TaskSet) -> TaskSet:
     """``taskset`` as a :class:`TaskSet` of :class:`Task` s."""
-    tasks = [Task.model_validate(t.model_dump()) for t in taskset]
+    tasks: list[core.Task] = [Task.model_validate(t.model_dump()) for t in taskset]
     return TaskSet(tasks=tasks, id=taskset.id, description=taskset.description)
 
 
