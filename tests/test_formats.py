@@ -164,7 +164,7 @@ def test_webvoyager_rows_become_browser_tasks_with_the_row_kept() -> None:
     rows = _jsonl(WEBVOYAGER)
     taskset, report = convert_webvoyager(WEBVOYAGER)
     assert len(taskset) == len(rows) == 4
-    for task, row in zip(taskset, rows):
+    for task, row in zip(taskset, rows, strict=True):
         assert task.gym == "hud-browser"
         assert task.id == row["id"]
         assert task.prompt == row["ques"]
@@ -280,7 +280,7 @@ def test_gaia_rows_become_qa_tasks() -> None:
     rows = _jsonl(GAIA)
     taskset, report = convert_gaia(GAIA)
     assert [t.id for t in taskset] == [r["task_id"] for r in rows]
-    for task, row in zip(taskset, rows):
+    for task, row in zip(taskset, rows, strict=True):
         assert task.gym == "qa" and task.prompt == row["Question"]
         assert task.metadata["source"]["row"] == row and task.metadata["level"] == row["Level"]
     inventory, gases, image, private = taskset
