@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import gymnasium
@@ -37,4 +38,30 @@ def make(env_src: Task | dict[str, Any] | str, *, job: Any = None, **kwargs: Any
     if isinstance(env_src, str) and env_src in gymnasium.registry:
         return gymnasium.make(env_src, **kwargs)
     task = resolve_task(env_src)
-    return gymnasium.make(get_gym(task.gym).id, task=task, **kwargs)
+    gym = get_gym(task.gym)
+    docker = (task.config or {}).get("docker")
+    if isinstance(docker, dict) and kwargs.get("controller", "docker") == "docker":
+        kwargs["controller"] = "docker"
+        _use_image(gym.served_as, docker)
+    return gymnasium.make(gym.id, task=task, **kwargs)
+
+
+def _use_image(gym: str, docker: dict[str, Any]) -> None:
+    """Serve ``gym`` from a HUD CustomGym's image (``$HUD_GYM_<GYM>_IMAGE``, which the docker
+    placement reads): one image per gym and process.
+
+    Raises:
+        ValueError: a build context without an image name, or another image for the same gym.
+    """
+    image = docker.get("image")
+    if not image:
+        context = docker.get("build_context")
+        raise ValueError(
+            f"a CustomGym build context ({context}) must be built first: `docker build -t NAME {context}`, "
+            "then give the image name as image_or_build_context"
+        )
+    variable = f"HUD_GYM_{gym.upper()}_IMAGE"
+    current = os.environ.get(variable)
+    if current not in (None, image):
+        raise ValueError(f"the {gym} gym already runs image {current!r} in this process ({variable}); got {image!r}")
+    os.environ[variable] = image

@@ -24,7 +24,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, overload
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from hud_gym.task_files import TaskFileError, check_unique_ids, jsonl_records, parse_json, parse_yaml, read_text
 
@@ -34,7 +34,9 @@ __all__ = [
     "Task",
     "TaskFileError",
     "TaskSet",
+    "custom_gym",
     "expand_config",
+    "one_call_hint",
 ]
 
 _NAME_PART = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -123,11 +125,61 @@ def expand_config(config: FunctionConfigs) -> list[FunctionConfig]:
             except ValidationError as exc:
                 first = exc.errors(include_url=False)[0]
                 where = ".".join(str(p) for p in first["loc"])
-                raise ValueError(f"item {i}: {where + ': ' if where else ''}{first['msg']}") from None
+                raise ValueError(
+                    f"{one_call_hint(config)}item {i}: {where + ': ' if where else ''}{first['msg']}"
+                ) from None
             except ValueError as exc:
-                raise ValueError(f"item {i}: {exc}") from None
+                raise ValueError(f"{one_call_hint(config)}item {i}: {exc}") from None
         return out
     return [_one(config)]
+
+
+def one_call_hint(config: Any) -> str:
+    """The hint for JSON's tuple trap: ``["goto", "google.com"]`` (a flat list starting with a
+    name) is a *sequence* of calls, ``goto()`` then ``google.com()``; one call with arguments is a
+    list inside the list, ``[["goto", "google.com"]]``. It leads the error message (which may be
+    cut at its end); empty when ``config`` is not such a list."""
+    if isinstance(config, list) and config and all(isinstance(c, FunctionConfig) for c in config):
+        if len(config) < 2 or any(c.args or c.kwargs for c in config):
+            return ""
+        config = [c.function for c in config]
+    scalars = (str, int, float, bool, type(None))
+    if not (isinstance(config, list) and len(config) >= 2 and isinstance(config[0], str)):
+        return ""
+    if not all(isinstance(item, scalars) for item in config):
+        return ""
+    one_call = json.dumps([config], ensure_ascii=False)
+    return (
+        f"a list of names is one call per name: for one call of {config[0]!r} with the other items as its "
+        f"arguments, write a list inside the list: {one_call}. "
+    )
+
+
+_CUSTOM_GYM_KEYS = ("image_or_build_context", "dockerfile", "controller_source_dir")
+
+
+def custom_gym(value: Any) -> tuple[str, dict[str, Any]]:
+    """HUD's ``CustomGym`` (an object or a dict with ``image_or_build_context``, or 0.2.4's
+    ``dockerfile`` / ``controller_source_dir``) as ``(gym, docker)``: the hud-gym gym its container
+    serves (its ``gym`` field, else ``"hud-ubuntu"``) and ``task.config["docker"]``, which makes
+    the task's env run its controller with ``controller="docker"`` in that image.
+
+    Raises:
+        ValueError: ``value`` is not a CustomGym shape.
+    """
+    fields = value if isinstance(value, dict) else getattr(value, "__dict__", {})
+    if not any(fields.get(key) is not None for key in _CUSTOM_GYM_KEYS):
+        raise ValueError(
+            f"gym must be a gym name or a HUD CustomGym (with image_or_build_context), got {type(value).__name__}"
+        )
+    source = fields.get("image_or_build_context")
+    build_context = fields.get("controller_source_dir") or (source if isinstance(source, Path) else None)
+    docker: dict[str, Any] = {
+        "image": source if isinstance(source, str) else None,
+        "build_context": str(build_context) if build_context is not None else None,
+        "host_config": fields.get("host_config"),
+    }
+    return str(fields.get("gym") or "hud-ubuntu"), docker
 
 
 class Task(BaseModel):
@@ -139,7 +191,8 @@ class Task(BaseModel):
         setup: calls run by ``reset`` before the agent acts.
         evaluate: calls that grade the episode; empty means "grade the final response against
             ``target``" (see :mod:`hud_gym.evaluation`).
-        gym: the gym type: ``"qa"``, ``"hud-browser"``, ``"hud-ubuntu"`` (or a gym id).
+        gym: the gym type: ``"qa"``, ``"hud-browser"``, ``"hud-ubuntu"`` (or a gym id); HUD's
+            ``CustomGym`` shape is read by :func:`custom_gym` (a ``controller="docker"`` gym).
         target: the ideal answer(s), for response grading.
         choices: multiple-choice options.
         files: files associated with the task (name to content or path).
@@ -160,10 +213,18 @@ class Task(BaseModel):
     metadata: dict[str, Any] | None = None
     config: dict[str, Any] | None = None
 
+    @model_validator(mode="before")
+    @classmethod
+    def _custom_gym(cls, data: Any) -> Any:
+        if isinstance(data, dict) and data.get("gym") is not None and not isinstance(data["gym"], str):
+            gym, docker = custom_gym(data["gym"])
+            data = {**data, "gym": gym, "config": {**(data.get("config") or {}), "docker": docker}}
+        return data
+
     @field_validator("setup", "evaluate", mode="before")
     @classmethod
     def _expand(cls, value: Any) -> Any:
-        if value is None:
+        if value is None or value == ():  # HUD's setup=() / evaluate=(): no calls
             return None
         return expand_config(value)
 

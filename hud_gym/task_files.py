@@ -68,7 +68,8 @@ _HUGE_INT = re.compile(r"[0-9]{4000,}")
 
 
 class TaskFileError(HudGymError, ValueError):
-    """A task file that cannot be read. The message names the file, the line or index, and the field."""
+    """A task file that cannot be read. The message names the file, the line or index (and the
+    task's id when it has one), and the field."""
 
     def __init__(
         self,
@@ -78,11 +79,13 @@ class TaskFileError(HudGymError, ValueError):
         line: int | None = None,
         index: int | None = None,
         field: str | None = None,
+        task_id: str | None = None,
     ) -> None:
         self.path = str(path)
         self.line = line
         self.index = index
         self.field = field
+        self.task_id = task_id
         message = " ".join(part.strip() for part in message.splitlines() if part.strip())
         if len(message) > MAX_MESSAGE_CHARS:
             message = message[:MAX_MESSAGE_CHARS] + f"... ({len(message)} characters)"
@@ -91,17 +94,19 @@ class TaskFileError(HudGymError, ValueError):
         if line is not None:
             where.append(f"line {line}")
         if index is not None:
-            where.append(f"task {index}")
+            where.append(f"task {index}" + (f" ({task_id!r})" if task_id else ""))
         if field is not None:
             where.append(f"field '{field}'")
         super().__init__(f"{', '.join(where)}: {message}")
 
     def __reduce__(self) -> Any:
-        return _rebuild, (self.path, self.problem, self.line, self.index, self.field)
+        return _rebuild, (self.path, self.problem, self.line, self.index, self.field, self.task_id)
 
 
-def _rebuild(path: str, problem: str, line: int | None, index: int | None, field: str | None) -> TaskFileError:
-    return TaskFileError(path, problem, line=line, index=index, field=field)
+def _rebuild(
+    path: str, problem: str, line: int | None, index: int | None, field: str | None, task_id: str | None = None
+) -> TaskFileError:
+    return TaskFileError(path, problem, line=line, index=index, field=field, task_id=task_id)
 
 
 # ---------------------------------------------------------------------- bytes and text

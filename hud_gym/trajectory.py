@@ -25,17 +25,20 @@ from hud_gym.task import Task
 
 __all__ = ["Status", "Trajectory", "TrajectoryGroup", "TrajectoryStep", "new_id", "utc_now"]
 
-Status = Literal["ok", "truncated", "env_error", "timeout", "eval_error", "policy_error", "interrupted", "record_error"]
+Status = Literal[
+    "ok", "truncated", "env_error", "timeout", "eval_error", "policy_error", "interrupted", "record_error", "ungraded"
+]
 """How a run ended: ``ok`` (terminated normally), ``truncated`` (step limit), or a failure that
 leaves the run without a reward (``reward=None``): ``env_error`` (the browser, desktop or
 controller failed), ``timeout`` (a step, an evaluation or the run's budget ran out),
 ``eval_error`` (the evaluator raised, or gave an error grade, a NaN, an infinity or a reward
 outside its declared range), ``policy_error`` (the policy raised), ``interrupted`` (the process
 died or exited mid-run), ``record_error`` (the job store could not record it whole, e.g. a full
-disk)."""
+disk), ``ungraded`` (the episode was closed or reset before any grade: neither a final step nor
+``env.evaluate()`` graded it)."""
 
 FAILED: frozenset[str] = frozenset(
-    {"env_error", "timeout", "eval_error", "policy_error", "interrupted", "record_error"}
+    {"env_error", "timeout", "eval_error", "policy_error", "interrupted", "record_error", "ungraded"}
 )
 """The statuses of a failed step or run: its reward is absent (``None``; NaN in a float array)."""
 
@@ -96,6 +99,11 @@ class Trajectory(BaseModel):
     ended_at: datetime | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
     initial_observation: Any = Field(default=None, exclude=True, repr=False)
+
+    @property
+    def id(self) -> str:
+        """HUD's name of :attr:`trajectory_id` (``traj.id``)."""
+        return self.trajectory_id
 
     @property
     def step_rewards(self) -> list[float | None]:

@@ -393,7 +393,7 @@ def test_hud_unknown_function_names_file_index_and_name() -> None:
     with pytest.raises(TaskFileError, match="unknown setup function 'sheets_from_xlsx'") as info:
         convert_hud(HUD_UNKNOWN)
     assert (info.value.path, info.value.index, info.value.field) == (str(HUD_UNKNOWN), 1, "setup[0]")
-    assert str(info.value).startswith(f"{HUD_UNKNOWN}, task 1, field 'setup[0]'")
+    assert str(info.value).startswith(f"{HUD_UNKNOWN}, task 1 ('sheet'), field 'setup[0]'")
 
 
 @pytest.mark.parametrize(

@@ -198,7 +198,7 @@ def test_a_job_id_string_links_an_env_and_bad_jobs_are_refused(home: Path) -> No
         hud_gym.create_job("  ")
 
 
-def test_an_abandoned_episode_ends_truncated_and_an_empty_one_is_dropped(home: Path) -> None:
+def test_an_abandoned_ungraded_episode_is_stored_ungraded_and_an_empty_one_is_dropped(home: Path) -> None:
     job = hud_gym.create_job("abandon")
     env = hud_gym.make("qa-basic/capital-france", job=job)
     env.reset(seed=0)
@@ -207,7 +207,7 @@ def test_an_abandoned_episode_ends_truncated_and_an_empty_one_is_dropped(home: P
     env.reset(seed=2)  # the second had no step: dropped
     env.close()
     [trajectory] = job.load_trajectories()
-    assert trajectory.status == "truncated" and trajectory.metadata["ended_by"] == "reset"
+    assert (trajectory.status, trajectory.reward, trajectory.metadata["ended_by"]) == ("ungraded", None, "reset")
     assert trajectory.seed == 0 and len(trajectory.steps) == 1
 
 

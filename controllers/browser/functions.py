@@ -149,16 +149,36 @@ async def page_text(ctx: FunctionContext) -> str:
     return await _page(ctx).evaluate(_PAGE_TEXT_JS)
 
 
+_PAGE_HTML_JS = "() => document.documentElement ? document.documentElement.outerHTML : ''"
+"""``page.content()`` read as the page's own script would (Playwright's ``content()`` waits for a
+utility world that a page stuck in a refused navigation may never get)."""
+
+
 @evaluate_function("browser", aliases=("contains_text",))
 async def page_contains(
     ctx: FunctionContext, texts: str | list[str], partial_rewarding: bool = False, case_sensitive: bool = True
 ) -> Grade:
-    """Reward 1 when every text is on the page (visible text and input values).
+    """HUD's ``page_contains`` (alias ``contains_text``): reward 1 when every text is in the page's
+    HTML, as ``page.content()`` (markup and attributes included; the main frame's document).
 
     With ``partial_rewarding`` the reward is the fraction found; ``done`` when all are found.
+    :func:`visible_text_contains` checks what a user sees instead.
     """
+    return _contains_grade(texts, await _page(ctx).evaluate(_PAGE_HTML_JS), partial_rewarding, case_sensitive)
+
+
+@evaluate_function("browser")
+async def visible_text_contains(
+    ctx: FunctionContext, texts: str | list[str], partial_rewarding: bool = False, case_sensitive: bool = True
+) -> Grade:
+    """Reward 1 when every text is in what the page shows: its visible text, its input values and
+    its same-origin frames' text (never a hidden element's text or the markup). Options as
+    :func:`page_contains`'s."""
+    return _contains_grade(texts, await page_text(ctx), partial_rewarding, case_sensitive)
+
+
+def _contains_grade(texts: str | list[str], content: str, partial_rewarding: bool, case_sensitive: bool) -> Grade:
     wanted = [texts] if isinstance(texts, str) else list(texts)
-    content = await page_text(ctx)
     fold = (lambda s: s) if case_sensitive else str.casefold
     found = [t for t in wanted if fold(t) in fold(content)]
     missing = [t for t in wanted if t not in found]
@@ -236,7 +256,7 @@ async def cookie_match(
     elif isinstance(name_or_pairs, list):
         if len(name_or_pairs) % 2:
             return Grade.error("cookie_match needs name/value pairs: an even-length list")
-        expected = dict(zip(name_or_pairs[::2], name_or_pairs[1::2], strict=True))
+        expected = dict(zip(name_or_pairs[::2], name_or_pairs[1::2], strict=True))  # even length, checked above
     else:
         if value is None:
             return Grade.error("cookie_match(name, value) needs a value")

@@ -30,6 +30,7 @@ _STATUS_STYLE = {
     "interrupted": "magenta",
     "ok": "green",
     "truncated": "yellow",
+    "ungraded": "magenta",
 }
 
 

@@ -37,6 +37,8 @@ Episode rules:
   reports ``timeout``.
 - :meth:`HudEnv.end_episode` ends an episode with a failure from outside the env (the policy
   raised, a run's budget ran out), so a job records it at once.
+- ``env.evaluate()`` hands its grade to the listeners that define ``on_evaluate``: the last
+  grade obtained for an episode (by ``evaluate()`` or by its final step) is the one a job stores.
 """
 
 from __future__ import annotations
@@ -360,10 +362,17 @@ class EnvCore:
         return grade
 
     async def _evaluate_now(self) -> Grade:
+        if self._context is None or self._controller is None:
+            return Grade.error("nothing to evaluate: call reset() first")
         try:
-            return await self._evaluate()
+            grade = await self._evaluate()
         except asyncio.TimeoutError:
-            return self._timeout_grade()
+            grade = self._timeout_grade()
+        for listener in self.listeners:
+            graded = getattr(listener, "on_evaluate", None)
+            if graded is not None:
+                await graded(self, grade)
+        return grade
 
     def _timeout_grade(self) -> Grade:
         return Grade.error(f"the evaluation did not finish within {self.step_timeout} s", timeout=True)

@@ -27,7 +27,9 @@ class EnvListener(Protocol):
 
     A listener may also define ``async on_end_episode(env, status, error)``: called by
     :meth:`~hud_gym.core.env.HudEnv.end_episode` when the episode ends with a failure from outside
-    the env (``policy_error``, ``timeout``)."""
+    the env (``policy_error``, ``timeout``), and ``async on_evaluate(env, grade)``: called by
+    :meth:`~hud_gym.core.env.HudEnv.evaluate` with the grade it returns (the grades of steps come
+    in the step's ``info["grade"]``)."""
 
     async def on_reset(
         self, env: HudEnv, observation: dict[str, Any], info: dict[str, Any], options: dict[str, Any]

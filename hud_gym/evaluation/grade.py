@@ -61,15 +61,40 @@ class Grade(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _done_from_reward(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "reward" not in data and ("score" in data or "isError" in data):
+            data = _from_wire_frame(data)
         if isinstance(data, dict) and "done" not in data:
             reward = data.get("reward", 0.0)
             data = {**data, "done": isinstance(reward, (int, float)) and reward >= 1.0}
         return data
 
+    def __float__(self) -> float:
+        """The reward (``float(grade)``, as HUD's); NaN for an error grade, which has none."""
+        return math.nan if self.is_error else float(self.reward)
+
     @classmethod
     def error(cls, message: str, **info: Any) -> Grade:
         """A failed grading with reward 0."""
         return cls(reward=0.0, done=False, content=message, info=info, is_error=True)
+
+
+_WIRE_FIELDS = {"score": "reward", "isError": "is_error", "done": "done", "content": "content", "info": "info"}
+
+
+def _from_wire_frame(frame: dict[str, Any]) -> dict[str, Any]:
+    """A HUD wire grade frame (``{"score", "done", "isError", "content", "info", ...}``) as
+    :class:`Grade` fields: ``score`` is the reward, the whole frame is ``raw``. A frame without a
+    numeric score is an error grade (never a silent 0)."""
+    data: dict[str, Any] = {field: frame[key] for key, field in _WIRE_FIELDS.items() if key in frame}
+    score = frame.get("score")
+    if isinstance(score, bool) or not isinstance(score, (int, float)):
+        data.update(reward=0.0, is_error=True, done=False)
+        data["content"] = data.get("content") or f"the grade frame has no numeric 'score': {frame!r}"[:400]
+    if data.get("content") is not None and not isinstance(data["content"], str):
+        data["content"] = str(data["content"])
+    data.setdefault("info", {})
+    data["raw"] = frame.get("raw", frame)
+    return data
 
 
 def to_grade(value: Any) -> Grade:

@@ -78,9 +78,10 @@ def response_includes(
     return _binary(not missing, "all found" if not missing else f"missing {missing!r}", missing=missing)
 
 
-@evaluate_function(isolated=True)
+@evaluate_function(aliases=("response_matches",), isolated=True)
 def response_match(ctx: FunctionContext, pattern: str) -> Grade:
-    """Reward 1 when the regex ``pattern`` matches somewhere in the response (``re.search``)."""
+    """Reward 1 when the regex ``pattern`` matches somewhere in the response (``re.search``);
+    also named ``response_matches``, as in HUD's docs."""
     return match_regex(ctx, pattern)
 
 

@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from hud_gym.errors import HudGymWarning
 from hud_gym.evaluation.registry import REGISTRY, FunctionArgumentError, Phase, UnknownFunctionError
 from hud_gym.gyms import get_gym
-from hud_gym.task import Task, TaskFileError
+from hud_gym.task import Task, TaskFileError, one_call_hint
 from hud_gym.task_files import check_unique_ids as _check_unique_ids
 from hud_gym.task_files import jsonl_records, parse_json, read_text
 
@@ -192,17 +192,19 @@ def check_task_calls(path: Path, task: Task, *, index: int, line: int | None = N
         TaskFileError: an unknown gym, function name or bad arguments; the message names the file,
             the row and the call.
     """
+    where: dict[str, Any] = {"line": line, "index": index, "task_id": task.id}
     try:
         gym = get_gym(task.gym).name
     except ValueError as exc:
-        raise TaskFileError(path, str(exc), line=line, index=index, field="gym") from None
+        raise TaskFileError(path, str(exc), field="gym", **where) from None
     phases: tuple[tuple[Phase, Any], ...] = (("setup", task.setup), ("evaluate", task.evaluate))
     for phase, calls in phases:
         for position, call in enumerate(calls or ()):
             try:
                 REGISTRY.resolve(phase, gym, call)
             except (UnknownFunctionError, FunctionArgumentError) as exc:
-                raise TaskFileError(path, str(exc), line=line, index=index, field=f"{phase}[{position}]") from None
+                message = f"{one_call_hint(calls)}{exc}"
+                raise TaskFileError(path, message, field=f"{phase}[{position}]", **where) from None
 
 
 def build_task(path: Path, data: dict[str, Any], *, index: int, line: int | None = None) -> Task:

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
-from hud_gym.formats.common import ConversionReport, TaskConversion
+from hud_gym.formats.common import ConversionReport, TaskConversion, check_task_calls
 from hud_gym.formats.gaia import convert_gaia, is_gaia_row
 from hud_gym.formats.hud import convert_hud, looks_like_hud
 from hud_gym.formats.osworld import convert_osworld, is_osworld_example
@@ -94,6 +94,8 @@ def _native(path: Path) -> tuple[TaskSet, ConversionReport]:
             path, "a directory is not a hud-gym task file (it may hold GAIA or OSWorld files: pass format=)"
         )
     taskset = TaskSet.load(path)
+    for index, task in enumerate(taskset):  # an unknown function fails here, at load, not at reset
+        check_task_calls(path, task, index=index)
     report = ConversionReport(
         format="native", path=str(path), tasks=[TaskConversion(index=i, id=t.id) for i, t in enumerate(taskset)]
     )

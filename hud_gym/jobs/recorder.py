@@ -5,11 +5,16 @@ every ``step`` writes the step's screenshot and row, committed before ``step`` r
 that ends the episode also stores the trajectory's status, reward, grade and final response.
 
 - Status: ``ok`` (terminated), ``truncated`` (step limit), or the last step's failure
-  (``env_error``, ``timeout``, ``eval_error``; reward ``None``, as is every failed step's). An
-  episode left unfinished by another ``reset`` or by ``close`` ends ``truncated`` with the last
-  step's reward (or that step's failure status, if it failed) and ``metadata["ended_by"]`` =
-  ``"reset"`` or ``"close"`` (one with no step at all is dropped). An episode still open when its process exits normally ends ``interrupted``; one
-  whose process is killed reads back ``interrupted``.
+  (``env_error``, ``timeout``, ``eval_error``; reward ``None``, as is every failed step's).
+- **The stored reward is the graded reward**: the last grade obtained for the episode, by its
+  final step or by ``env.evaluate()`` (before or after that step, until the next ``reset``), is
+  the trajectory's reward, grade and status (an error grade: ``eval_error`` or ``timeout``, reward
+  ``None``). An episode left unfinished by another ``reset`` or by ``close`` ends with that grade
+  (status ``ok``), or with the failure of a step after it, or, when nothing graded it,
+  ``ungraded`` with reward ``None`` (never the 0 of an ungraded step); ``metadata["ended_by"]``
+  says ``"reset"`` or ``"close"``. One with no step and no grade at all is dropped. An episode
+  still open when its process exits normally ends ``interrupted``; one whose process is killed
+  reads back ``interrupted``.
 - An episode ended from outside the env (:meth:`~hud_gym.core.env.HudEnv.end_episode`: the policy
   raised, the run's budget ran out) is stored at once with that status and reward ``None``, so a
   process killed right after never leaves it as a scored run.
@@ -37,6 +42,7 @@ from typing import TYPE_CHECKING, Any
 
 from hud_gym.actions import CLAAction, parse_actions
 from hud_gym.errors import HudGymWarning
+from hud_gym.evaluation import Grade
 from hud_gym.jobs.rows import json_safe
 from hud_gym.jobs.store import Store, get_store
 from hud_gym.spaces import decode, is_encoded_action
@@ -61,9 +67,9 @@ class _Episode:
     trajectory: Trajectory
     from_rollout: bool
     steps: int = 0
-    last_reward: float | None = 0.0
-    last_status: str = "ok"
-    last_error: str | None = None
+    grade: Grade | None = None  # the last grade obtained (a step's or evaluate()'s)
+    failure: tuple[str, str | None] | None = None  # a failure after that grade: (status, error)
+    final_response: str | None = None
 
 
 class TrajectoryRecorder:
@@ -74,6 +80,7 @@ class TrajectoryRecorder:
         self.job_id = job.id
         self.home: Path = job.home
         self._episode: _Episode | None = None
+        self._ended: Trajectory | None = None  # the episode a step ended, until the next reset
         _live.add(self)
 
     @property
@@ -93,6 +100,7 @@ class TrajectoryRecorder:
     ) -> None:
         """A new episode started: end the open one, add a running trajectory."""
         await self._finish_open("reset")
+        self._ended = None
         hint = options.get("trajectory")
         hint = hint if isinstance(hint, Trajectory) else None
         task = env.task
@@ -107,7 +115,7 @@ class TrajectoryRecorder:
             seed=info.get("seed"),
             prompt=info.get("prompt") or (task.prompt if task else ""),
             started_at=hint.started_at if hint else started,
-            metadata={"gym": env.gym},
+            metadata={"gym": env.gym, "placement": env.placement},
         )
         self._episode = _Episode(trajectory, from_rollout=hint is not None)
         if not await self._io(
@@ -146,11 +154,17 @@ class TrajectoryRecorder:
             ended_at=ended_at,
         )
         episode.steps += 1
-        episode.last_reward, episode.last_status, episode.last_error = step.reward, step.status, step.error
+        episode.final_response = env.final_response
+        grade = info.get("grade")
+        if step.status in FAILED:
+            episode.failure = (step.status, step.error)
+        elif isinstance(grade, Grade):
+            episode.grade, episode.failure = grade, None
         end = None
         if terminated or truncated:
             self._episode = None
-            end = _outcome(episode.trajectory, step, info.get("grade"), env.final_response, ended_at)
+            end = _outcome(episode.trajectory, step, grade, env.final_response, ended_at)
+            self._ended = end
         await self._io(info, self.store.add_step, self.job_id, episode.trajectory.trajectory_id, step, observation, end)
 
     async def on_close(self, env: HudEnv) -> None:
@@ -158,8 +172,25 @@ class TrajectoryRecorder:
         await self._finish_open("close")
         await self._io({}, self.store.settle_unrecorded, self.job_id)  # runs whose recording failed: record_error
 
+    async def on_evaluate(self, env: HudEnv, grade: Grade) -> None:
+        """``env.evaluate()`` graded the episode: its grade becomes the open episode's last one,
+        or the stored outcome of the episode a step ended."""
+        episode = self._episode
+        if episode is not None:
+            episode.final_response = env.final_response
+            if grade.is_error:
+                episode.failure = (_error_status(grade), grade.content or "the evaluation failed")
+            else:
+                episode.grade, episode.failure = grade, None
+        elif self._ended is not None:
+            trajectory = self._ended
+            trajectory.final_response = env.final_response or trajectory.final_response
+            _apply_grade(trajectory, grade, "truncated" if trajectory.status == "truncated" else "ok")
+            await self._io({}, self.store.end_trajectory, trajectory, only_if_running=False)
+
     async def on_end_episode(self, env: HudEnv, status: str, error: str | None) -> None:
         """The episode failed outside the env: store it now with ``status`` and no reward."""
+        self._ended = None
         episode, self._episode = self._episode, None
         if episode is None:
             return
@@ -175,13 +206,18 @@ class TrajectoryRecorder:
         if episode is None:
             return
         trajectory = episode.trajectory
-        if episode.steps == 0 and not episode.from_rollout:
+        if episode.steps == 0 and not episode.from_rollout and episode.grade is None and episode.failure is None:
             await self._io({}, self.store.delete_trajectory, self.job_id, trajectory.trajectory_id)
             return
-        if episode.last_status in FAILED:  # abandoned right after a failed step: that failure ends it
-            trajectory.status, trajectory.reward, trajectory.error = episode.last_status, None, episode.last_error  # type: ignore[assignment]
+        trajectory.final_response = episode.final_response
+        if episode.failure is not None:  # a failure after the last grade ends it
+            trajectory.status, trajectory.error = episode.failure  # type: ignore[assignment]
+            trajectory.reward = None
+        elif episode.grade is not None:
+            _apply_grade(trajectory, episode.grade, "ok")
         else:
-            trajectory.status, trajectory.reward = "truncated", episode.last_reward
+            trajectory.status, trajectory.reward = "ungraded", None
+            trajectory.error = f"the episode ended by {ended_by} before any grade (no final step, no env.evaluate())"
         trajectory.ended_at = utc_now()
         trajectory.metadata["ended_by"] = ended_by
         await self._io({}, self.store.end_trajectory, trajectory)
@@ -226,6 +262,21 @@ def _outcome(
         trajectory.reward = step.reward
     trajectory.ended_at = ended_at
     return trajectory
+
+
+def _error_status(grade: Grade) -> str:
+    return "timeout" if grade.info.get("timeout") else "eval_error"
+
+
+def _apply_grade(trajectory: Trajectory, grade: Grade, status: str) -> None:
+    """Store ``grade`` as the trajectory's outcome: its reward with ``status``, or, for an error
+    grade, ``eval_error``/``timeout`` with no reward."""
+    trajectory.grade = grade.model_dump(mode="json", exclude={"raw"})
+    if grade.is_error:
+        trajectory.status, trajectory.reward = _error_status(grade), None  # type: ignore[assignment]
+        trajectory.error = grade.content or "the evaluation failed"
+    else:
+        trajectory.status, trajectory.reward, trajectory.error = status, float(grade.reward), None  # type: ignore[assignment]
 
 
 def actions_json(action: Any, env: HudEnv) -> list[dict[str, Any]]:

@@ -23,7 +23,7 @@ __all__ = ["RecordingStore"]
 
 _MARK_RECORD_ERROR = (
     "UPDATE trajectories SET status = 'record_error', reward = NULL, error = ?, ended_at = COALESCE(ended_at, ?) "
-    "WHERE id = ? AND status IN ('running', 'ok', 'truncated')"
+    "WHERE id = ? AND status IN ('running', 'ok', 'truncated', 'ungraded')"
 )
 
 

@@ -25,6 +25,7 @@ from typing import Any
 from hud_gym.task import Task, TaskSet
 
 __all__ = [
+    "HUB_TASKSETS",
     "FileReader",
     "available_tasksets",
     "get_task",
@@ -39,6 +40,24 @@ FileReader = Callable[[Path, "str | None"], TaskSet]
 """Reads a task file or directory in a format (``None``: detect it)."""
 
 _LOADERS: dict[str, Callable[[], TaskSet] | str] = {}
+_OSWORLD = (
+    "get OSWorld's evaluation_examples/ (github.com/xlang-ai/OSWorld) and load its examples directory "
+    "with load_taskset(path, format='osworld')"
+)
+HUB_TASKSETS: dict[str, str] = {
+    "osworld-ubuntu": _OSWORLD,
+    "osworld-verified": _OSWORLD,
+    "osworld": _OSWORLD,
+    "gaia": "download GAIA's metadata.jsonl (huggingface.co/datasets/gaia-benchmark/GAIA) and load it with "
+    "load_taskset(path, format='gaia')",
+    "webvoyager": "download WebVoyager_data.jsonl (github.com/MinorJerry/WebVoyager) and load it with "
+    "load_taskset(path, format='webvoyager')",
+    "mind2web": "write the tasks as a hud-gym task file (.json/.jsonl/.yaml) and load it with load_taskset(path)",
+    "hud-samples": "export the tasks as HUD task JSON and load it with load_taskset(path, format='hud')",
+    "sheetbench": "export the tasks as HUD task JSON and load it with load_taskset(path, format='hud')",
+}
+"""HUD's hosted task sets (``load_taskset("GAIA")`` downloads them in HUD), by lower-case name:
+how to load each from a local file instead."""
 _SUFFIXES = (".json", ".jsonl", ".yaml", ".yml")
 
 
@@ -105,7 +124,9 @@ def load_taskset(name_or_path: str | Path, format: str | None = None) -> TaskSet
     Raises:
         ValueError: neither a file nor a known name (the message lists the known names), or an
             unknown format.
-        TaskFileError: the file is malformed.
+        TaskFileError: the file is malformed, or a task names an unknown gym, setup or evaluate
+            function, or arguments that do not bind (checked at load, not at reset; the message
+            names the file, the task index and id, and the call).
     """
     read_taskset = _reader[0]
     path = Path(name_or_path)
@@ -123,6 +144,9 @@ def load_taskset(name_or_path: str | Path, format: str | None = None) -> TaskSet
         raise ValueError(f"format={format!r} needs a task file or directory; {name!r} is neither")
     if path.suffix.lower() in _SUFFIXES:
         raise ValueError(f"task file {name!r} does not exist")
+    hub = HUB_TASKSETS.get(name.lower())
+    if hub is not None:
+        raise ValueError(f"{name!r} is a HUD hub task set, which hud-gym does not download (it runs offline): {hub}")
     raise ValueError(
         f"unknown task set {name!r}; known task sets: {', '.join(available_tasksets())} (or a .json/.jsonl/.yaml path)"
     )

@@ -82,6 +82,14 @@ def test_load_html_content_and_page_contains(env: gymnasium.Env) -> None:
     assert run(env, ("load_html_content", html), partial)[0] == 0.5
 
 
+def test_page_contains_reads_the_html_as_huds_and_visible_text_contains_what_is_shown(env: gymnasium.Env) -> None:
+    html = '<p>shown</p><p style="display:none">hidden</p><a title="tooltip">link</a>'
+    assert run(env, ("load_html_content", html), ("page_contains", ["shown", "hidden", "tooltip"]))[0] == 1.0
+    assert run(env, ("load_html_content", html), ("visible_text_contains", ["shown", "link"]))[0] == 1.0
+    assert run(env, ("load_html_content", html), ("visible_text_contains", ["hidden"]))[0] == 0.0
+    assert run(env, ("load_html_content", html), ("visible_text_contains", ["tooltip"]))[0] == 0.0
+
+
 def test_page_checks_see_the_live_page_at_evaluate_time(env: gymnasium.Env, site: str) -> None:
     # The button is at (20..140, 100..140) on the page; the agent clicks it through a CLA action.
     reward, _ = run(

@@ -14,6 +14,7 @@ themselves (what their screenshots show).
 
 from __future__ import annotations
 
+import asyncio
 import html
 import http.server
 import json
@@ -73,7 +74,7 @@ def probe_task(secret: Secret) -> Task:
 
 
 class _Handler(http.server.BaseHTTPRequestHandler):
-    def log_message(self, format: str, *args: Any) -> None:
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002  (the base class names it)
         pass
 
     def do_GET(self) -> None:
@@ -121,6 +122,7 @@ def attack_url(base: str, vector: str, target: str) -> str:
     return f"{base}/{vector}?to={quote(target, safe='')}"
 
 
+FRAME_READ_TIMEOUT_S = 5.0
 _FRAME_TEXT = "() => document.documentElement ? document.documentElement.innerText : ''"
 
 
@@ -129,8 +131,8 @@ async def _frame_texts(controller: Any) -> list[str]:
     for page in controller.pages:
         texts.append(page.url)
         for frame in page.frames:
-            try:
-                texts.append(await frame.evaluate(_FRAME_TEXT))
+            try:  # a frame whose load was refused may never get a script context: nothing to read there
+                texts.append(await asyncio.wait_for(frame.evaluate(_FRAME_TEXT), FRAME_READ_TIMEOUT_S))
             except Exception as exc:
                 texts.append(f"<{type(exc).__name__}>")
     return texts
