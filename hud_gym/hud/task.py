@@ -49,7 +49,7 @@ def as_taskset(taskset: core.TaskSet) -> TaskSet:
     return TaskSet(tasks=tasks, id=taskset.id, description=taskset.description)
 
 
-def load_taskset(name_or_path: str | Path, format: str | None = None) -> TaskSet:  # noqa: A002
+def load_taskset(name_or_path: str | Path, format: str | None = None) -> TaskSet:
     """:func:`hud_gym.load_taskset` (a file, a bundled or registered name) as a :class:`TaskSet`;
     HUD's hub names (``"GAIA"``, ``"OSWorld-Ubuntu"``, ...) fail in one line naming the local loader."""
     return as_taskset(_load_taskset(name_or_path, format))

@@ -74,7 +74,7 @@ def probe_task(secret: Secret) -> Task:
 
 
 class _Handler(http.server.BaseHTTPRequestHandler):
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002  (the base class names it)
+    def log_message(self, format: str, *args: Any) -> None:
         pass
 
     def do_GET(self) -> None:
