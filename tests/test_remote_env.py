@@ -217,6 +217,33 @@ def test_a_server_killed_mid_episode_is_an_env_error_then_reset_starts_a_new_one
     assert info["status"] == "ok"
 
 
+def test_a_server_killed_a_moment_ago_is_replaced_before_asyncio_has_reaped_it(make_env: Callable[..., Any]) -> None:
+    """Found by the fault-injection suite: a reset right after a SIGKILL reconnected to the dead
+    server, because the launcher believed it alive until asyncio's child watcher had reaped it."""
+    import time
+
+    from hud_gym.controllers.process_utils import alive
+
+    env = make_env("hud/QA-v0", task=QA_TASK, controller="subprocess")
+    env.reset(seed=0)
+    first = SUBPROCESS.server("qa")
+    assert first is not None and first.pid is not None
+
+    async def kill_then_acquire() -> str:
+        os.kill(first.pid, signal.SIGKILL)
+        while alive(first.pid):  # blocks the loop, so the child watcher cannot reap the server
+            time.sleep(0.01)  # noqa: ASYNC251  (on purpose: asyncio must not reap the server)
+        lease = await SUBPROCESS.acquire("qa")
+        try:
+            return lease.url
+        finally:
+            await lease.release()
+
+    assert env.unwrapped._runner.run(kill_then_acquire(), timeout=90) != first.url
+    obs, info = env.reset(seed=0)
+    assert info["status"] == "ok" and SUBPROCESS.server("qa") is not first
+
+
 def test_a_killed_explicit_server_reconnects_once_it_is_back(
     make_env: Callable[..., Any], start_server: Callable[..., ServerProcess]
 ) -> None:
