@@ -131,6 +131,27 @@ def test_functions_of_your_modules_reach_a_subprocess_server(
     assert terminated and reward == 1.0 and not info["grade"].is_error, info["grade"]
 
 
+def test_a_server_that_dies_during_the_evaluation_is_an_env_error(
+    make_env: Callable[..., Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Found by the fault-injection suite: a server killed while it graded was an ``eval_error``,
+    as if the evaluator had failed."""
+    import remote_functions  # noqa: F401  (registers the function in this process too)
+
+    tests_dir = str(Path(__file__).parent)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [tests_dir, os.environ.get("PYTHONPATH")])))
+    monkeypatch.setenv("HUD_GYM_SERVER_IMPORTS", "remote_functions")
+    env = make_env(
+        "hud/QA-v0", task=Task(prompt="Q", evaluate="remote_test_kill_server", gym="qa"), controller="subprocess"
+    )
+    env.reset(seed=0)
+    _, reward, terminated, _, info = env.step(ResponseAction(text="A"))
+    assert (info["status"], reward, terminated) == ("env_error", None, True), info
+    assert "the controller failed during the evaluation" in info["error"]
+    _, info = env.reset(seed=0)
+    assert info["status"] == "ok"
+
+
 # ----------------------------------------------------------------------------- browser
 
 

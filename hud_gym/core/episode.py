@@ -24,6 +24,8 @@ Episode rules:
     task regex, a task the evaluator cannot grade), a NaN, an infinity, or a reward outside its
     declared range (``[0, 1]`` unless the evaluate function or the task's
     ``config["reward_range"]`` says otherwise); the episode ends only if the step ended it anyway.
+    A grading that failed because the controller died meanwhile (its ``health()`` says so: a
+    crashed tab, a dead browser, display or server) is an ``env_error``.
 
   ``action_error`` is not a failure: the agent's action was malformed or impossible, the step
   reports it and the episode goes on. Other statuses: ``ok``, ``episode_over`` (a step after the
@@ -295,6 +297,10 @@ class EnvCore:
             info["grade"] = grade
             if info["status"] == "timeout":
                 reward = None
+            elif grade.is_error and not await self._controller_healthy(controller):
+                # The evaluator did not fail: the browser, desktop or server it read died.
+                info.update(status="env_error", error=f"the controller failed during the evaluation: {grade.content}")
+                reward, terminated, self._restart_controller = None, True, True
             elif grade.is_error:
                 info.update(status="eval_error", error=grade.content or "the evaluation failed")
                 reward = None
@@ -363,6 +369,14 @@ class EnvCore:
             return await self._evaluate()
         except asyncio.TimeoutError:
             return self._timeout_grade()
+
+    async def _controller_healthy(self, controller: Controller) -> bool:
+        """Whether ``controller`` still works (asked after a failed evaluation, to tell an
+        evaluator's failure from the controller's)."""
+        try:
+            return bool(await asyncio.wait_for(controller.health(), timeout=min(self.step_timeout, 10.0)))
+        except Exception:  # noqa: BLE001  (a health check that fails or hangs: not healthy)
+            return False
 
     def _timeout_grade(self) -> Grade:
         return Grade.error(f"the evaluation did not finish within {self.step_timeout} s", timeout=True)
