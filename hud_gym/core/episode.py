@@ -39,6 +39,8 @@ Episode rules:
   reports ``timeout``.
 - :meth:`HudEnv.end_episode` ends an episode with a failure from outside the env (the policy
   raised, a run's budget ran out), so a job records it at once.
+- A ``reset`` that raises leaves no episode: ``step`` needs another reset (``ResetNeeded``) and
+  ``end_episode`` is a no-op (the previous episode is not the failed reset's).
 """
 
 from __future__ import annotations
@@ -156,6 +158,9 @@ class EnvCore:
     async def _reset(self, seed: int | None, options: dict[str, Any] | None) -> tuple[Observation, dict[str, Any]]:
         started = time.perf_counter()
         self._seed_episode(seed)
+        # A reset ends the previous episode whether or not it succeeds: after a failed one there
+        # is no episode to step or to end (``end_episode`` must not reach the listeners).
+        self._needs_reset = self._episode_over = True
         options = dict(options or {})
         task = self._pick_task(options)
         episode_seed = seed if seed is not None else int(self.np_random.integers(2**31 - 1))
