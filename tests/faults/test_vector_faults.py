@@ -56,7 +56,7 @@ def run_loop(
 ) -> list[Fault]:
     """ROUNDS rounds of STEPS vector steps; ``faults_per_round`` faults each, at seeded steps:
     before the step is sent, while it is in flight (after a seeded delay), or a storm (from a
-    seeded delay on, for 2-6 s, whatever comes back up is killed again: a browser or server that
+    seeded delay on, for 1-3 s, whatever comes back up is killed again: a browser or server that
     keeps crashing while the envs restart it); and, half the time, one more just before the
     caller closes the envs. Returns the faults, with the env indices they hit."""
     faults: list[Fault] = []
@@ -79,7 +79,7 @@ def run_loop(
         for step in range(STEPS):
             actions = [act(rng) for _ in range(envs.num_envs)]
             when = moments.get(step)
-            delay, storm = rng.uniform(0.0, 0.4), rng.uniform(2.0, 6.0)
+            delay, storm = rng.uniform(0.0, 0.4), rng.uniform(1.0, 3.0)
             if when == "before":
                 injected()
             sent = time.monotonic()
