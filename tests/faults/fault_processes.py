@@ -43,11 +43,15 @@ class ProcessTracker:
     This process is a child subreaper meanwhile, so what a killed browser, server or sandbox
     leaves behind is re-parented here, not to init: a leak stays a descendant, seen by the
     samples (every ``interval`` s, before each kill, and at the end) however short its first
-    life as someone's child. The orphans adopted are reaped when the tracker ends.
+    life as someone's child. The orphans adopted are reaped when the tracker ends. As a subreaper
+    the final sample alone would see every leak (a leak stays a descendant), so the periodic
+    samples are a safety net, once a second (five times a second when this process cannot be a
+    subreaper): each one walks every process of the machine, CPU the envs under test want.
     """
 
-    def __init__(self, interval: float = 0.2) -> None:
-        self.interval = interval
+    def __init__(self, interval: float | None = None) -> None:
+        self._interval = interval
+        self.interval = 0.2 if interval is None else interval
         self.baseline = self._snapshot()
         self.seen: dict[int, tuple[float, str, int]] = {}  # pid: (start time, name, parent when first seen)
         self._lock = threading.Lock()
@@ -78,6 +82,8 @@ class ProcessTracker:
 
     def __enter__(self) -> Self:
         self._subreaper = _set_subreaper(True)
+        if self._interval is None:
+            self.interval = 1.0 if self._subreaper else 0.2
         _TRACKERS.add(self)
         self._thread.start()
         return self
