@@ -22,11 +22,20 @@ POLL_S = 0.01
 
 
 def alive(pid: int) -> bool:
-    """True while ``pid`` runs (a zombie counts as gone)."""
+    """True while ``pid`` runs (a zombie counts as gone). Cheap enough to call on every step
+    (one read of ``/proc/<pid>/stat`` on Linux, ~10 us)."""
     try:
-        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
-    except psutil.Error:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            data = stat.read()
+    except FileNotFoundError:
         return False
+    except OSError:  # no procfs: ask psutil
+        try:
+            return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+        except psutil.Error:
+            return False
+    end = data.rfind(b")")  # the state follows the command name, which may hold spaces and parentheses
+    return end != -1 and data[end + 2 : end + 3] not in (b"Z", b"X", b"x")
 
 
 def process_tree(pid: int) -> set[int]:

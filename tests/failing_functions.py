@@ -9,7 +9,7 @@ from __future__ import annotations
 import threading
 import time
 
-from hud_gym.evaluation import FunctionContext, evaluate_function
+from hud_gym.evaluation import FunctionContext, evaluate_function, setup_function
 
 STARTED: dict[str, threading.Event] = {}
 RELEASE: dict[str, threading.Event] = {}
@@ -24,6 +24,12 @@ def events(key: str) -> tuple[threading.Event, threading.Event, threading.Event]
     STARTED[key], RELEASE[key], FINISHED[key] = threading.Event(), threading.Event(), threading.Event()
     SEEN_DURING_HANG[key] = []
     return STARTED[key], RELEASE[key], FINISHED[key]
+
+
+@setup_function(name="failing_setup")
+def failing_setup(ctx: FunctionContext) -> None:
+    """A setup that cannot prepare its task (its page or server is gone)."""
+    raise RuntimeError("the task's server is gone")
 
 
 @evaluate_function(name="failing_raises")

@@ -8,3 +8,13 @@ from hud_gym.evaluation import FunctionContext
 def answer_length(ctx: FunctionContext, length: int) -> float:
     """1.0 when the final response has ``length`` characters."""
     return float(len(ctx.final_response or "") == length)
+
+
+@evaluate_function("qa", name="remote_test_kill_server")
+def kill_server(ctx: FunctionContext) -> float:
+    """SIGKILLs the process running it (the controller server) before grading anything."""
+    import os
+    import signal
+
+    os.kill(os.getpid(), signal.SIGKILL)
+    return 1.0

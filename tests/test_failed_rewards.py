@@ -241,6 +241,53 @@ def test_end_episode_stores_a_failure_from_outside_the_env_at_once() -> None:
     assert [t.status for t in job.load_trajectories()] == ["policy_error"]  # the empty episode is dropped
 
 
+class _Listener:
+    """Records the events a listener gets."""
+
+    def __init__(self) -> None:
+        self.events: list[str] = []
+
+    async def on_reset(self, env: Any, observation: Any, info: dict[str, Any], options: dict[str, Any]) -> None:
+        self.events.append("reset")
+
+    async def on_step(self, env: Any, *args: Any) -> None:
+        self.events.append("step")
+
+    async def on_end_episode(self, env: Any, status: str, error: str | None) -> None:
+        self.events.append(f"end {status}")
+
+    async def on_close(self, env: Any) -> None:
+        self.events.append("close")
+
+
+def test_a_failed_reset_leaves_no_episode_to_end_or_step() -> None:
+    """Found by the fault-injection suite: a pooled env whose reset failed (its browser killed
+    during the setup) passed the rollout's ``end_episode("env_error")`` to its listeners, which
+    took it for the end of the previous, already graded run."""
+    from gymnasium.error import ResetNeeded
+
+    job = hud_gym.create_job("failed reset")
+    listener = _Listener()
+    env = QAEnv(task=qa_task(("response_includes", "Paris")), job=job)
+    env.listeners.insert(0, listener)
+    try:
+        env.reset(seed=0)
+        env.step(TypeAction(text="Par"))  # an episode left open by the failed reset below
+        failing = Task(
+            prompt="Capital of France?", gym="qa", setup="failing_setup", evaluate=("response_includes", "Paris")
+        )
+        with pytest.raises(Exception, match="the task's server is gone"):
+            env.reset(seed=1, options={"task": failing})
+        env.end_episode("env_error", "the reset failed")
+        with pytest.raises(ResetNeeded):
+            env.step(TypeAction(text="is"))
+        assert listener.events == ["reset", "step"]
+    finally:
+        env.close()
+    [stored] = job.load_trajectories()  # the open episode, ended by close, not by the reset's failure
+    assert stored.status == "truncated" and stored.metadata["ended_by"] == "close"
+
+
 # ---------------------------------------------------------------------- vector rows, rollouts
 
 

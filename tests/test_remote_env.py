@@ -131,6 +131,27 @@ def test_functions_of_your_modules_reach_a_subprocess_server(
     assert terminated and reward == 1.0 and not info["grade"].is_error, info["grade"]
 
 
+def test_a_server_that_dies_during_the_evaluation_is_an_env_error(
+    make_env: Callable[..., Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Found by the fault-injection suite: a server killed while it graded was an ``eval_error``,
+    as if the evaluator had failed."""
+    import remote_functions  # noqa: F401  (registers the function in this process too)
+
+    tests_dir = str(Path(__file__).parent)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [tests_dir, os.environ.get("PYTHONPATH")])))
+    monkeypatch.setenv("HUD_GYM_SERVER_IMPORTS", "remote_functions")
+    env = make_env(
+        "hud/QA-v0", task=Task(prompt="Q", evaluate="remote_test_kill_server", gym="qa"), controller="subprocess"
+    )
+    env.reset(seed=0)
+    _, reward, terminated, _, info = env.step(ResponseAction(text="A"))
+    assert (info["status"], reward, terminated) == ("env_error", None, True), info
+    assert "the controller failed during the evaluation" in info["error"]
+    _, info = env.reset(seed=0)
+    assert info["status"] == "ok"
+
+
 # ----------------------------------------------------------------------------- browser
 
 
@@ -215,6 +236,33 @@ def test_a_server_killed_mid_episode_is_an_env_error_then_reset_starts_a_new_one
     assert second is not None and second.pid != first.pid
     _, _, _, _, info = env.step(TypeAction(text="y"))
     assert info["status"] == "ok"
+
+
+def test_a_server_killed_a_moment_ago_is_replaced_before_asyncio_has_reaped_it(make_env: Callable[..., Any]) -> None:
+    """Found by the fault-injection suite: a reset right after a SIGKILL reconnected to the dead
+    server, because the launcher believed it alive until asyncio's child watcher had reaped it."""
+    import time
+
+    from hud_gym.controllers.process_utils import alive
+
+    env = make_env("hud/QA-v0", task=QA_TASK, controller="subprocess")
+    env.reset(seed=0)
+    first = SUBPROCESS.server("qa")
+    assert first is not None and first.pid is not None
+
+    async def kill_then_acquire() -> str:
+        os.kill(first.pid, signal.SIGKILL)
+        while alive(first.pid):  # blocks the loop, so the child watcher cannot reap the server
+            time.sleep(0.01)  # noqa: ASYNC251  (on purpose: asyncio must not reap the server)
+        lease = await SUBPROCESS.acquire("qa")
+        try:
+            return lease.url
+        finally:
+            await lease.release()
+
+    assert env.unwrapped._runner.run(kill_then_acquire(), timeout=90) != first.url
+    obs, info = env.reset(seed=0)
+    assert info["status"] == "ok" and SUBPROCESS.server("qa") is not first
 
 
 def test_a_killed_explicit_server_reconnects_once_it_is_back(

@@ -13,6 +13,7 @@ from vector_timeline import SCHEDULE, TASK, batched, same_infos, same_obs
 
 import hud_gym
 from hud_gym import ResponseAction, Task, TypeAction, WaitAction
+from hud_gym.controllers.base import ControllerError
 from hud_gym.envs.qa import QAEnv
 from hud_gym.wrappers.vector import HudVectorEnv, qa_vector_env
 
@@ -274,6 +275,57 @@ def test_a_crashed_sub_env_is_replaced_and_reported_failed() -> None:
         _, rewards, terminated, _, _ = envs.step([ResponseAction(text="Paris"), TypeAction(text="b")])
         assert rewards.tolist() == [1.0, 0.0]
     finally:
+        envs.close()
+
+
+class _FlakyResetQAEnv(QAEnv):
+    """A QA env whose reset fails while ``down`` (its controller server keeps dying)."""
+
+    down = False
+
+    async def areset(self, *args: Any, **kwargs: Any):  # type: ignore[override]
+        if type(self).down:
+            raise ControllerError("reset failed after a controller restart: the server is down")
+        return await super().areset(*args, **kwargs)
+
+
+def test_an_autoreset_that_keeps_failing_is_a_failed_row_not_an_exception() -> None:
+    """Found by the fault-injection suite: a controller server killed again while the vector env
+    autoreset an env (and the fresh env it tried next) made ``recv`` raise."""
+    envs = HudVectorEnv([lambda: _FlakyResetQAEnv(task=TASK)] * 2)
+    try:
+        envs.reset(seed=0)
+        _, rewards, terminated, _, _ = envs.step([ResponseAction(text="Paris"), TypeAction(text="x")])
+        assert terminated.tolist() == [True, False] and rewards.tolist() == [1.0, 0.0]
+        _FlakyResetQAEnv.down = True
+        for _ in range(2):  # env 0 is due for a reset that fails; env 1 plays on
+            _, rewards, terminated, _, infos = envs.step([TypeAction(text="a"), TypeAction(text="b")])
+            assert infos["status"].tolist() == ["env_error", "ok"] and np.isnan(rewards[0]) and rewards[1] == 0.0
+            assert terminated.tolist() == [True, False] and "could not be reset" in infos["error"][0]
+        _FlakyResetQAEnv.down = False
+        _, rewards, terminated, _, infos = envs.step([TypeAction(text="a"), ResponseAction(text="Paris")])
+        assert infos["status"].tolist() == ["ok", "ok"] and rewards.tolist() == [0.0, 1.0]
+        assert infos["step"].tolist() == [0, 4]  # env 0: the reset row of its new episode
+    finally:
+        _FlakyResetQAEnv.down = False
+        envs.close()
+
+
+def test_a_same_step_autoreset_that_fails_keeps_the_final_row_and_resets_next_step() -> None:
+    envs = HudVectorEnv([lambda: _FlakyResetQAEnv(task=TASK)], autoreset_mode=AutoresetMode.SAME_STEP)
+    try:
+        envs.reset(seed=0)
+        _FlakyResetQAEnv.down = True
+        _, rewards, terminated, _, infos = envs.step([ResponseAction(text="Paris")])
+        assert rewards.tolist() == [1.0] and terminated.tolist() == [True] and infos["status"].tolist() == ["ok"]
+        assert "could not be reset" in infos["reset_error"][0] and "final_obs" not in infos
+        _FlakyResetQAEnv.down = False
+        _, rewards, terminated, _, infos = envs.step([ResponseAction(text="Paris")])  # the reset, in its place
+        assert rewards.tolist() == [0.0] and terminated.tolist() == [False] and infos["step"].tolist() == [0]
+        _, rewards, terminated, _, infos = envs.step([ResponseAction(text="Paris")])
+        assert rewards.tolist() == [1.0] and infos["final_info"]["step"].tolist() == [1]
+    finally:
+        _FlakyResetQAEnv.down = False
         envs.close()
 
 

@@ -5,7 +5,9 @@ process. It lives on the hud-gym loop thread (:mod:`hud_gym.core.loop`), where e
 runs: each :class:`~hud_gym.controllers.browser.controller.BrowserController` takes a
 :class:`BrowserLease` on start and gives it back on close; the browser is launched on the first
 lease and closed (and its processes reaped) when the last lease is returned. A browser that died
-is relaunched by the next :meth:`ChromiumManager.acquire`. Which executable, with which flags, is
+is relaunched by the next :meth:`ChromiumManager.acquire`; one that does not start (it crashes at
+launch) is a :class:`~hud_gym.controllers.base.ControllerError` (the env's reset then tries once
+more with a new controller), and leaves no process running. Which executable, with which flags, is
 :mod:`.binary`'s (its names are importable from here as well).
 
 Example:
@@ -25,7 +27,9 @@ from pathlib import Path
 
 import psutil
 from playwright.async_api import Browser, Playwright, async_playwright
+from playwright.async_api import Error as PlaywrightError
 
+from hud_gym.controllers.base import ControllerError
 from hud_gym.controllers.browser.binary import (
     CHROMIUM_ENV,
     LAUNCH_ARGS,
@@ -184,6 +188,8 @@ class ChromiumManager:
 
         Raises:
             ChromiumNotFoundError: no Chromium to launch.
+            ControllerError: the browser did not start (it crashed, or took over ``launch_timeout``
+                seconds); nothing of the attempt is left running.
         """
         lock = self._ensure_loop_state()
         executable = str(executable_path) if executable_path else str(find_chromium(headless))
@@ -192,7 +198,16 @@ class ChromiumManager:
             entry = self._entries.setdefault(key, _Entry(key=key))
             if entry.browser is None or not entry.browser.is_connected():
                 await self._discard_browser(entry)
-                await asyncio.wait_for(self._launch(entry), timeout=launch_timeout)
+                try:
+                    await asyncio.wait_for(self._launch(entry), timeout=launch_timeout)
+                except (PlaywrightError, asyncio.TimeoutError) as exc:
+                    await self._forget_unleased(entry)
+                    reason = (
+                        f"took over {launch_timeout} s"
+                        if isinstance(exc, asyncio.TimeoutError)
+                        else f"failed: {str(exc).splitlines()[0]}"
+                    )
+                    raise ControllerError(f"Chromium ({executable}) did not start: the launch {reason}") from exc
             assert entry.browser is not None
             lease = BrowserLease(
                 id=next(self._ids), browser=entry.browser, key=key, generation=entry.generation, pid=entry.pid
@@ -285,6 +300,15 @@ class ChromiumManager:
         entry.pid = None
         entry.pids = set()
         entry.user_data_dir = None
+
+    async def _forget_unleased(self, entry: _Entry) -> None:
+        """After a failed launch: the entry's processes go, and so do the entry and the driver
+        when nothing else holds them."""
+        await self._discard_browser(entry)
+        if not entry.leases and self._entries.get(entry.key) is entry:
+            del self._entries[entry.key]
+        if not self._entries:
+            await self._stop_playwright()
 
     async def _stop_playwright(self) -> None:
         playwright, self._playwright = self._playwright, None

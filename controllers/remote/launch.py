@@ -5,7 +5,8 @@ process in its own session (process group), with a fresh token in its environmen
 command line, where ``ps`` would show it). It is ready when it prints its ``HUD_GYM_SERVER_READY``
 line; the port is the one it bound. Every env of this process for that gym shares that server
 (refcounted leases); the last lease given back stops it (SIGTERM, which closes its browsers and
-displays, then SIGKILL to the whole group). A server that died is replaced by the next acquire.
+displays, then SIGKILL to the whole group). A server that died (its process gone or a zombie, even
+before asyncio has reaped it) is replaced by the next acquire.
 The child also gets SIGTERM if this process dies without closing its envs (``PR_SET_PDEATHSIG``).
 
 :data:`DOCKER` does the same with a container of the gym's image (``hud-gym-GYM``, built from
@@ -31,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from hud_gym.controllers.base import ControllerError
+from hud_gym.controllers.process_utils import alive as process_alive
 from hud_gym.controllers.remote.docker import docker_image, remove_container, run_container, wait_ready
 from hud_gym.controllers.remote.server import READY_PREFIX, SERVER_MODULE, TOKEN_ENV_VAR
 from hud_gym.controllers.remote.shm import PREFIX as SHM_PREFIX
@@ -178,7 +180,10 @@ class SubprocessLauncher(_Launcher):
         stdout = process.stdout
 
         async def alive() -> bool:
-            return process.returncode is None
+            # Not only the returncode: asyncio sets it when its child watcher has reaped the
+            # server, some time after the process died (a reset right after a SIGKILL would
+            # reconnect to the dead server); a dead, unreaped process is a zombie.
+            return process.returncode is None and process_alive(process.pid)
 
         async def kill_group() -> None:
             with contextlib.suppress(ProcessLookupError, PermissionError):

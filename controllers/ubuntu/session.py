@@ -26,8 +26,10 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import psutil
+
 from hud_gym.controllers.base import ControllerError
-from hud_gym.controllers.process_utils import stop_process
+from hud_gym.controllers.process_utils import alive, stop_process
 from hud_gym.controllers.sandbox.policy import (
     INNER_USER,
     Identity,
@@ -37,6 +39,7 @@ from hud_gym.controllers.sandbox.policy import (
 from hud_gym.controllers.sandbox.runner import SUPERVISOR
 from hud_gym.controllers.ubuntu.apps import APPS_DIR, KNOWN_APPS
 from hud_gym.controllers.ubuntu.display import (
+    WINDOW_MANAGERS,
     start_window_manager,
     wait_for_window_manager,
 )
@@ -58,6 +61,16 @@ from hud_gym.controllers.x11.xvfb import XvfbServer, start_xvfb
 __all__ = ["DesktopSession"]
 
 _PYTHON_APPS = ("editor", "eventlog")
+
+
+def program_pid(pid: int, name: str) -> int:
+    """The pid of the program called ``name`` that process ``pid`` runs: ``pid`` itself, or its
+    descendant of that name inside a sandbox (``pid`` when none is found)."""
+    try:
+        root = psutil.Process(pid)
+        return next((p.pid for p in [root, *root.children(recursive=True)] if p.name() == name), pid)
+    except psutil.Error:
+        return pid
 
 
 def _empty_dir(path: Path) -> None:
@@ -105,6 +118,8 @@ class DesktopSession:
         self.identity: Identity | None = None
         self.xvfb: XvfbServer | None = None
         self.wm: Any = None
+        self._xvfb_pid: int | None = None  # the programs (inside their sandboxes' launchers)
+        self._wm_pid: int | None = None
         self.processes: TaskProcesses | None = None
         self.child_env: dict[str, str] = {}
         self.apps: dict[str, list[str]] = {name: list(argv) for name, argv in KNOWN_APPS.items()}
@@ -160,6 +175,7 @@ class DesktopSession:
                     "kernel.apparmor_restrict_unprivileged_userns=0), or create the env with sandbox=False"
                 ) from exc
             raise
+        self._xvfb_pid = program_pid(self.xvfb.process.pid, "Xvfb")
         process_authority().add(self.xvfb.number, self.cookie)
         self.child_env = self._child_env()
         if self.in_container:
@@ -235,6 +251,7 @@ class DesktopSession:
         command = self._sandbox.window_manager if self._sandbox is not None else None
         self.wm = await start_window_manager(self.window_manager, self.display, config, log, env, command)
         await wait_for_window_manager(has_wm, self.wm, log)
+        self._wm_pid = program_pid(self.wm.pid, Path(WINDOW_MANAGERS[self.window_manager][0]).name)
 
     def _user_authority(self, action: str, *args: str) -> None:
         """``xauth add|remove :N ...`` on the user's own authority file (the container's live view)."""
@@ -266,13 +283,22 @@ class DesktopSession:
             self.processes.network = network
 
     def check_alive(self) -> None:
-        """Raise a :class:`ControllerError` naming what died (Xvfb, the window manager)."""
+        """Raise a :class:`ControllerError` naming what died (Xvfb, the window manager).
+
+        The programs themselves are checked (by pid: a zombie is dead), not only the processes
+        started for them: a sandbox's launcher exits, and asyncio learns of it, some time after
+        the program inside died, and a step in between would not see the death.
+        """
         if self.xvfb is None:
             raise ControllerError("the desktop controller is not started")
-        if not self.xvfb.alive:
-            raise ControllerError(f"Xvfb ({self.display}) exited with code {self.xvfb.process.returncode}")
-        if self.wm is not None and self.wm.returncode is not None:
-            raise ControllerError(f"the window manager exited with code {self.wm.returncode}")
+        if not self.xvfb.alive or not alive(self._xvfb_pid or self.xvfb.process.pid):
+            code = self.xvfb.process.returncode
+            raise ControllerError(
+                f"Xvfb ({self.display}) " + (f"exited with code {code}" if code is not None else "died")
+            )
+        if self.wm is not None and (self.wm.returncode is not None or not alive(self._wm_pid or self.wm.pid)):
+            code = self.wm.returncode
+            raise ControllerError("the window manager " + (f"exited with code {code}" if code is not None else "died"))
 
     def pids(self) -> dict[str, Any]:
         """``xvfb`` and ``wm`` (their launchers' pids), and the live ``tasks``."""

@@ -24,6 +24,8 @@ Episode rules:
     task regex, a task the evaluator cannot grade), a NaN, an infinity, or a reward outside its
     declared range (``[0, 1]`` unless the evaluate function or the task's
     ``config["reward_range"]`` says otherwise); the episode ends only if the step ended it anyway.
+    A grading that failed because the controller died meanwhile (its ``health()`` says so: a
+    crashed tab, a dead browser, display or server) is an ``env_error``.
 
   ``action_error`` is not a failure: the agent's action was malformed or impossible, the step
   reports it and the episode goes on. Other statuses: ``ok``, ``episode_over`` (a step after the
@@ -39,6 +41,8 @@ Episode rules:
   raised, a run's budget ran out), so a job records it at once.
 - ``env.evaluate()`` hands its grade to the listeners that define ``on_evaluate``: the last
   grade obtained for an episode (by ``evaluate()`` or by its final step) is the one a job stores.
+- A ``reset`` that raises leaves no episode: ``step`` needs another reset (``ResetNeeded``) and
+  ``end_episode`` is a no-op (the previous episode is not the failed reset's).
 """
 
 from __future__ import annotations
@@ -157,6 +161,9 @@ class EnvCore:
     async def _reset(self, seed: int | None, options: dict[str, Any] | None) -> tuple[Observation, dict[str, Any]]:
         started = time.perf_counter()
         self._seed_episode(seed)
+        # A reset ends the previous episode whether or not it succeeds: after a failed one there
+        # is no episode to step or to end (``end_episode`` must not reach the listeners).
+        self._needs_reset = self._episode_over = True
         options = dict(options or {})
         task = self._pick_task(options)
         episode_seed = seed if seed is not None else int(self.np_random.integers(2**31 - 1))
@@ -298,6 +305,10 @@ class EnvCore:
             info["grade"] = grade
             if info["status"] == "timeout":
                 reward = None
+            elif grade.is_error and not await self._controller_healthy(controller):
+                # The evaluator did not fail: the browser, desktop or server it read died.
+                info.update(status="env_error", error=f"the controller failed during the evaluation: {grade.content}")
+                reward, terminated, self._restart_controller = None, True, True
             elif grade.is_error:
                 info.update(status="eval_error", error=grade.content or "the evaluation failed")
                 reward = None
@@ -373,6 +384,14 @@ class EnvCore:
             if graded is not None:
                 await graded(self, grade)
         return grade
+
+    async def _controller_healthy(self, controller: Controller) -> bool:
+        """Whether ``controller`` still works (asked after a failed evaluation, to tell an
+        evaluator's failure from the controller's)."""
+        try:
+            return bool(await asyncio.wait_for(controller.health(), timeout=min(self.step_timeout, 10.0)))
+        except Exception:  # noqa: BLE001  (a health check that fails or hangs: not healthy)
+            return False
 
     def _timeout_grade(self) -> Grade:
         return Grade.error(f"the evaluation did not finish within {self.step_timeout} s", timeout=True)

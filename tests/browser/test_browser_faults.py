@@ -18,9 +18,10 @@ import gymnasium
 import pytest
 from browser_helpers import STATE_TASK, goto, on_loop, page_state
 
-from hud_gym.actions import ClickAction, CustomAction, WaitAction
+from hud_gym.actions import ClickAction, CustomAction, ResponseAction, WaitAction
 from hud_gym.controllers.browser.chromium import MANAGER
 from hud_gym.controllers.process_utils import alive
+from hud_gym.evaluation import FunctionContext, evaluate_function
 from hud_gym.task import Task
 
 pytestmark = pytest.mark.timeout(90)
@@ -121,6 +122,37 @@ def test_a_crashed_tab_ends_the_episode_as_an_env_error(local_env: gymnasium.Env
     assert info["status"] == "env_error" and terminated, info
     assert f"the renderer of the tab at {site}/input.html crashed" in info["error"]
     assert info["grade"] is None
+    recovers(env, site)
+
+
+@evaluate_function("browser", name="fault_test_crash_then_read")
+async def crash_then_read(ctx: FunctionContext) -> float:
+    """Crashes the active tab's renderer, then reads the page (which raises)."""
+    page = ctx.controller.page
+    session = await ctx.controller._session(page)
+    crashed = asyncio.ensure_future(page.wait_for_event("crash"))
+    command = asyncio.ensure_future(session.send("Page.crash"))  # never answered: the tab dies
+    await crashed
+    command.cancel()
+    return float(await page.evaluate("1"))
+
+
+@pytest.mark.local_only("crashes the tab through the in-process controller's CDP session")
+def test_a_tab_that_crashes_during_its_evaluation_is_an_env_error(local_env: gymnasium.Env, site: str) -> None:
+    """Found by the fault-injection suite: a renderer killed while the evaluator read the page was
+    an ``eval_error``, as if the evaluator had failed."""
+    env = local_env
+    task = Task(
+        id="crash-in-evaluation",
+        prompt="Answer.",
+        gym="hud-browser",
+        setup=[("goto", f"{site}/input.html")],
+        evaluate="fault_test_crash_then_read",
+    )
+    env.reset(seed=0, options={"task": task})
+    _, reward, terminated, _, info = env.step(ResponseAction(text="done"))
+    assert (info["status"], reward, terminated) == ("env_error", None, True), info
+    assert "the controller failed during the evaluation" in info["error"] and "crashed" in info["error"]
     recovers(env, site)
 
 

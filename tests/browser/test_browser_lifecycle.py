@@ -139,6 +139,21 @@ def test_close_leaves_no_chromium_process() -> None:
     env.close()  # twice is fine
 
 
+def test_a_chromium_that_dies_at_launch_is_an_env_failure_that_leaves_nothing_running() -> None:
+    """Found while testing the fault-injection suite: Chromium crashed at launch, and reset raised
+    Playwright's TargetClosedError (no retry) and left the Playwright driver running after close."""
+    from hud_gym.controllers.base import ControllerError
+
+    before = set(_descendants(os.getpid()))
+    env = gymnasium.make("hud/Browser-v0", executable_path="/bin/false")  # exits at once, as a crash would
+    try:
+        with pytest.raises(ControllerError, match=r"Chromium \(/bin/false\) did not start: the launch failed"):
+            env.reset(seed=0)
+    finally:
+        env.close()
+    assert [p for p in _descendants(os.getpid()) if p not in before] == []  # no driver, no browser left
+
+
 def _comm(pid: int) -> str:
     try:
         return Path(f"/proc/{pid}/comm").read_text()

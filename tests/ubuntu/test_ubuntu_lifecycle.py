@@ -367,3 +367,35 @@ def test_dead_display_is_an_env_error_then_reset_restarts() -> None:
             controller._check_alive()
     finally:
         env.close()
+
+
+@pytest.mark.parametrize("which", ["xvfb", "wm"])
+def test_a_program_killed_inside_its_sandbox_is_seen_dead_at_once(which: str) -> None:
+    """Found by the fault-injection suite: a step sent just after openbox (or Xvfb) died inside its
+    sandbox ran as ``ok``, because only the sandbox's launcher was watched, and asyncio had not yet
+    seen it exit."""
+    env = gymnasium.make("hud/Ubuntu-v0", screen_size=(320, 240))
+    try:
+        env.reset()
+        controller = env.unwrapped.controller
+        launcher = controller.pids()[which]
+        name = "Xvfb" if which == "xvfb" else "openbox"
+        family = [psutil.Process(launcher), *psutil.Process(launcher).children(recursive=True)]
+        [program] = [p.pid for p in family if p.name() == name]
+
+        async def kill_and_check(c: Any) -> str:
+            os.kill(program, signal.SIGKILL)
+            while alive(program):  # blocks the loop, so asyncio cannot learn that the launcher exited
+                time.sleep(0.005)  # noqa: ASYNC251  (on purpose, see above)
+            with pytest.raises(ControllerError) as caught:
+                c._check_alive()
+            return str(caught.value)
+
+        message = env.unwrapped._runner.run(kill_and_check(controller), timeout=30)
+        assert ("Xvfb" if which == "xvfb" else "window manager") in message
+        _, reward, terminated, _, info = env.step(MoveAction(point=(10, 10)))
+        assert (info["status"], reward, terminated) == ("env_error", None, True), info
+        _, info = env.reset()
+        assert info["status"] == "ok" and env.unwrapped.controller is not controller
+    finally:
+        env.close()

@@ -13,6 +13,13 @@ The rules are those of Gymnasium's ``SyncVectorEnv``:
 A failed step (``env_error``, ``timeout``: the backend replaced the env) ends its episode, so the
 same rules apply to it.
 
+A reset the backend could not do at all (it failed on a fresh env too: a controller server that
+keeps dying) is a :class:`ResetFailed` thrown into the program, never an exception out of
+``step``/``recv``: in place of a ``NEXT_STEP`` autoreset the row is an ``env_error`` (reward
+``None``, terminated); after a ``SAME_STEP`` final step the row keeps that step, without
+``final_obs``, and carries ``info["reset_error"]``. Either way the env still needs a reset
+(:func:`needs_reset_after`), tried again at its next step (a reset row, as ``NEXT_STEP``).
+
 The rules run where the env is: on the event loop for a local env (awaiting coroutines), inside
 its actor for a Ray env (plain calls), in the driver for a Ray env whose actor failed. So they are
 written as *programs*: generators that yield the calls they need (:class:`Step`, :data:`RESET`)
@@ -44,6 +51,7 @@ __all__ = [
     "RESET",
     "Program",
     "Reset",
+    "ResetFailed",
     "Step",
     "arun",
     "end_program",
@@ -71,11 +79,33 @@ Program = Generator[Step | Reset, Any, StepResult]
 """A program: yields its calls, is sent each call's answer, returns the env's row."""
 
 
+class ResetFailed(Exception):
+    """A backend's reset that failed for good (on a fresh env too). Raised by the backend's reset
+    call, :func:`run` / :func:`arun` throw it into the program, which reports it in the env's row.
+
+    Args:
+        error: why, for ``info["error"]`` / ``info["reset_error"]``.
+        observation: the env's latest observation, repeated in a row that has no new one.
+    """
+
+    def __init__(self, error: str, observation: Any) -> None:
+        super().__init__(error)
+        self.error = error
+        self.observation = observation
+
+    def row(self) -> StepResult:
+        """The row of an autoreset that failed: an ``env_error`` that ends the (empty) episode."""
+        return self.observation, None, True, False, {"status": "env_error", "error": self.error, "replaced": True}
+
+
 def step_program(mode: AutoresetMode, needs_reset: bool, action: Any) -> Program:
     """One env's step under ``mode``: a reset in its place when the env ``needs_reset`` (see
     :func:`needs_reset_after`), else the step and :func:`end_program`."""
     if needs_reset:
-        observation, info = yield RESET
+        try:
+            observation, info = yield RESET
+        except ResetFailed as failure:
+            return failure.row()
         return observation, 0.0, False, False, info
     row = yield Step(action)
     return (yield from end_program(mode, row))
@@ -86,7 +116,10 @@ def end_program(mode: AutoresetMode, row: StepResult) -> Program:
     reset at once, its row carrying ``final_obs`` / ``final_info``; otherwise the row as it is."""
     observation, reward, terminated, truncated, info = row
     if mode is AutoresetMode.SAME_STEP and (terminated or truncated):
-        reset_observation, reset_info = yield RESET
+        try:
+            reset_observation, reset_info = yield RESET
+        except ResetFailed as failure:  # the ended step's row; the next step resets (needs_reset_after)
+            return observation, reward, terminated, truncated, {**info, "reset_error": failure.error}
         return (
             reset_observation,
             reward,
@@ -110,11 +143,20 @@ def needs_reset_after(mode: AutoresetMode, row: StepResult) -> bool:
 def run(
     program: Program, step: Callable[[Any], StepResult], reset: Callable[[], tuple[Any, dict[str, Any]]]
 ) -> StepResult:
-    """Execute ``program`` with plain calls: ``step(action)`` and ``reset()``."""
+    """Execute ``program`` with plain calls: ``step(action)`` and ``reset()`` (a reset that raises
+    :class:`ResetFailed` is thrown into the program)."""
     try:
         call = next(program)
         while True:
-            call = program.send(step(call.action) if isinstance(call, Step) else reset())
+            if isinstance(call, Step):
+                call = program.send(step(call.action))
+                continue
+            try:
+                answer = reset()
+            except ResetFailed as failure:
+                call = program.throw(failure)
+                continue
+            call = program.send(answer)
     except StopIteration as done:
         return done.value
 
@@ -124,10 +166,19 @@ async def arun(
     step: Callable[[Any], Awaitable[StepResult]],
     reset: Callable[[], Awaitable[tuple[Any, dict[str, Any]]]],
 ) -> StepResult:
-    """Execute ``program`` with coroutine calls: ``await step(action)`` and ``await reset()``."""
+    """Execute ``program`` with coroutine calls: ``await step(action)`` and ``await reset()`` (a
+    reset that raises :class:`ResetFailed` is thrown into the program)."""
     try:
         call = next(program)
         while True:
-            call = program.send(await step(call.action) if isinstance(call, Step) else await reset())
+            if isinstance(call, Step):
+                call = program.send(await step(call.action))
+                continue
+            try:
+                answer = await reset()
+            except ResetFailed as failure:
+                call = program.throw(failure)
+                continue
+            call = program.send(answer)
     except StopIteration as done:
         return done.value

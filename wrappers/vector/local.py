@@ -11,7 +11,9 @@ The three Gymnasium autoreset modes behave exactly as in ``SyncVectorEnv``
 ``metadata["autoreset_mode"]``). A sub-env whose step raises is replaced by
 a new one and its episode is reported as ``terminated`` with ``info["status"] == "env_error"``; one
 whose step (autoreset included) outlives ``step_timeout`` is replaced too, its episode reported as
-``truncated`` with ``info["status"] == "timeout"``.
+``truncated`` with ``info["status"] == "timeout"``. An autoreset that fails, on a fresh env too (a
+controller server that keeps dying), never raises out of ``step``/``recv``: the row reports it
+(:class:`~hud_gym.wrappers.vector.autoreset.ResetFailed`) and the env's next step tries again.
 
 **Absent rewards are NaN.** A row whose step failed (``infos["status"]`` is ``env_error``,
 ``timeout`` or ``eval_error``: the sub-env's step returned ``reward=None``) has ``NaN`` in the
@@ -197,13 +199,22 @@ class HudVectorEnv(SendRecvVectorEnv):
         self.envs[i] = self._made_in.run(self.env_fns[i])
 
     async def _reset_or_replace(self, i: int) -> tuple[Any, dict[str, Any]]:
+        """Env ``i``'s autoreset; one that raises is tried once more on a fresh env.
+
+        Raises:
+            autoreset.ResetFailed: the fresh env's reset failed too (reported in the env's row).
+        """
         try:
             return await self.envs[i].areset()
-        except Exception:  # noqa: BLE001  (one more try on a fresh env; a second failure propagates)
+        except Exception:  # noqa: BLE001  (one more try on a fresh env)
             await self._replace(i)
+        try:
             observation, info = await self.envs[i].areset()
-            info["replaced"] = True
-            return observation, info
+        except Exception as exc:  # reported in the row; the env's next step tries again
+            error = f"sub-env {i} could not be reset: {type(exc).__name__}: {exc}"
+            raise autoreset.ResetFailed(error, self._last_obs[i]) from exc
+        info["replaced"] = True
+        return observation, info
 
     # ------------------------------------------------------------------ misc
 
