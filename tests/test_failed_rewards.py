@@ -285,7 +285,8 @@ def test_a_failed_reset_leaves_no_episode_to_end_or_step() -> None:
     finally:
         env.close()
     [stored] = job.load_trajectories()  # the open episode, ended by close, not by the reset's failure
-    assert stored.status == "truncated" and stored.metadata["ended_by"] == "close"
+    # never graded (issue 15: an episode closed without a grade is stored ungraded, reward None)
+    assert stored.status == "ungraded" and stored.reward is None and stored.metadata["ended_by"] == "close"
 
 
 # ---------------------------------------------------------------------- vector rows, rollouts
