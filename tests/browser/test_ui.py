@@ -230,6 +230,14 @@ def _open(browser: Browser, address: str) -> tuple[Page, list[str]]:
     return page, errors
 
 
+def _keep_screenshot(page: Page, name: str) -> None:
+    """With ``HUD_GYM_UI_SCREENSHOTS=DIR``, save the page as ``DIR/name`` (the README's images)."""
+    folder = os.environ.get("HUD_GYM_UI_SCREENSHOTS")
+    if folder:
+        shot = Image.open(io.BytesIO(page.screenshot())).convert("RGB")
+        shot.quantize(colors=256, method=Image.Quantize.FASTOCTREE).save(Path(folder) / name, optimize=True)
+
+
 def _go(page: Page, hash_: str, ready: str) -> None:
     page.evaluate("hash => { location.hash = hash; }", hash_)
     page.wait_for_selector(ready, timeout=20_000)
@@ -280,6 +288,7 @@ def test_the_player_steps_with_the_keyboard_and_draws_the_click_at_its_pixel(
         x, y = round(box["x"] + CLICK[0] * scale), round(box["y"] + CLICK[1] * scale)
         red, green, blue = shot.getpixel((x, y))
         assert red > 200 and green < 80 and blue < 80, (red, green, blue)
+        _keep_screenshot(page, "ui-run.png")
         far = shot.getpixel((round(box["x"] + (CLICK[0] + 60) * scale), round(box["y"] + (CLICK[1] + 60) * scale)))
         assert not (far[0] > 200 and far[1] < 80)  # the marker is at the click, not everywhere
         assert page.locator("#after canvas").count() == 0  # the frame after has no overlay
@@ -302,6 +311,7 @@ def test_filters_and_sorting_change_the_rows(url: str, job: Job, browser: Browse
         rows = page.locator("[data-table=runs] tbody tr")
         page.wait_for_selector("[data-table=runs] tbody tr")
         assert rows.count() == 6
+        _keep_screenshot(page, "ui-job.png")
         page.locator("[data-filter='runs:status']").select_option("policy_error")
         page.wait_for_function("() => document.querySelectorAll('[data-table=runs] tbody tr').length === 2")
         page.locator("[data-filter='runs:status']").select_option("")
@@ -318,6 +328,9 @@ def test_filters_and_sorting_change_the_rows(url: str, job: Job, browser: Browse
         page.locator("[data-table=tasks] th[data-key=task_id]").click()
         page.wait_for_selector("[data-table=tasks] th.sorted-desc")
         assert tasks.all_inner_texts() == list(reversed(ascending)) == ["hostile", "crash", "capital-france"]
+        page.locator("[data-table=tasks] a", has_text="crash").click()  # a task row links to its runs
+        page.wait_for_function("() => document.querySelectorAll('[data-table=runs] tbody tr').length === 2")
+        assert page.locator("[data-table=runs] tbody tr", has_text="policy_error").count() == 2
         assert errors == []
     finally:
         page.close()
@@ -338,6 +351,7 @@ def test_a_job_written_by_another_process_appears_without_a_reload(url: str, hom
             [sys.executable, "-c", writer], env={**os.environ, "HUD_GYM_HOME": str(home)}, check=True, timeout=120
         )
         page.wait_for_selector("text=written later", timeout=20_000)
+        _keep_screenshot(page, "ui-jobs.png")
         assert page.evaluate("window.__same_page") is True  # no reload happened
         assert errors == []
     finally:

@@ -81,7 +81,7 @@ function table(key, columns, rows, options = {}) {
       return el("select", {
         "data-filter": `${key}:${field}`,
         onchange: (e) => { state.filters[key] = { ...filter, [field]: e.target.value }; rerender(); },
-      }, el("option", { value: "" }, `all ${field}s`), values.map((v) => {
+      }, el("option", { value: "" }, `${field}: all`), values.map((v) => {
         const option = el("option", { value: v }, v || "(none)");
         if (filter[field] === v) option.selected = true;
         return option;
@@ -133,8 +133,13 @@ async function jobsPage() {
   ];
 }
 
-async function jobPage(id) {
+async function jobPage(id, query) {
   const data = await api(`/api/jobs/${encodeURIComponent(id)}`);
+  const task = query.get("task");
+  if (task !== null && state.taskLink !== `${id}/${task}`) {
+    state.taskLink = `${id}/${task}`; // a task row's link: show that task's runs
+    state.filters.runs = { ...(state.filters.runs || {}), task_id: task };
+  }
   const a = data.analytics;
   const rewards = data.runs.filter((r) => r.reward !== null && !FAILED.includes(r.status) && r.status !== "running").map((r) => r.reward);
   const bins = 10, lo = Math.min(0, ...rewards), hi = Math.max(1, ...rewards);
@@ -150,7 +155,7 @@ async function jobPage(id) {
        ["errors", a.errors], ["steps", a.steps_total], ["created", when(data.job.created_at)]].map(([k, v]) =>
         el("div", { class: "card" }, el("b", {}, String(v)), k))),
     el("h2", {}, "Reward histogram (graded runs)"),
-    bars(hist, hist.map((_, i) => num(lo + ((hi - lo) * i) / bins, 2))),
+    bars(hist, hist.map((_, i) => `${num(lo + ((hi - lo) * i) / bins, 2)}–${num(lo + ((hi - lo) * (i + 1)) / bins, 2)}`)),
     el("h2", {}, "Success per task"),
     bars(a.per_task.map((t) => t.success_rate ?? 0), a.per_task.map((t) => t.task_id || "(no id)"), 1),
     el("h2", {}, "Per task"),
@@ -359,9 +364,10 @@ async function livePage() {
 // ------------------------------------------------------------------ routing and live updates
 
 function route() {
-  const [path] = location.hash.replace(/^#/, "").split("?");
+  const [path, search] = location.hash.replace(/^#/, "").split("?");
+  const query = new URLSearchParams(search || "");
   const parts = path.split("/").filter(Boolean).map(decodeURIComponent);
-  if (parts[0] === "job" && parts[1]) return () => jobPage(parts[1]);
+  if (parts[0] === "job" && parts[1]) return () => jobPage(parts[1], query);
   if (parts[0] === "run" && parts[1]) return () => runPage(parts[1], false);
   if (parts[0] === "live" && parts[1]) return () => runPage(parts[1], true);
   if (parts[0] === "live") return livePage;
