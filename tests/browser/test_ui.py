@@ -356,3 +356,33 @@ def test_a_job_written_by_another_process_appears_without_a_reload(url: str, hom
         assert errors == []
     finally:
         page.close()
+
+
+def test_the_static_report_draws_each_action_on_the_frame_the_agent_saw(
+    job: Job, browser: Browser, tmp_path: Path
+) -> None:
+    from hud_gym.cli.report import write_report
+
+    run = next(t for t in job.load_trajectories() if t.task_id == "capital-france")
+    path = write_report(job, tmp_path / "report.html", frame_width=FRAME[0])
+    page, errors = _open(browser, path.as_uri())
+    try:
+        card = page.locator(f"#t-{run.trajectory_id}")
+        figures = card.locator("figure.frame")
+        assert figures.count() == len(run.steps) + 1
+        first = figures.nth(0)
+        assert first.get_attribute("data-step") == "0"
+        assert first.locator("img").get_attribute("alt") == "reset screenshot, with step 1's action"
+        assert figures.nth(len(run.steps)).get_attribute("data-step") == "end"
+        assert first.locator("svg.overlay circle").count() == 1
+        assert figures.nth(1).locator("svg.overlay").count() == 0  # a typed text has no place on the frame
+        first.scroll_into_view_if_needed()
+        box = first.locator("img").bounding_box()
+        assert box is not None
+        shot = Image.open(io.BytesIO(page.screenshot())).convert("RGB")
+        scale = box["width"] / FRAME[0]
+        red, green, blue = shot.getpixel((round(box["x"] + CLICK[0] * scale), round(box["y"] + CLICK[1] * scale)))
+        assert red > 200 and green < 80 and blue < 80, (red, green, blue)
+        assert errors == []
+    finally:
+        page.close()
