@@ -5,7 +5,10 @@ HTTP (the ``hud-gym ui`` console script as a subprocess), medians of 5 after one
 - ``/api/jobs`` (the jobs table), ``/api/jobs/<id>`` (the job page: analytics, per task, per
   group, every run), ``/api/runs/<id>`` (a 35-step run), ``/api/groups/<id>`` (8 runs side by side).
 
-Target (issue 18): the job page answers in under 1 s.
+Then ``hud-gym report`` of the job (the whole process, start-up included): linked frames (the
+default past 500 steps).
+
+Targets (issue 18): the job page answers in under 1 s; the report takes under 20 s.
 
     python -m benchmarks.ui_job_page
 """
@@ -110,6 +113,17 @@ def main() -> None:
         finally:
             process.terminate()
             process.wait(timeout=10)
+        for flag in ((),):  # ("--embed-images",) takes minutes on these incompressible noise frames
+            start = time.perf_counter()
+            subprocess.run(
+                [str(hud_gym), "report", job_id, "--out", str(home / "report.html"), *flag],
+                env={**os.environ, "HUD_GYM_HOME": str(home)},
+                check=True,
+                capture_output=True,
+            )
+            size = (home / "report.html").stat().st_size / 1e6
+            label = "report, embedded" if flag else "report, linked"
+            print(f"{label:16s} {(time.perf_counter() - start) * 1000:8.1f} ms  ({size:.1f} MB, process included)")
 
 
 if __name__ == "__main__":

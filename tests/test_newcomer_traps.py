@@ -238,3 +238,41 @@ def test_sb3_logs_ep_rew_mean_without_a_monitor(tmp_path: Path) -> None:
     # SB3 writes these two only from info["episode"] (its ep_info_buffer): before, the columns were absent.
     assert rows and 1.0 <= float(rows[-1]["rollout/ep_len_mean"]) <= 2.0
     assert 0.0 <= float(rows[-1]["rollout/ep_rew_mean"]) <= 2.0
+
+
+# ------------------------------------------------------------------ a large report
+
+
+def _big_job(home: Path, steps: int) -> str:
+    import numpy as np
+
+    from hud_gym.jobs.store import Store
+    from hud_gym.trajectory import TrajectoryStep, new_id, utc_now
+
+    store = Store(home)
+    job_id = new_id()
+    store.insert_job(job_id, "big", {}, utc_now(), None)
+    frame = {"screenshot": np.full((24, 32, 3), 200, dtype=np.uint8)}
+    trajectory = Trajectory(task_id="t", status="ok", reward=1.0, ended_at=utc_now(), initial_observation=frame)
+    trajectory.steps = [
+        TrajectoryStep(index=i, actions=[{"type": "click", "point": {"x": 3, "y": 4}}], observation=frame)
+        for i in range(steps)
+    ]
+    store.save_trajectory(trajectory, job_id)
+    store.finish_job(job_id, "completed")
+    return job_id
+
+
+@pytest.mark.timeout(120)
+def test_a_report_past_500_steps_links_its_frames_and_says_so(home: Path, tmp_path: Path) -> None:
+    job_id = _big_job(home, 501)
+    result = cli("report", job_id, "--out", str(tmp_path / "big.html"))
+    assert result.returncode == 0, result.stderr
+    assert "501 steps: linking the screenshots from the store instead of embedding them" in result.stderr
+    page = (tmp_path / "big.html").read_text()
+    assert "data:image" not in page and page.count("step-0000.jpg") == 1 and page.count('<svg class="overlay"') == 501
+    embedded = cli("report", job_id, "--out", str(tmp_path / "embedded.html"), "--embed-images")
+    assert embedded.returncode == 0 and "linking" not in embedded.stderr
+    assert "data:image/jpeg" in (tmp_path / "embedded.html").read_text()
+    both = cli("report", job_id, "--link-images", "--embed-images")
+    assert both.returncode == 2 and "exclude each other" in both.stderr

@@ -73,29 +73,41 @@ class _Images:
         self.mode, self.base_dir, self.frame_width, self.jpeg_quality = mode, base_dir, frame_width, jpeg_quality
         self.bytes_embedded = 0
         self.sizes: dict[str, tuple[int, int]] = {}
+        self._run_sizes: dict[str, tuple[int, int]] = {}
+        self._relative_dirs: dict[str, str] = {}
 
     def size(self, ref: str | None) -> tuple[int, int] | None:
-        """The stored frame's (width, height): the pixels its step's actions are in."""
+        """The stored frame's (width, height): the pixels its step's actions are in. The frames of
+        one run (one directory) share the env's observation size: one header is read per run."""
         if not ref:
             return None
-        if ref not in self.sizes:
+        if ref in self.sizes:
+            return self.sizes[ref]
+        run = os.path.dirname(ref)
+        if run not in self._run_sizes:
             from PIL import Image
 
             try:
                 with Image.open(ref) as image:  # reads the header only
-                    self.sizes[ref] = image.size
+                    self._run_sizes[run] = image.size
             except (OSError, ValueError, Image.DecompressionBombError):
                 return None
-        return self.sizes[ref]
+        return self._run_sizes[run]
+
+    def _link(self, path: str) -> str:
+        folder, name = os.path.split(path)
+        if folder not in self._relative_dirs:
+            self._relative_dirs[folder] = quote(os.path.relpath(folder, self.base_dir).replace(os.sep, "/"))
+        return f"{self._relative_dirs[folder]}/{quote(name)}"
 
     def src(self, ref: str | None) -> str | None:
         if not ref:
             return None
         path = Path(ref)
-        if not path.is_file():
+        if not os.path.isfile(ref):
             return None
         if self.mode == "link":
-            return quote(os.path.relpath(path, self.base_dir).replace(os.sep, "/"))
+            return self._link(ref)
         from PIL import Image
 
         try:
