@@ -139,6 +139,11 @@ def test_a_size_written_as_width_x_height_is_read_and_a_bad_one_named() -> None:
     assert result.returncode == 0, result.stderr
 
 
+def test_render_mode_human_is_refused_with_what_to_do_instead() -> None:
+    with pytest.raises(ValueError, match=r"render_mode='human' is not supported: .*hud-gym ui"):
+        hud_gym.make("qa", render_mode="human")
+
+
 # ------------------------------------------------------------------ words, logging, progress
 
 

@@ -25,7 +25,7 @@ from hud_gym.core.gym_type import GymType, gym_of_env
 from hud_gym.core.listeners import EnvListener, link_new_env
 from hud_gym.core.loop import get_loop_thread
 from hud_gym.core.observation import format_prompt, observed_pixels
-from hud_gym.core.options import parse_size
+from hud_gym.core.options import NO_HUMAN_RENDERING, parse_size
 from hud_gym.core.placement import LOCAL, check_placement, remote_controller
 from hud_gym.core.scaling import screen_geometry
 from hud_gym.evaluation import BoundCall, FunctionContext, Grade
@@ -105,6 +105,8 @@ class HudEnv(EnvCore, gymnasium.Env[Observation, dict[str, Any]]):
         controller: str = LOCAL,
         controller_token: str | None = None,
     ) -> None:
+        if render_mode == "human" and "human" not in self.metadata["render_modes"]:
+            raise ValueError(NO_HUMAN_RENDERING)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
         self.descriptor: GymType | None = gym_of_env(type(self))

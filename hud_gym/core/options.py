@@ -24,7 +24,12 @@ from typing import Any
 
 from hud_gym.errors import HudGymError
 
-__all__ = ["UnknownEnvOptionError", "check_env_options", "env_option_names", "parse_size"]
+__all__ = ["NO_HUMAN_RENDERING", "UnknownEnvOptionError", "check_env_options", "env_option_names", "parse_size"]
+
+NO_HUMAN_RENDERING = (
+    "render_mode='human' is not supported: hud-gym opens no window (no pygame, no X server needed); "
+    "watch the runs of a job as they step with `hud-gym ui` (its live page), or use render_mode='rgb_array'"
+)
 
 _SIZE = re.compile(r"^\s*(\d+)\s*[xX,]\s*(\d+)\s*$")
 
@@ -59,7 +64,12 @@ def check_env_options(env_class: type[Any], options: Mapping[str, Any], label: s
 
     Raises:
         UnknownEnvOptionError: the first unknown option, with up to three close matches.
+        ValueError: ``render_mode="human"`` for an env that has no window.
     """
+    if options.get("render_mode") == "human" and "human" not in getattr(env_class, "metadata", {}).get(
+        "render_modes", ()
+    ):
+        raise ValueError(NO_HUMAN_RENDERING)  # before Gymnasium wraps the env in its pygame window
     known = env_option_names(env_class)
     if known is None:
         return
