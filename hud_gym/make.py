@@ -7,7 +7,8 @@ from typing import Any
 
 import gymnasium
 
-from hud_gym.gyms import get_gym
+from hud_gym.core.options import check_env_options
+from hud_gym.gyms import GymType, get_gym
 from hud_gym.task import Task
 from hud_gym.tasksets import resolve_task
 
@@ -34,7 +35,7 @@ def make(env_src: Task | dict[str, Any] | str, *, job: Any = None, **kwargs: Any
     if "max_episode_steps" in kwargs:
         kwargs["max_steps"] = kwargs.pop("max_episode_steps")
     if isinstance(env_src, str) and "/" not in env_src:
-        return gymnasium.make(get_gym(env_src).id, **kwargs)
+        return gymnasium.make(_checked(get_gym(env_src), kwargs), **kwargs)
     if isinstance(env_src, str) and env_src in gymnasium.registry:
         return gymnasium.make(env_src, **kwargs)
     task = resolve_task(env_src)
@@ -43,7 +44,7 @@ def make(env_src: Task | dict[str, Any] | str, *, job: Any = None, **kwargs: Any
     if isinstance(docker, dict) and kwargs.get("controller", "docker") == "docker":
         kwargs["controller"] = "docker"
         _use_image(gym.served_as, docker)
-    return gymnasium.make(gym.id, task=task, **kwargs)
+    return gymnasium.make(_checked(gym, kwargs), task=task, **kwargs)
 
 
 def _use_image(gym: str, docker: dict[str, Any]) -> None:
@@ -65,3 +66,9 @@ def _use_image(gym: str, docker: dict[str, Any]) -> None:
     if current not in (None, image):
         raise ValueError(f"the {gym} gym already runs image {current!r} in this process ({variable}); got {image!r}")
     os.environ[variable] = image
+
+
+def _checked(gym: GymType, kwargs: dict[str, Any]) -> str:
+    """The gym's Gymnasium id, once ``kwargs`` are known options of its env class."""
+    check_env_options(gym.env, kwargs, gym.id)
+    return gym.id

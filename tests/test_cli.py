@@ -287,13 +287,12 @@ def test_agent_import_mistakes(agent_module: str) -> None:
     assert_user_error(invoke("run", "qa-basic", "--agent", f"{agent_module}:NOT_AN_AGENT"), "not an agent")
 
 
-def test_a_bad_env_option_fails_the_run_in_one_line() -> None:
+def test_a_bad_env_option_is_refused_in_one_line_before_any_job() -> None:
     result = invoke("run", "qa-basic", "--agent", "random", "--limit", "1", "--env-kwarg", "colour=1")
-    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert result.exit_code == 2 and "Traceback" not in result.output
     error = result.stderr.strip().splitlines()[-1]
-    assert error.startswith("hud-gym: error: the run failed: TypeError:") and "'colour'" in error
-    (job,) = list_jobs()
-    assert job.status == "failed" and "colour" in (job.error or "")
+    assert error.startswith("hud-gym: error: --env-kwarg: hud/QA-v0 has no option 'colour'")
+    assert list_jobs() == []
 
 
 def test_exporting_a_video_over_a_file_is_refused(agent_module: str, tmp_path: Path) -> None:
@@ -348,7 +347,7 @@ def test_more_mistakes_are_one_line_before_any_job(tmp_path: Path, monkeypatch: 
     assert_user_error(invoke("run", "gyms.json", "--agent", "random"), "task 1 ('b'), field 'gym': unknown gym 'nope'")
     assert_user_error(
         invoke("run", "qa-basic", "--agent", "random", "--env-kwarg", "screen_size=[1, 2, 3]"),
-        "screen_size must be [width, height]",
+        "screen_size must be (width, height)",
         "[1, 2, 3]",
     )
     import hud_gym.formats.osworld as osworld

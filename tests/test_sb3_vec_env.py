@@ -78,8 +78,13 @@ def _same_observations(a: dict, b: dict) -> None:
         np.testing.assert_array_equal(value, b[key])
 
 
+def _monitored() -> Monitor:
+    return Monitor(qa_single())
+
+
 def test_step_matches_sb3_dummy_vec_env(venv: HudSB3VecEnv) -> None:
-    reference = DummyVecEnv([qa_single] * N)
+    # The reference is SB3's own recipe: Monitor (info["episode"] at each episode end) in a DummyVecEnv.
+    reference = DummyVecEnv([_monitored] * N)
     try:
         assert venv.observation_space == reference.observation_space
         assert venv.action_space == reference.action_space
@@ -118,6 +123,9 @@ def test_step_matches_sb3_dummy_vec_env(venv: HudSB3VecEnv) -> None:
                     ended["truncated" if a["TimeLimit.truncated"] else "terminated"] += 1
                     assert venv.reset_infos[i]["step"] == 0
                     assert venv.reset_infos[i]["task_id"] == reference.reset_infos[i]["task_id"]
+                    assert a["episode"]["l"] == b["episode"]["l"] and a["episode"]["r"] == pytest.approx(
+                        b["episode"]["r"]
+                    )
                 else:
                     assert "terminal_observation" not in a
         assert ended["terminated"] >= 3 and ended["truncated"] >= 2, ended

@@ -12,6 +12,7 @@ import re
 from typing import Any
 
 from hud_gym.actions import CLAAction, ClickAction, Point, TypeAction
+from hud_gym.agents.needs import AgentNeeds
 
 __all__ = ["MiniWoBScriptedAgent"]
 
@@ -24,7 +25,17 @@ def _center(element: Element) -> Point:
 
 
 class MiniWoBScriptedAgent:
-    """Solves click, link, text-entry, login and checkbox instructions from the element list."""
+    """Solves click, link, text-entry, login and checkbox instructions from the element list.
+
+    MiniWoB++ tasks only: it needs ``elements=True`` and knows MiniWoB++'s instructions
+    (:attr:`env_needs`, applied by ``run_job`` and ``hud-gym run``, which refuse other tasks).
+    """
+
+    env_needs = AgentNeeds(
+        env_kwargs={"elements": True},
+        benchmarks=("miniwob",),
+        reason="it reads the page's elements and knows MiniWoB++ instructions",
+    )
 
     def reset(self) -> None:
         """Nothing to forget: each episode is solved in one step."""

@@ -2,8 +2,8 @@
 
 Built-in agents:
 
-- ``scripted``: :class:`~hud_gym.agents.MiniWoBScriptedAgent` (reads ``info["elements"]``, so it
-  turns on ``elements=True`` in the envs).
+- ``scripted``: :class:`~hud_gym.agents.MiniWoBScriptedAgent`, MiniWoB++ tasks only (it reads
+  ``info["elements"]``, so it turns on ``elements=True`` in the envs, and refuses other task sets).
 - ``random``: :class:`~hud_gym.agents.RandomAgent` over a compact action space (short texts and
   waits) sized to the env's ``screen_size``.
 - ``claude``, ``operator``, ``openai``: the model agents (:mod:`hud_gym.cli.model_agents`),
@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hud_gym.cli.errors import CLIError
+from hud_gym.core.options import parse_size
 
 __all__ = ["BUILTIN_AGENTS", "ResolvedAgent", "resolve_agent"]
 
@@ -46,21 +47,17 @@ class ResolvedAgent:
 def _scripted(env_kwargs: dict[str, Any], seed: int | None) -> ResolvedAgent:
     from hud_gym.agents import MiniWoBScriptedAgent
 
-    return ResolvedAgent(MiniWoBScriptedAgent(), "scripted", {"elements": True})
+    return ResolvedAgent(MiniWoBScriptedAgent(), "scripted")  # its env_needs: elements=True, MiniWoB++ only
 
 
 def _random(env_kwargs: dict[str, Any], seed: int | None) -> ResolvedAgent:
     from hud_gym.agents import RandomAgent
     from hud_gym.spaces import ActionSpaceConfig, make_action_space
 
-    size = env_kwargs.get("screen_size") or (1280, 720)
-    if not (
-        isinstance(size, (list, tuple))
-        and len(size) == 2
-        and all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in size)
-    ):
-        raise CLIError(f"--env-kwarg screen_size must be [width, height], two positive integers, got {size!r}")
-    width, height = size
+    try:
+        width, height = parse_size(env_kwargs.get("screen_size") or (1280, 720), "screen_size")
+    except ValueError as exc:
+        raise CLIError(f"--env-kwarg {exc}") from None
     config = ActionSpaceConfig(
         width=int(width),
         height=int(height),

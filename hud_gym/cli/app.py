@@ -16,7 +16,7 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperGroup
 
-from hud_gym.cli.commands import doctor, run, serve, tasksets_app
+from hud_gym.cli.commands import doctor, run, serve, tasksets_app, ui
 from hud_gym.cli.console import DEBUG_ENV_VAR, one_line, store_error
 from hud_gym.cli.errors import USAGE_EXIT_CODE, CLIError
 from hud_gym.cli.jobs_commands import jobs_app, report
@@ -41,6 +41,8 @@ Examples:
   hud-gym jobs list
 
   hud-gym report <job id>
+
+  hud-gym ui
 """
 
 
@@ -110,6 +112,7 @@ app.command()(report)
 app.add_typer(tasksets_app, name="tasksets")
 app.command()(doctor)
 app.command()(serve)
+app.command()(ui)
 
 
 def command() -> Any:

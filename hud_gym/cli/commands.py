@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import sys
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -14,7 +15,7 @@ from hud_gym.cli.console import DEBUG_ENV_VAR, one_line, stderr_console, stdout_
 from hud_gym.cli.errors import CLIError
 from hud_gym.cli.jobs_commands import write_report_or_fail
 
-__all__ = ["doctor", "run", "serve", "tasksets_app"]
+__all__ = ["doctor", "run", "serve", "tasksets_app", "ui"]
 
 tasksets_app = typer.Typer(help="The task sets hud-gym knows by name.", no_args_is_help=True)
 
@@ -28,7 +29,7 @@ def run(
         typer.Option(
             "--agent",
             "-a",
-            help="A built-in agent (scripted, random), a model agent (claude, operator, openai) "
+            help="A built-in agent (scripted: MiniWoB++ only; random), a model agent (claude, operator, openai) "
             "or an import path such as mypkg.agents:MyAgent.",
         ),
     ],
@@ -81,6 +82,7 @@ def run(
     """Run every task of TASKSET with an agent, as one job in the store; print its analytics."""
     from hud_gym.cli.running import execute_run, parse_env_kwargs, plan_run
     from hud_gym.cli.tables import print_analytics
+    from hud_gym.jobs.run_watch import JobStoppedError
     from hud_gym.jobs.store import StoreError, get_store
 
     get_store().require_writable()
@@ -122,6 +124,8 @@ def run(
         raise CLIError("interrupted", exit_code=130) from None
     except StoreError:
         raise
+    except JobStoppedError as exc:
+        raise CLIError(f"{exc} (the job is stored as 'failed')", exit_code=1) from None
     except Exception as exc:  # e.g. a bad --env-kwarg makes every env fail to start
         if os.environ.get(DEBUG_ENV_VAR):
             raise
@@ -149,12 +153,21 @@ def run(
                 indent=1,
             )
         )
+        _fail_if_nothing_graded(analytics)
         return
     print_analytics(stdout_console(), analytics, job_)
     _first_error(job_, analytics)
     if report_path is not None:
         typer.echo(f"report: {report_path}")
     typer.echo(f"job id: {job_.id}")
+    _fail_if_nothing_graded(analytics)
+
+
+def _fail_if_nothing_graded(analytics: Any) -> None:
+    """Exit 1 when every run failed (no reward at all): the setup is broken, not the agent."""
+    if analytics.finished and analytics.errors >= analytics.finished:
+        counts = ", ".join(f"{n} {status}" for status, n in sorted(analytics.error_counts.items()))
+        raise CLIError(f"every run failed, none was graded ({counts}): see the first error above", exit_code=1)
 
 
 def _first_error(job: Any, analytics: Any) -> None:
@@ -283,5 +296,35 @@ def serve(
             max_message_size=max_message_size or server.DEFAULT_MAX_MESSAGE_SIZE,
             trust_client_options=trust_client_options,
         )
+    except OSError as exc:
+        raise CLIError(f"cannot serve on {host}:{port}: {exc.strerror or exc}", exit_code=1) from None
+
+
+def ui(
+    port: Annotated[int, typer.Option("--port", min=0, max=65535, help="Port (0 = a free one).")] = 8000,
+    host: Annotated[str, typer.Option("--host", help="Address to bind (default: loopback only).")] = "127.0.0.1",
+    expose: Annotated[
+        bool,
+        typer.Option(
+            "--expose",
+            help="Allow a non-loopback --host; a token is then required ($HUD_GYM_UI_TOKEN or a generated one).",
+        ),
+    ] = False,
+) -> None:
+    """A local web app over the job store: jobs, runs with a step player, groups, live runs (read-only)."""
+    try:
+        from hud_gym.ui.server import UIExposureError, serve_ui
+    except ModuleNotFoundError as exc:
+        raise CLIError(f"hud-gym ui needs aiohttp ({exc}): pip install 'hud-gym[ui]'") from None
+    from hud_gym.jobs.paths import resolve_home
+
+    def ready(url: str) -> None:
+        typer.echo(f"hud-gym ui: {url}  (read-only; Ctrl-C to stop)")
+        sys.stdout.flush()
+
+    try:
+        serve_ui(resolve_home(None), host, port, expose=expose, ready=ready)
+    except UIExposureError as exc:
+        raise CLIError(str(exc)) from None
     except OSError as exc:
         raise CLIError(f"cannot serve on {host}:{port}: {exc.strerror or exc}", exit_code=1) from None

@@ -15,6 +15,10 @@ from hud_gym.cli.errors import CLIError
 
 __all__ = ["jobs_app", "report", "write_report_or_fail"]
 
+LINK_ABOVE_STEPS = 500
+"""Past this many steps, ``hud-gym report`` links the screenshots instead of embedding them."""
+
+
 jobs_app = typer.Typer(help="List, show and export the jobs in the store ($HUD_GYM_HOME).", no_args_is_help=True)
 
 
@@ -176,13 +180,30 @@ def report(
     max_trajectories: Annotated[
         int | None, typer.Option("--max-trajectories", min=0, help="Show at most N trajectory cards.")
     ] = None,
+    embed_images: Annotated[
+        bool,
+        typer.Option(
+            "--embed-images", help=f"Embed the screenshots even past {LINK_ABOVE_STEPS} steps (a large, slow page)."
+        ),
+    ] = False,
 ) -> None:
-    """Write a self-contained HTML report of a job (summary, tables, each trajectory as a
-    filmstrip) and print its path."""
+    """Write an HTML report of a job (summary, tables, each trajectory as a filmstrip with its
+    actions drawn on the frames) and print its path. Self-contained up to 500 steps; past that
+    the screenshots are linked from the store (``--embed-images`` to embed them anyway)."""
     job = load_job(job_id)
     target = report_target(job, out)
     trajectories = job.load_trajectories()
     shown = len(trajectories) if max_trajectories is None else min(max_trajectories, len(trajectories))
+    steps = sum(len(t.steps) for t in trajectories[:shown])
+    if link_images and embed_images:
+        raise CLIError("--link-images and --embed-images exclude each other")
+    if not link_images and not embed_images and steps > LINK_ABOVE_STEPS:
+        link_images = True
+        typer.echo(
+            f"{steps} steps: linking the screenshots from the store instead of embedding them "
+            f"(--embed-images to embed)",
+            err=True,
+        )
     progress, on_progress = progress_bar("writing report", shown)
     with progress:
         path = write_report_or_fail(

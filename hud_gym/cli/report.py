@@ -35,6 +35,7 @@ from hud_gym.cli.numbers import fmt, pct
 from hud_gym.cli.report_assets import REPORT_CSS, REPORT_JS
 from hud_gym.jobs.analytics import JobAnalytics, is_success
 from hud_gym.jobs.export import describe_actions
+from hud_gym.jobs.overlay import overlay_svg
 from hud_gym.jobs.rows import INITIAL_OBSERVATION_REF
 from hud_gym.trajectory import FAILED, Trajectory
 
@@ -71,15 +72,42 @@ class _Images:
     def __init__(self, mode: ReportImages, base_dir: Path, frame_width: int, jpeg_quality: int) -> None:
         self.mode, self.base_dir, self.frame_width, self.jpeg_quality = mode, base_dir, frame_width, jpeg_quality
         self.bytes_embedded = 0
+        self.sizes: dict[str, tuple[int, int]] = {}
+        self._run_sizes: dict[str, tuple[int, int]] = {}
+        self._relative_dirs: dict[str, str] = {}
+
+    def size(self, ref: str | None) -> tuple[int, int] | None:
+        """The stored frame's (width, height): the pixels its step's actions are in. The frames of
+        one run (one directory) share the env's observation size: one header is read per run."""
+        if not ref:
+            return None
+        if ref in self.sizes:
+            return self.sizes[ref]
+        run = os.path.dirname(ref)
+        if run not in self._run_sizes:
+            from PIL import Image
+
+            try:
+                with Image.open(ref) as image:  # reads the header only
+                    self._run_sizes[run] = image.size
+            except (OSError, ValueError, Image.DecompressionBombError):
+                return None
+        return self._run_sizes[run]
+
+    def _link(self, path: str) -> str:
+        folder, name = os.path.split(path)
+        if folder not in self._relative_dirs:
+            self._relative_dirs[folder] = quote(os.path.relpath(folder, self.base_dir).replace(os.sep, "/"))
+        return f"{self._relative_dirs[folder]}/{quote(name)}"
 
     def src(self, ref: str | None) -> str | None:
         if not ref:
             return None
         path = Path(ref)
-        if not path.is_file():
+        if not os.path.isfile(ref):
             return None
         if self.mode == "link":
-            return quote(os.path.relpath(path, self.base_dir).replace(os.sep, "/"))
+            return self._link(ref)
         from PIL import Image
 
         try:
@@ -87,6 +115,7 @@ class _Images:
                 rgb = image.convert("RGB")
         except (OSError, ValueError, Image.DecompressionBombError):  # a damaged file: the frame shows no image
             return None
+        self.sizes[ref] = rgb.size
         if rgb.width > self.frame_width:
             height = max(1, round(rgb.height * self.frame_width / rgb.width))
             rgb = rgb.resize((self.frame_width, height), Image.Resampling.LANCZOS)
@@ -191,11 +220,15 @@ def _group_table(analytics: JobAnalytics) -> str:
     )
 
 
-def _frame(src: str | None, alt: str, caption: str, *, bad: bool = False, step: int | None = None) -> str:
+def _frame(
+    src: str | None, alt: str, caption: str, *, bad: bool = False, step: int | str = "reset", overlay: str = ""
+) -> str:
     image = (
-        f'<img src="{_e(src)}" alt="{_e(alt)}" loading="eager">' if src else '<div class="noimage">no screenshot</div>'
+        f'<div class="shot"><img src="{_e(src)}" alt="{_e(alt)}" loading="eager">{overlay}</div>'
+        if src
+        else '<div class="noimage">no screenshot</div>'
     )
-    data = f' data-step="{step}"' if step is not None else ' data-step="reset"'
+    data = f' data-step="{step}"'
     return f'<figure class="frame{" bad" if bad else ""}"{data}>{image}<figcaption>{caption}</figcaption></figure>'
 
 
@@ -235,13 +268,10 @@ def _trajectory_card(trajectory: Trajectory, images: _Images, success_threshold:
     grade = trajectory.grade or {}
     if grade.get("content") and grade.get("content") != "done":
         parts.append(f'<p class="answer">grade: {_e(grade["content"])}</p>')
-    frames = [
-        _frame(
-            images.src(trajectory.metadata.get(INITIAL_OBSERVATION_REF)),
-            "reset screenshot",
-            '<div class="step-head"><span>reset</span></div>',
-        )
-    ]
+    # Each step shows the frame its agent saw (the reset frame, then the frame after the step
+    # before) with the step's actions drawn on it; the last frame closes the strip.
+    seen = trajectory.metadata.get(INITIAL_OBSERVATION_REF)
+    frames = []
     for step in trajectory.steps:
         bad = step.status != "ok"
         head = (
@@ -255,9 +285,29 @@ def _trajectory_card(trajectory: Trajectory, images: _Images, success_threshold:
             f"<details><summary>CLA JSON</summary><pre>"
             f"{_e(json.dumps(step.actions, ensure_ascii=False, indent=1))}</pre></details>"
         )
-        frames.append(
-            _frame(images.src(step.observation_ref), f"after step {step.index + 1}", caption, bad=bad, step=step.index)
+        src = images.src(seen)
+        size = images.size(seen) if src else None
+        overlay = overlay_svg(step.actions, *size) if size else ""
+        alt = (
+            "reset screenshot"
+            if seen == trajectory.metadata.get(INITIAL_OBSERVATION_REF)
+            else f"after step {step.index}"
         )
+        frames.append(
+            _frame(
+                src, f"{alt}, with step {step.index + 1}'s action", caption, bad=bad, step=step.index, overlay=overlay
+            )
+        )
+        seen = step.observation_ref or seen
+    last = "reset" if not trajectory.steps else "end"
+    frames.append(
+        _frame(
+            images.src(seen),
+            "reset screenshot" if last == "reset" else "the last screenshot",
+            f'<div class="step-head"><span>{last}</span></div>',
+            step=last,
+        )
+    )
     parts.append(f'<div class="filmstrip">{"".join(frames)}</div></article>')
     return "".join(parts)
 

@@ -55,6 +55,8 @@ figure.frame { margin: 0; flex: 0 0 auto; width: 240px; border: 1px solid var(--
                background: #fcfcfc; }
 figure.frame img { display: block; width: 100%; height: auto; border-radius: 6px 6px 0 0; cursor: zoom-in;
                    background: #eee; }
+.shot { position: relative; line-height: 0; }
+.shot svg.overlay { position: absolute; left: 0; top: 0; width: 100%; height: 100%; pointer-events: none; }
 figure.frame .noimage { height: 120px; display: flex; align-items: center; justify-content: center;
                         color: var(--muted); font-size: 12px; }
 figure.frame figcaption { padding: 5px 7px; font-size: 12px; }

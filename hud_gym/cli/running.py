@@ -15,23 +15,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    SpinnerColumn,
-    TextColumn,
-    TimeElapsedColumn,
-)
 
+from hud_gym.agents.needs import AgentMismatchError, check_tasks, merged_env_kwargs
 from hud_gym.cli.agents import ResolvedAgent, resolve_agent
 from hud_gym.cli.errors import CLIError
-from hud_gym.jobs.analytics import is_success
+from hud_gym.core.options import UnknownEnvOptionError
+from hud_gym.jobs.env_defaults import check_options, taskset_env_defaults
 from hud_gym.jobs.job import Job
 from hud_gym.task import TaskSet
-from hud_gym.trajectory import Trajectory
 
 __all__ = ["RunPlan", "execute_run", "parse_env_kwargs", "plan_run", "select_tasks", "taskset_env_defaults"]
+
 
 _KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
@@ -68,17 +62,6 @@ def parse_env_kwargs(pairs: Sequence[str]) -> dict[str, Any]:
         except json.JSONDecodeError:
             kwargs[key] = value
     return kwargs
-
-
-def taskset_env_defaults(taskset: TaskSet) -> dict[str, Any]:
-    """Env options a task set is meant to run with: MiniWoB++ tasks get a 500x320 screen and their
-    160x210 task area as the observation (as the MiniWoB++ benchmark shows it)."""
-    tasks = list(taskset)
-    if tasks and all((task.metadata or {}).get("benchmark") == "miniwob" for task in tasks):
-        from hud_gym.controllers.browser.miniwob import MINIWOB_TASK_AREA
-
-        return {"observation_crop": MINIWOB_TASK_AREA, "screen_size": (500, 320)}
-    return {}
 
 
 def _load_taskset(spec: str) -> TaskSet:
@@ -157,7 +140,15 @@ def plan_run(
         raise CLIError("--env-kwarg job=... is not allowed: the run makes its own job")
     defaults = taskset_env_defaults(selected)
     resolved = resolve_agent(agent, env_kwargs={**defaults, **user}, seed=seed, agent_options=agent_options)
-    return RunPlan(selected, resolved, {**defaults, **resolved.env_defaults, **user})
+    try:
+        needs = check_tasks(resolved.agent, list(selected), selected.id)
+        env_kwargs = merged_env_kwargs({**defaults, **resolved.env_defaults}, needs, user)
+        check_options(selected, env_kwargs)
+    except AgentMismatchError as exc:
+        raise CLIError(f"--agent {resolved.label}: {exc}") from None
+    except UnknownEnvOptionError as exc:
+        raise CLIError(f"--env-kwarg: {exc}") from None
+    return RunPlan(selected, resolved, env_kwargs)
 
 
 def execute_run(
@@ -173,40 +164,15 @@ def execute_run(
     console: Console | None = None,
 ) -> Job:
     """Run the plan as one job (:func:`hud_gym.jobs.run_job`) with a progress bar on ``console``
-    (stderr by default) that counts successes, failed tasks and failed runs as they finish."""
+    (stderr by default) that advances per finished run: solved, unsolved and errors (runs with no
+    reward), mean reward so far, steps/s and the ETA."""
     from hud_gym.cli.tables import make_console
+    from hud_gym.jobs.progress import JobProgressBar
     from hud_gym.jobs.run import run_job
 
     console = console or make_console(stderr=True)
-    total = len(plan.taskset) * group_size
-    counts = {"success": 0, "failure": 0, "error": 0}
-
-    def tally() -> str:
-        return (
-            f"[green]{counts['success']} ok[/] [red]{counts['failure']} failed[/] [magenta]{counts['error']} errors[/]"
-        )
-
-    progress = Progress(
-        SpinnerColumn(),
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("{task.fields[tally]}"),
-        TimeElapsedColumn(),
-        console=console,
-    )
-    with progress:
-        bar = progress.add_task(f"{plan.agent.label} on {plan.taskset_label}", total=total, tally=tally())
-
-        def on_trajectory(trajectory: Trajectory) -> None:
-            if trajectory.failed:
-                counts["error"] += 1
-            elif is_success({"reward": trajectory.reward, "status": trajectory.status, "grade": trajectory.grade}):
-                counts["success"] += 1
-            else:
-                counts["failure"] += 1
-            progress.update(bar, advance=1, tally=tally())
-
+    bar = JobProgressBar(f"{plan.agent.label} on {plan.taskset_label}", len(plan.taskset) * group_size, console)
+    with bar:
         return run_job(
             plan.agent.agent,
             plan.taskset,
@@ -218,5 +184,5 @@ def execute_run(
             seed=seed,
             max_steps=max_steps,
             timeout_s=timeout_s,
-            on_trajectory=on_trajectory,
+            on_run=bar.add,
         )

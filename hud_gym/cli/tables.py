@@ -110,7 +110,9 @@ def group_table(analytics: JobAnalytics) -> Table | None:
     for name in ("group", "task", "seed", "rewards", "mean", "std", "successes"):
         table.add_column(name, justify="right" if name in ("seed", "mean", "std", "successes") else "left")
     for g in groups:
-        rewards = ", ".join("failed" if r is None else fmt(r) for r in g.rewards)
+        rewards = ", ".join(
+            "error" if r is None else fmt(r) for r in g.rewards
+        )  # no reward: not "failed" (below threshold)
         table.add_row(
             g.group_id[:8],
             g.task_id or "(no id)",

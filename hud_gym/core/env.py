@@ -25,6 +25,7 @@ from hud_gym.core.gym_type import GymType, gym_of_env
 from hud_gym.core.listeners import EnvListener, link_new_env
 from hud_gym.core.loop import get_loop_thread
 from hud_gym.core.observation import format_prompt, observed_pixels
+from hud_gym.core.options import NO_HUMAN_RENDERING, parse_size
 from hud_gym.core.placement import LOCAL, check_placement, remote_controller
 from hud_gym.core.scaling import screen_geometry
 from hud_gym.evaluation import BoundCall, FunctionContext, Grade
@@ -46,7 +47,7 @@ class HudEnv(EnvCore, gymnasium.Env[Observation, dict[str, Any]]):
         taskset: tasks to draw from at each reset (a :class:`TaskSet`, a list, a bundled name or a
             file path); the draw uses the env's seeded ``np_random``.
         render_mode: ``"rgb_array"`` (``render()`` returns the last screenshot) or ``None``.
-        screen_size: ``(width, height)`` of the controlled screen.
+        screen_size: ``(width, height)`` of the controlled screen (or ``"1280x720"``).
         observation_size: ``(width, height)`` of the screenshot observation; actions are then in
             observation pixels and mapped to the screen. Defaults to the observed region's size.
         observation_crop: ``(x, y, width, height)`` of the screen region to observe (e.g.
@@ -104,15 +105,19 @@ class HudEnv(EnvCore, gymnasium.Env[Observation, dict[str, Any]]):
         controller: str = LOCAL,
         controller_token: str | None = None,
     ) -> None:
+        if render_mode == "human" and "human" not in self.metadata["render_modes"]:
+            raise ValueError(NO_HUMAN_RENDERING)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
         self.descriptor: GymType | None = gym_of_env(type(self))
         legacy = getattr(type(self), "gym_type", None)  # a str on subclasses written before GymType
         self.gym: str = self.descriptor.name if self.descriptor else (legacy if isinstance(legacy, str) else "")
         self.render_mode = render_mode
-        self.screen_size = (int(screen_size[0]), int(screen_size[1]))
+        self.screen_size = parse_size(screen_size, "screen_size")
         self.observation_crop, self.observation_size, self.screen_mapping = screen_geometry(
-            self.screen_size, observation_size, observation_crop
+            self.screen_size,
+            None if observation_size is None else parse_size(observation_size, "observation_size"),
+            observation_crop,
         )
         self._task = resolve_task(task) if task is not None else None
         self._taskset = resolve_taskset(taskset) if taskset is not None else None

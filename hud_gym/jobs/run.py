@@ -5,7 +5,14 @@ Each task runs ``group_size`` times with one seed and one ``group_id`` (a GRPO g
 :class:`~hud_gym.wrappers.pool.EnvPool` (so at most ``max_concurrent`` envs, sharing one browser
 or display server, run at once). Every env is linked to the job, so each step is stored as it
 happens; a run that crashes is stored with its failure status (``env_error``, ``policy_error``,
-``timeout``) and the job goes on.
+``timeout``) and the job goes on, unless no env can start at all (:mod:`hud_gym.jobs.run_watch`:
+the job stops with :class:`JobStoppedError`). Each run is logged (logger ``hud_gym.jobs.run``);
+``progress=True`` draws a bar on stderr.
+
+The envs get the task set's standard options (MiniWoB++: its 160x210 task area of a 500x320
+screen, as ``hud-gym run`` does), then what the agent declares it needs (``env_needs``, see
+:mod:`hud_gym.agents.needs`; an agent that cannot act on the tasks is refused), then
+``env_kwargs``, which win.
 
 Example:
     >>> from hud_gym.agents import MiniWoBScriptedAgent
@@ -23,12 +30,15 @@ from contextlib import aclosing
 from pathlib import Path
 from typing import Any
 
+from hud_gym.agents.needs import check_tasks, merged_env_kwargs
 from hud_gym.agents.policy import HudAgentPolicy, as_policy
+from hud_gym.jobs.env_defaults import check_options, taskset_env_defaults
 from hud_gym.jobs.job import Job, _final_status, create_job
+from hud_gym.jobs.run_watch import JobStoppedError, RunWatcher
 from hud_gym.task import Task, TaskSet
 from hud_gym.trajectory import Trajectory
 
-__all__ = ["arun_job", "as_policy", "run_job"]
+__all__ = ["JobStoppedError", "arun_job", "as_policy", "run_job"]
 
 
 def _resolve(taskset: TaskSet | Sequence[Task | dict[str, Any]] | str | Path) -> TaskSet:
@@ -53,6 +63,8 @@ async def arun_job(
     max_steps: int | None = None,
     timeout_s: float | None = None,
     on_trajectory: Callable[[Trajectory], Any] | None = None,
+    on_run: Callable[[Trajectory], Any] | None = None,
+    progress: bool = False,
     home: str | os.PathLike[str] | None = None,
 ) -> Job:
     """Run every task of ``taskset`` with ``agent`` as one job; returns the finished job.
@@ -64,14 +76,23 @@ async def arun_job(
         name: the job's name (default ``"run <taskset id>"``).
         max_concurrent: runs (envs) alive at once.
         group_size: runs per task, sharing a seed and a ``group_id``.
-        env_kwargs: keyword arguments of ``hud_gym.make`` for every env (not ``job``).
+        env_kwargs: keyword arguments of ``hud_gym.make`` for every env (not ``job``); they win
+            over the task set's defaults and the agent's needs (see the module docstring).
         metadata: the job's metadata; the run's settings are added under ``"run"``.
         seed: task ``i``'s group uses seed ``seed + i`` (random seeds when ``None``).
         max_steps: step limit of each run.
         timeout_s: wall-clock budget of each run (status ``timeout`` past it).
         on_trajectory: called with each finished :class:`Trajectory` once it is stored (sync or
             async; it runs on the job's event loop, so keep it quick: a progress bar, a print).
+        on_run: called (sync, on the loop) with each trajectory as soon as its run ends, before
+            its group is complete and stored: for a progress bar that advances per run.
+        progress: draw a progress bar on stderr (ETA, steps/s, mean reward so far).
         home: the store directory.
+
+    Raises:
+        AgentMismatchError: the agent declares it cannot act on some task (a ``ValueError``).
+        UnknownEnvOptionError: an ``env_kwargs`` key the tasks' env does not take (a ``TypeError``).
+        JobStoppedError: no env could start (the job is stored ``failed``).
 
     The job ends ``completed`` (failed runs are in it with their status), ``failed`` if the run
     itself raised, ``interrupted`` if it was cancelled.
@@ -86,8 +107,11 @@ async def arun_job(
     env_kwargs = dict(env_kwargs or {})
     if "job" in env_kwargs:
         raise ValueError("env_kwargs must not contain 'job': run_job links every env to the job it creates")
-    policy = as_policy(agent)
     tasks = _resolve(taskset)
+    needs = check_tasks(agent, list(tasks), tasks.id)
+    env_kwargs = merged_env_kwargs(taskset_env_defaults(tasks), needs, env_kwargs)
+    check_options(tasks, env_kwargs)
+    policy = as_policy(agent)
     settings = {
         "taskset": tasks.id,
         "tasks": len(tasks),
@@ -105,8 +129,21 @@ async def arun_job(
         create_job, name or f"run {tasks.id or 'tasks'}", {**(metadata or {}), "run": settings}, home=home
     )
     seeds = [seed + i if seed is not None else None for i in range(len(tasks))]
+    watcher = RunWatcher(
+        f"{job.name!r} ({job.id[:8]})",
+        len(tasks) * group_size,
+        len({task.id or task.prompt for task in tasks}),
+        progress=progress,
+    )
+
+    def ended(trajectory: Trajectory) -> None:
+        if on_run is not None:
+            on_run(trajectory)
+        watcher.on_run(trajectory)
+
     pool = EnvPool(max_concurrent, job=job, **env_kwargs)
     try:
+        watcher.__enter__()
         groups = rollout_groups(
             list(tasks),
             policy,
@@ -114,6 +151,7 @@ async def arun_job(
             max_concurrent=max_concurrent,
             seeds=seeds,
             pool=pool,
+            on_rollout=ended,
             max_steps=max_steps,
             timeout_s=timeout_s,
             keep_observations=False,
@@ -128,9 +166,11 @@ async def arun_job(
                         if inspect.isawaitable(result):
                             await result
     except BaseException as exc:
+        watcher.__exit__(None, None, None)
         await asyncio.shield(pool.aclose())
         job.finish(*_final_status(exc))
         raise
+    watcher.__exit__(None, None, None)
     await pool.aclose()
     await asyncio.to_thread(job.finish, "completed")
     return job

@@ -1,6 +1,7 @@
-"""Replays of trajectories: one frame for the reset screenshot and one per step, each with a
-caption band saying what the step did and the reward it got, written as MP4 (imageio-ffmpeg), an
-animated GIF or WebP.
+"""Replays of trajectories: one frame per step, the screen its agent saw with the step's actions
+drawn on it (click point and button, drag path, scroll arrow), then the screen the run ended on,
+each with a caption band saying what the step did and the reward it got, written as MP4
+(imageio-ffmpeg), an animated GIF or WebP.
 
 Example:
     >>> export_videos(load_job("3f2a"), "replays/", video_format="gif")   # doctest: +SKIP
@@ -27,6 +28,7 @@ from hud_gym.jobs.export_common import (
     _trajectories,
     describe_actions,
 )
+from hud_gym.jobs.overlay import draw_overlay
 from hud_gym.trajectory import FAILED, Trajectory
 
 __all__ = ["export_video", "export_videos", "trajectory_frames"]
@@ -62,29 +64,29 @@ def _scale(image: Any, min_width: int, max_width: int | None) -> Any:
 
 
 def _caption_lines(trajectory: Trajectory, index: int) -> tuple[str, str, str]:
-    """(first line, second line, colour key) of frame ``index`` (0 = the reset)."""
+    """(first line, second line, colour key) of frame ``index``: frame ``i < len(steps)`` is the
+    screen step ``i`` acted on, the last frame the screen it ended on (the reset with no step)."""
     steps = trajectory.steps
-    if index == 0:
+    if not steps:
         return f"reset · {trajectory.task_id or 'task'}", _clip(trajectory.prompt or "", 90), "neutral"
-    step = steps[index - 1]
-    last = index == len(steps)
-    reward = "none" if step.reward is None else f"{step.reward:g}"
-    head = f"step {step.index + 1}/{len(steps)} · reward {reward}"
-    if step.status != "ok":
-        head += f" · {step.status}"
-    colour = "fail" if step.status != "ok" else "neutral"
-    if last:
-        outcome = (
-            "failed: " + trajectory.status
-            if trajectory.status in FAILED
-            else (f"final reward {trajectory.reward:g}" if trajectory.reward is not None else trajectory.status)
-        )
-        head += f" · {outcome}"
-        if trajectory.status in FAILED or (trajectory.reward is not None and trajectory.reward <= 0):
-            colour = "fail"
-        elif trajectory.reward is not None and trajectory.reward > 0:
-            colour = "ok"
-    return head, _clip(describe_actions(step.actions), 90), colour
+    if index < len(steps):
+        step = steps[index]
+        reward = "none" if step.reward is None else f"{step.reward:g}"
+        head = f"step {step.index + 1}/{len(steps)} · reward {reward}"
+        if step.status != "ok":
+            head += f" · {step.status}"
+        return head, _clip(describe_actions(step.actions), 90), "fail" if step.status != "ok" else "neutral"
+    outcome = (
+        "failed: " + trajectory.status
+        if trajectory.status in FAILED
+        else (f"final reward {trajectory.reward:g}" if trajectory.reward is not None else trajectory.status)
+    )
+    colour = "neutral"
+    if trajectory.status in FAILED or (trajectory.reward is not None and trajectory.reward <= 0):
+        colour = "fail"
+    elif trajectory.reward is not None and trajectory.reward > 0:
+        colour = "ok"
+    return f"end · {len(steps)} step(s) · {outcome}", _clip(trajectory.prompt or "", 90), colour
 
 
 def _fit(text: str, font: Any, width: int, draw: Any) -> str:
@@ -98,8 +100,10 @@ def _fit(text: str, font: Any, width: int, draw: Any) -> str:
 def trajectory_frames(
     trajectory: Trajectory, *, caption: bool = True, min_width: int = 320, max_width: int | None = 1280
 ) -> list[np.ndarray]:
-    """The replay frames of a trajectory: the reset screenshot, then the screenshot after each
-    step (``1 + len(steps)`` frames), as ``(H, W, 3)`` uint8 arrays of one size (even width and
+    """The replay frames of a trajectory (``1 + len(steps)``): each step on the screen its agent
+    saw (the reset screenshot, then the one after the step before) with its actions drawn
+    (:func:`hud_gym.jobs.overlay.draw_overlay`), then the screen it ended on; as ``(H, W, 3)``
+    uint8 arrays of one size (even width and
     height, as video codecs need). A missing screenshot repeats the previous frame (grey if there
     is none yet). Small screenshots are scaled up to ``min_width`` (nearest neighbour), large ones
     down to ``max_width``. With ``caption``, a band under each frame says what happened.
@@ -122,16 +126,21 @@ def trajectory_frames(
     total_height += total_height % 2
     font = ImageFont.load_default(size=12) if caption else None
     frames: list[np.ndarray] = []
-    previous: Any = Image.new("RGB", (width, height), (128, 128, 128))
+    previous: np.ndarray | None = None  # the last screen read: a missing one repeats it
     for index, path in enumerate(paths):
         pixels = _load_rgb(path)
-        if pixels is not None:
-            image = _scale(Image.fromarray(pixels), min_width, max_width)
+        previous = pixels if pixels is not None else previous
+        if previous is None:
+            image = Image.new("RGB", (width, height), (128, 128, 128))
+        else:
+            marked = (
+                draw_overlay(previous, trajectory.steps[index].actions) if index < len(trajectory.steps) else previous
+            )
+            image = _scale(Image.fromarray(marked), min_width, max_width)
             if image.size != (width, height):
                 image = image.resize((width, height), Image.Resampling.LANCZOS)
-            previous = image
         canvas = Image.new("RGB", (width, total_height), (250, 250, 250))
-        canvas.paste(previous, (0, 0))
+        canvas.paste(image, (0, 0))
         if caption:
             draw = ImageDraw.Draw(canvas)
             head, detail, colour = _caption_lines(trajectory, index)

@@ -8,7 +8,9 @@ follows SB3's conventions, which are Gymnasium's ``SAME_STEP`` autoreset:
 - a done env's row holds the first observation of its next episode; its info is the info of the
   step that ended the episode (``final_info``) plus ``"terminal_observation"`` (mapped) and
   ``"TimeLimit.truncated"`` (set on every env's info, ``truncated and not terminated``); the new
-  episode's reset info goes to :attr:`reset_infos`;
+  episode's reset info goes to :attr:`reset_infos`; it also holds ``"episode"``: ``{"r": return,
+  "l": length, "t": seconds since the VecEnv was made}``, as SB3's ``VecMonitor`` writes it, so
+  SB3's logger shows ``ep_rew_mean`` and ``ep_len_mean`` without a monitor wrapper;
 - ``seed()`` and ``set_options()`` apply at the next ``reset()`` only.
 
 SB3 cannot take an absent reward: a NaN would poison PPO's advantages. A failed step (status
@@ -33,6 +35,7 @@ from __future__ import annotations
 
 import logging
 import math
+import time
 import warnings
 from collections.abc import Sequence
 from typing import Any
@@ -139,6 +142,9 @@ class HudSB3VecEnv(VecEnv):
         self.observation_mapper = ObservationMapper(observation_size, text, text_length)
         self._stepping = False
         self._observed = False
+        self._episode_returns = np.zeros(vector_env.num_envs, dtype=np.float64)
+        self._episode_lengths = np.zeros(vector_env.num_envs, dtype=np.int64)
+        self._made_at = time.monotonic()
         super().__init__(vector_env.num_envs, self.observation_mapper.space, self.action_mapper.space)
 
     # ------------------------------------------------------------------ observations
@@ -184,6 +190,8 @@ class HudSB3VecEnv(VecEnv):
                     self.reset_infos[i] = info
         self._reset_seeds()
         self._reset_options()
+        self._episode_returns[:] = 0.0
+        self._episode_lengths[:] = 0
         return self._map_batch(observations)
 
     def step_async(self, actions: np.ndarray) -> None:
@@ -221,7 +229,22 @@ class HudSB3VecEnv(VecEnv):
                 infos[i]["terminal_observation"] = self.observation_mapper.map(final_observation)
                 self.reset_infos[i] = reset_info
             infos[i]["TimeLimit.truncated"] = bool(truncations[i] and not terminations[i])
-        return self._map_batch(observations), self._fill_absent(rewards, infos), dones, infos
+        filled = self._fill_absent(rewards, infos)
+        self._count_episodes(filled, dones, infos)
+        return self._map_batch(observations), filled, dones, infos
+
+    def _count_episodes(self, rewards: np.ndarray, dones: np.ndarray, infos: list[dict[str, Any]]) -> None:
+        """Add the step to each env's episode; a done env's info gets VecMonitor's ``episode``."""
+        self._episode_returns += rewards
+        self._episode_lengths += 1
+        for i in np.flatnonzero(dones):
+            infos[i]["episode"] = {
+                "r": round(float(self._episode_returns[i]), 6),
+                "l": int(self._episode_lengths[i]),
+                "t": round(time.monotonic() - self._made_at, 6),
+            }
+            self._episode_returns[i] = 0.0
+            self._episode_lengths[i] = 0
 
     def _fill_absent(self, rewards: np.ndarray, infos: list[dict[str, Any]]) -> np.ndarray:
         """The rewards as float32 with each absent one (NaN) replaced by ``failed_reward``; its

@@ -278,11 +278,14 @@ async def rollout_groups(
     max_concurrent: int = 8,
     seeds: Sequence[int | None] | None = None,
     pool: EnvPool | None = None,
+    on_rollout: Callable[[Trajectory], Any] | None = None,
     **rollout_kwargs: Any,
 ) -> AsyncGenerator[TrajectoryGroup, None]:
     """Yield a :class:`TrajectoryGroup` per task as each completes, with at most
     ``max_concurrent`` rollouts (envs) alive at once across all groups (leased from ``pool``
-    when given). ``seeds`` has one seed per task (``None``: a random one).
+    when given). ``seeds`` has one seed per task (``None``: a random one). ``on_rollout`` is
+    called with each trajectory as soon as its rollout ends (before its group is complete); what
+    it raises ends the iteration.
 
     Raises:
         ValueError: ``seeds`` of another length than ``tasks``.
@@ -295,7 +298,10 @@ async def rollout_groups(
 
     async def bounded(task: Task, policy: Callable[..., Any], **kwargs: Any) -> Trajectory:
         async with limit:
-            return await _pooled_rollout(pool, task, policy, **kwargs)
+            trajectory = await _pooled_rollout(pool, task, policy, **kwargs)
+        if on_rollout is not None:
+            on_rollout(trajectory)
+        return trajectory
 
     async def group_of(task: Task, seed: int | None) -> TrajectoryGroup:
         seed = int(np.random.default_rng().integers(2**31 - 1)) if seed is None else seed

@@ -1,0 +1,43 @@
+"""The env options a task set is meant to run with, and the check of a run's options before any
+env starts (``run_job`` and ``hud-gym run`` share both).
+
+Example:
+    >>> from hud_gym.tasksets import load_taskset
+    >>> taskset_env_defaults(load_taskset("miniwob"))
+    {'observation_crop': (0, 0, 160, 210), 'screen_size': (500, 320)}
+    >>> taskset_env_defaults(load_taskset("qa-basic"))
+    {}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from hud_gym.core.options import check_env_options
+from hud_gym.gyms import get_gym
+from hud_gym.task import Task
+
+__all__ = ["check_options", "taskset_env_defaults"]
+
+
+def taskset_env_defaults(tasks: Iterable[Task]) -> dict[str, Any]:
+    """MiniWoB++ tasks get a 500x320 screen and their 160x210 task area as the observation (as the
+    MiniWoB++ benchmark shows it); other task sets have no defaults."""
+    tasks = list(tasks)
+    if tasks and all((task.metadata or {}).get("benchmark") == "miniwob" for task in tasks):
+        from hud_gym.controllers.browser.miniwob import MINIWOB_TASK_AREA
+
+        return {"observation_crop": MINIWOB_TASK_AREA, "screen_size": (500, 320)}
+    return {}
+
+
+def check_options(tasks: Iterable[Task], env_kwargs: Mapping[str, Any]) -> None:
+    """Refuse an option that the env of some task does not take (naming the closest ones).
+
+    Raises:
+        UnknownEnvOptionError: a ``TypeError``.
+    """
+    gyms = {gym.id: gym for gym in (get_gym(task.gym) for task in tasks)}
+    for gym in gyms.values():
+        check_env_options(gym.env, env_kwargs, gym.id)
