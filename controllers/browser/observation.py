@@ -29,6 +29,7 @@ from hud_gym.controllers.browser.capture import (
     page_state_expression,
 )
 from hud_gym.controllers.browser.lifecycle import BrowserLifecycle
+from hud_gym.controllers.browser.miniwob_dom import dom_elements
 
 __all__ = [
     "ELEMENTS_JS",
@@ -117,10 +118,13 @@ class BrowserObservation(BrowserLifecycle):
                         task.cancel()
                     elif not task.cancelled():
                         task.exception()  # mark retrieved: a dropped capture may have failed
-            if (wait or session.loads != loads_before) and session.loading:
-                if not await session.wait_loaded(self.navigation_timeout):
-                    info["loading"] = True
-                    patient = False
+            if (
+                (wait or session.loads != loads_before)
+                and session.loading
+                and not await session.wait_loaded(self.navigation_timeout)
+            ):
+                info["loading"] = True
+                patient = False
         raise ControllerError("the active tab kept changing while it was observed")
 
     async def _open_blank(self) -> None:
@@ -169,6 +173,8 @@ class BrowserObservation(BrowserLifecycle):
         self._reported_downloads = len(self.downloads)
         if self.elements:
             info["elements"] = state["elements"] or []
+            if state.get("dom"):
+                info["dom_elements"] = dom_elements(state["dom"])
         if self.capture_region is not None:
             # A view, not a copy: the browser encodes the whole viewport either way (a CDP clip
             # measured slower), but a remote env is sent only these pixels.

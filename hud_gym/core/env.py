@@ -247,7 +247,11 @@ class HudEnv(EnvCore, gymnasium.Env[Observation, dict[str, Any]]):
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Observation, dict[str, Any]]:
         """Start an episode; see :mod:`hud_gym.core.episode`. ``options``: ``task`` (a Task, dict
-        or reference) or ``task_index`` (into the task set)."""
+        or reference) or ``task_index`` (into the task set), and a gym's own (:attr:`reset_options`).
+
+        Raises:
+            ValueError: an option the env does not take.
+        """
         return self._call(self._reset(seed, options))
 
     def step(self, action: Any) -> StepResult:
