@@ -179,6 +179,13 @@ class BrowserEnv(HudEnv):
             task = miniwob_env.with_data_mode(task, self.data_mode)
         return task
 
+    def set_data_mode(self, mode: str) -> None:
+        """MiniWoB's data mode (``"train"``, ``"test"``, ...) from the next episode on, as the
+        official env's ``set_data_mode`` (or ``reset(options={"data_mode": mode})``)."""
+        if not isinstance(mode, str) or not mode:
+            raise ValueError(f"a data mode is a non-empty string such as 'test', got {mode!r}")
+        self.data_mode = mode
+
     def _finish_step(
         self, observation: Observation, reward: float | None, terminated: bool, truncated: bool, info: dict[str, Any]
     ) -> tuple[Observation, float | None]:
