@@ -208,7 +208,7 @@ class HudEnv(EnvCore, gymnasium.Env[Observation, dict[str, Any]]):
             return self.descriptor.max_episode_steps
         return self.default_max_episode_steps
 
-    @property  # type: ignore[override]
+    @property
     def spec(self) -> EnvSpec | None:
         """Gymnasium's spec of the env (set by ``gymnasium.make``), its ``max_episode_steps`` the
         env's own step limit (:attr:`max_episode_steps`)."""

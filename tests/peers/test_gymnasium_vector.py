@@ -284,9 +284,13 @@ def test_numeric_infos_go_through_numpy_to_torch() -> None:
     assert isinstance(obs["screenshot"], torch.Tensor)
     assert {"step", "seed", "timings"} <= set(info) and "status" not in info and "prompt" not in info
     assert info["step"].tolist() == [0, 0] and info["seed"].tolist() == [0, 1]
-    actions = {k: torch.from_numpy(v) if isinstance(v, np.ndarray) else v for k, v in envs.action_space.sample().items()}
+    actions = {
+        k: torch.from_numpy(v) if isinstance(v, np.ndarray) else v for k, v in envs.action_space.sample().items()
+    }
     _, rewards, *_, info = envs.step(actions)
-    assert isinstance(rewards, torch.Tensor) and "grade" not in info and isinstance(info["timings"]["total"], torch.Tensor)
+    assert (
+        isinstance(rewards, torch.Tensor) and "grade" not in info and isinstance(info["timings"]["total"], torch.Tensor)
+    )
     envs.close()
 
 

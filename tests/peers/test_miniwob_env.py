@@ -249,7 +249,9 @@ def test_gym_api() -> None:
 def test_official_taskset_is_the_official_registry() -> None:
     """``miniwob-official`` holds exactly the ids the ``miniwob`` package registers (128), and the
     full set marks the 5 pages it leaves out."""
-    official = {name.removeprefix("miniwob/").removesuffix("-v1") for name in gymnasium.registry if name.startswith("miniwob/")}
+    official = {
+        name.removeprefix("miniwob/").removesuffix("-v1") for name in gymnasium.registry if name.startswith("miniwob/")
+    }
     ours = hud_gym.load_taskset("miniwob-official")
     assert len(official) == 128 == len(ours)
     assert {task.id for task in ours} == official

@@ -217,7 +217,7 @@ class SendRecvVectorEnv(VectorEnv):
         """Every sub-env's seed (``(42, 43, ...)`` after ``reset(seed=42)``), as ``SyncVectorEnv``."""
         return self.get_attr("np_random_seed")
 
-    @property
+    @property  # type: ignore[misc]  # VectorEnv.np_random has a setter, SyncVectorEnv.np_random none
     def np_random(self) -> tuple[np.random.Generator, ...]:  # type: ignore[override]
         """Every sub-env's random generator, as ``SyncVectorEnv``."""
         return self.get_attr("np_random")
