@@ -50,7 +50,11 @@ OBJECT_INFO_KEYS: tuple[str, ...] = (
     "dialogs",
     "downloads",
     "elements",
+    "dom_elements",
     "fields",
+    "data_mode",
+    "typed_field",
+    "navigation_error",
     "final_obs",
     "final_info",
 )
