@@ -304,3 +304,19 @@ def test_fields_and_element_actions_through_a_controller_server() -> None:
         assert terminated and reward > 0
     finally:
         env.close()
+
+
+def test_element_action_space(env: gymnasium.Env) -> None:
+    """Issue 17, item 10: MiniWoB's element-level actions as a compact MultiDiscrete space
+    (``[kind, ref, field]``), enough to solve a typing task without pixels."""
+    from hud_gym.wrappers.integrations.element_actions import ElementActionWrapper
+
+    wrapped = ElementActionWrapper(env, max_ref=63, max_fields=2)
+    assert wrapped.action_space == gymnasium.spaces.MultiDiscrete([2, 64, 2])
+    _, info = wrapped.reset(options={"task": "miniwob/enter-text"}, seed=4)
+    box = next(e["ref"] for e in info["dom_elements"] if e["tag"] == "input_text")
+    submit = next(e["ref"] for e in info["dom_elements"] if e["tag"] == "button")
+    _, reward, terminated, _, info = wrapped.step(np.array([1, box, 0]))
+    assert (reward, terminated, info["status"]) == (0.0, False, "ok")
+    _, reward, terminated, _, info = wrapped.step(np.array([0, submit, 0]))
+    assert terminated and reward == 1.0
