@@ -274,7 +274,8 @@ def test_a_qa_episode_over_the_protocol(qa_server: ControllerServer) -> None:
     client.ok("start", env=env)
     client.ok("reset", env=env, task=task.to_dict(), seed=3)
     assert client.ok("setup", env=env, calls=[c.model_dump(mode="json") for c in task.setup or []]) == {
-        "instruction": None
+        "instruction": None,
+        "info": {},
     }
     step = client.ok("step", env=env, action={"type": "type", "text": "Par"})
     assert step == {"response": None, "info": {}}

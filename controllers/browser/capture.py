@@ -23,6 +23,8 @@ import simplejpeg
 from PIL import Image
 from playwright.async_api import CDPSession
 
+from hud_gym.controllers.browser.miniwob_dom import DOM_INFO_JS
+
 __all__ = ["ELEMENTS_JS", "PAGE_STATE_JS", "ImageFormat", "capture", "decode_image", "page_state_expression"]
 
 ImageFormat = Literal["jpeg", "png"]
@@ -102,11 +104,15 @@ ELEMENTS_JS = r"""
 """Visible interactive elements (links, buttons, form fields, ARIA widgets, click handlers) and
 visible elements with their own text, in document order, with their viewport bounding boxes."""
 
-PAGE_STATE_JS = "(elements, limit) => ({title: document.title, elements: elements ? ELEMENTS(limit) : null})"
-"""Title and, when asked, the elements of the page (one round trip)."""
+PAGE_STATE_JS = (
+    "(elements, limit) => ({title: document.title, elements: elements ? ELEMENTS(limit) : null, "
+    "dom: elements ? MINIWOB_DOM : null})"
+)
+"""Title and, when asked, the elements of the page and, on a MiniWoB page, its own DOM
+observation (:mod:`.miniwob_dom`), in one round trip."""
 
 
 def page_state_expression(elements: bool, limit: int) -> str:
-    """The ``Runtime.evaluate`` expression returning ``{title, elements}``."""
-    body = PAGE_STATE_JS.replace("ELEMENTS", f"({ELEMENTS_JS.strip()})")
+    """The ``Runtime.evaluate`` expression returning ``{title, elements, dom}``."""
+    body = PAGE_STATE_JS.replace("ELEMENTS", f"({ELEMENTS_JS.strip()})").replace("MINIWOB_DOM", DOM_INFO_JS)
     return f"({body})({json.dumps(bool(elements))}, {int(limit)})"

@@ -29,6 +29,7 @@ from hud_gym.controllers.browser.capture import (
     page_state_expression,
 )
 from hud_gym.controllers.browser.lifecycle import BrowserLifecycle
+from hud_gym.controllers.browser.miniwob_dom import dom_elements
 
 __all__ = [
     "ELEMENTS_JS",
@@ -172,6 +173,8 @@ class BrowserObservation(BrowserLifecycle):
         self._reported_downloads = len(self.downloads)
         if self.elements:
             info["elements"] = state["elements"] or []
+            if state.get("dom"):
+                info["dom_elements"] = dom_elements(state["dom"])
         if self.capture_region is not None:
             # A view, not a copy: the browser encodes the whole viewport either way (a CDP clip
             # measured slower), but a remote env is sent only these pixels.

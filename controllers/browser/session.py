@@ -84,15 +84,16 @@ class PageSession:
         return True
 
     async def state(self, elements: bool = False, limit: int = 500) -> dict[str, Any]:
-        """``{"title": str, "elements": list | None}`` of the current document (one round trip)."""
+        """``{"title": str, "elements": list | None, "dom": dict | None}`` of the current document
+        (one round trip; ``dom``: a MiniWoB page's ``core.getDOMInfo()``)."""
         result = await self.cdp.send(
             "Runtime.evaluate",
             {"expression": page_state_expression(elements, limit), "returnByValue": True, "silent": True},
         )
         if "exceptionDetails" in result:
-            return {"title": "", "elements": [] if elements else None}
+            return {"title": "", "elements": [] if elements else None, "dom": None}
         value = result.get("result", {}).get("value") or {}
-        return {"title": value.get("title") or "", "elements": value.get("elements")}
+        return {"title": value.get("title") or "", "elements": value.get("elements"), "dom": value.get("dom")}
 
     async def screenshot(self, image_format: ImageFormat = "jpeg", quality: int = 85) -> Any:
         """A fresh viewport screenshot (``(H, W, 3)`` uint8)."""

@@ -250,12 +250,14 @@ class RemoteController(Controller):
         )
 
     async def setup(self, calls: Sequence[BoundCall], ctx: FunctionContext) -> list[Any]:
-        """Run the setup calls on the server; adopt the instruction a setup function set there."""
+        """Run the setup calls on the server; adopt the instruction and info a setup function set there."""
         if not calls:
             return []
         result, _ = await self._request("setup", calls=[call.config.model_dump(mode="json") for call in calls])
         if result.get("instruction") is not None:
             ctx.instruction = result["instruction"]
+        if isinstance(result.get("info"), dict):
+            ctx.info.update(result["info"])
         return []
 
     async def evaluate(self, calls: Sequence[BoundCall], ctx: FunctionContext, combine: str = "mean") -> Grade:

@@ -13,7 +13,7 @@ those about one env name it with ``env`` (the handle ``open`` returned)::
      "options": {...}, "frame_format": "raw", "capture_region": null}         -> {"env": "e1"}
     {"v": 1, "id": 2, "op": "start", "env": "e1"}                            -> {}
     {"v": 1, "id": 3, "op": "reset", "env": "e1", "task": {...} | null, "seed": 7} -> {}
-    {"v": 1, "id": 4, "op": "setup", "env": "e1", "calls": [FunctionConfig, ...]} -> {"instruction": str | null}
+    {"v": 1, "id": 4, "op": "setup", "env": "e1", "calls": [FunctionConfig, ...]} -> {"instruction": str | null, "info": {...}}
     {"v": 1, "id": 5, "op": "step", "env": "e1", "action": {"type": "click", ...}} -> {"response": str | null, "info": {}}
     {"v": 1, "id": 6, "op": "observe", "env": "e1"}                          -> {"text", "info", "region", "frame"} + a binary frame
     {"v": 1, "id": 7, "op": "evaluate", "env": "e1", "calls": [...], "final_response": "...",

@@ -155,7 +155,7 @@ class HostedEnv:
         calls = self.controller.resolve("setup", _configs(request.calls, request.id))
         context = self.function_context()
         await self.controller.setup(calls, context)
-        return {"instruction": context.instruction}, None
+        return {"instruction": context.instruction, "info": context.info}, None
 
     async def _evaluate(self, request: Evaluate) -> Reply:
         calls = self.controller.resolve("evaluate", _configs(request.calls, request.id))

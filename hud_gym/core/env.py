@@ -12,12 +12,14 @@ imports the jobs, nor the remote controllers.
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 from collections.abc import Coroutine, Sequence
 from typing import Any, ClassVar, TypeVar
 
 import gymnasium
 import numpy as np
+from gymnasium.envs.registration import EnvSpec
 
 from hud_gym.controllers.base import Controller, Frame
 from hud_gym.core.episode import EnvCore, Observation, StepResult
@@ -28,6 +30,7 @@ from hud_gym.core.observation import format_prompt, observed_pixels
 from hud_gym.core.options import NO_HUMAN_RENDERING, parse_size
 from hud_gym.core.placement import LOCAL, check_placement, remote_controller
 from hud_gym.core.scaling import screen_geometry
+from hud_gym.core.time_limit import effective_limit, make_time_limit
 from hud_gym.evaluation import BoundCall, FunctionContext, Grade
 from hud_gym.spaces import ActionSpaceConfig, make_action_space, make_observation_space, sanitize_text
 from hud_gym.task import Task, TaskSet
@@ -53,9 +56,8 @@ class HudEnv(EnvCore, gymnasium.Env[Observation, dict[str, Any]]):
         observation_crop: ``(x, y, width, height)`` of the screen region to observe (e.g.
             MiniWoB's task area ``(0, 0, 160, 210)``); the whole screen when ``None``.
         max_steps: steps before truncation, after which the final step is graded (defaults to the
-            gym's limit). Named so that ``gymnasium.make(..., max_steps=N)`` reaches the env:
-            Gymnasium keeps ``max_episode_steps`` for its ``TimeLimit`` wrapper, which cannot grade
-            the final step (``hud_gym.make`` maps ``max_episode_steps`` to ``max_steps``).
+            gym's limit). ``gymnasium.make(..., max_episode_steps=N)`` works too: the env adopts
+            the ``TimeLimit``'s N and grades that step (:mod:`hud_gym.core.time_limit`).
         evaluate_every_step: grade after every step (reward each step; ``done`` ends the episode);
             a task's ``config["evaluate_every_step"]`` overrides it.
         step_timeout: seconds one ``step`` may take before it reports ``status="timeout"``.
@@ -81,9 +83,17 @@ class HudEnv(EnvCore, gymnasium.Env[Observation, dict[str, Any]]):
     """
 
     metadata: dict[str, Any] = {"render_modes": ["rgb_array"], "render_fps": 2}
+    _spec: EnvSpec | None = None
+    _init_args: tuple[tuple[Any, ...], dict[str, Any]] = ((), {})
     default_max_episode_steps: ClassVar[int | None] = None
     """The step limit of a subclass no gym was registered with (a registered gym's limit is its
     descriptor's ``max_episode_steps``)."""
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> HudEnv:
+        # Kept for pickling: an env pickles as its constructor's arguments (see __reduce__).
+        env = super().__new__(cls)
+        env._init_args = (args, dict(kwargs))
+        return env
 
     def __init__(
         self,
@@ -197,11 +207,29 @@ class HudEnv(EnvCore, gymnasium.Env[Observation, dict[str, Any]]):
         """Steps before truncation: ``max_steps``, else the registered limit, else the gym's default."""
         if self._max_steps is not None:
             return self._max_steps
-        if self.spec is not None and self.spec.max_episode_steps is not None:
-            return self.spec.max_episode_steps
+        if self._spec is not None and self._spec.max_episode_steps is not None:
+            return self._spec.max_episode_steps
         if self.descriptor is not None and self.descriptor.max_episode_steps is not None:
             return self.descriptor.max_episode_steps
         return self.default_max_episode_steps
+
+    @property
+    def spec(self) -> EnvSpec | None:
+        """Gymnasium's spec of the env (set by ``gymnasium.make``), its ``max_episode_steps`` the
+        env's own step limit (:attr:`max_episode_steps`)."""
+        spec = self._spec
+        if spec is None or spec.max_episode_steps == self.max_episode_steps:
+            return spec
+        return dataclasses.replace(spec, max_episode_steps=self.max_episode_steps)
+
+    @spec.setter
+    def spec(self, value: EnvSpec | None) -> None:
+        # gymnasium.make(id, max_episode_steps=N) sets the spec, then wraps the env in TimeLimit(N):
+        # the env takes N as its own limit, so that it grades the step the TimeLimit ends.
+        limit = make_time_limit()
+        if limit is not None:
+            self._max_steps = effective_limit(self._max_steps, limit)
+        self._spec = value
 
     @property
     def gym_type(self) -> str:
@@ -224,7 +252,11 @@ class HudEnv(EnvCore, gymnasium.Env[Observation, dict[str, Any]]):
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Observation, dict[str, Any]]:
         """Start an episode; see :mod:`hud_gym.core.episode`. ``options``: ``task`` (a Task, dict
-        or reference) or ``task_index`` (into the task set)."""
+        or reference) or ``task_index`` (into the task set), and a gym's own (:attr:`reset_options`).
+
+        Raises:
+            ValueError: an option the env does not take.
+        """
         return self._call(self._reset(seed, options))
 
     def step(self, action: Any) -> StepResult:  # type: ignore[override]  # reward None: the step was not graded
@@ -321,5 +353,23 @@ class HudEnv(EnvCore, gymnasium.Env[Observation, dict[str, Any]]):
         except Exception:  # noqa: BLE001
             pass
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickle as the constructor's arguments (the controller, its loop and its episode are not
+        state that can travel): the copy is a new env, made with the same arguments and spec,
+        whose controller starts at its first ``reset``, as Gymnasium's ``EzPickle`` envs. A
+        :class:`hud_gym.jobs.Job` argument travels as its id."""
+        args, kwargs = self._init_args
+        job = kwargs.get("job")
+        if job is not None and not isinstance(job, str) and hasattr(job, "id"):
+            kwargs = {**kwargs, "job": job.id}
+        return (_rebuild_env, (type(self), args, kwargs, {"_spec": self._spec, "_max_steps": self._max_steps}))
+
     def __repr__(self) -> str:
         return f"<{type(self).__name__} gym={self.gym!r} task={self._task.id if self._task else None!r}>"
+
+
+def _rebuild_env(cls: type[HudEnv], args: tuple[Any, ...], kwargs: dict[str, Any], state: dict[str, Any]) -> HudEnv:
+    """Unpickle a :class:`HudEnv` (see :meth:`HudEnv.__reduce__`)."""
+    env = cls(*args, **kwargs)
+    env.__dict__.update(state)
+    return env

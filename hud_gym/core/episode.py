@@ -4,8 +4,9 @@ reset, step, evaluate, end and close, as coroutines on the private loop thread
 
 Episode rules:
 
-- ``reset`` picks the task (``options["task"]``, the task given at make time, or one drawn from
-  the task set with the reset seed), checks every setup and evaluate call against the registry,
+- ``reset`` refuses an option it does not know (:attr:`EnvCore.reset_options`), picks the task
+  (``options["task"]``, the task given at make time, or one drawn from the task set with the
+  reset seed), checks every setup and evaluate call against the registry,
   resets the controller and runs the setup.
 - ``step`` executes one CLA action or a list of them (any of: a CLA model, a dict in CLA form, an
   element of :attr:`~hud_gym.core.env.HudEnv.action_space`). A ``ResponseAction`` stores :attr:`~hud_gym.core.env.HudEnv.final_response` and ends the
@@ -32,8 +33,8 @@ Episode rules:
   episode ended; reward 0).
 - ``info`` carries ``status``, ``action_error``/``error`` messages, the ``grade``, ``timings`` in
   seconds, the ``step`` count and the ``task_id``, plus whatever the controller reports
-  (``position``, ...). ``env.evaluate()`` returns the :class:`Grade` itself (``is_error`` set when
-  grading failed).
+  (``position``, ...) and what the setup functions reported (``FunctionContext.info``).
+  ``env.evaluate()`` returns the :class:`Grade` itself (``is_error`` set when grading failed).
 - Setup and evaluate functions never run on the event loop when they are sync
   (:mod:`hud_gym.evaluation.calls`), so a hanging one cannot freeze the other envs and its step
   reports ``timeout``.
@@ -128,6 +129,24 @@ class EnvCore:
     def _seed_episode(self, seed: int | None) -> None:
         raise NotImplementedError
 
+    reset_options: frozenset[str] = frozenset({"task", "task_index", "trajectory"})
+    """The ``reset(options=...)`` keys the env takes (``trajectory``: a job's hint); a gym adds its own."""
+
+    def _check_options(self, options: dict[str, Any]) -> None:
+        unknown = sorted(set(options) - self.reset_options)
+        if unknown:
+            raise ValueError(
+                f"unknown reset option(s) {', '.join(map(repr, unknown))}: "
+                f"{type(self).__name__} takes {', '.join(sorted(self.reset_options))}"
+            )
+
+    def _finish_step(
+        self, observation: Observation, reward: float | None, terminated: bool, truncated: bool, info: dict[str, Any]
+    ) -> tuple[Observation, float | None]:
+        """A gym's last word on a step's observation and reward, after grading and before the
+        listeners see the step (MiniWoB's reward processors and black terminal frame)."""
+        return observation, reward
+
     def _pick_task(self, options: dict[str, Any]) -> Task | None:
         if options.get("task") is not None:
             return resolve_task(options["task"])
@@ -160,11 +179,12 @@ class EnvCore:
 
     async def _reset(self, seed: int | None, options: dict[str, Any] | None) -> tuple[Observation, dict[str, Any]]:
         started = time.perf_counter()
-        self._seed_episode(seed)
         # A reset ends the previous episode whether or not it succeeds: after a failed one there
         # is no episode to step or to end (``end_episode`` must not reach the listeners).
         self._needs_reset = self._episode_over = True
         options = dict(options or {})
+        self._check_options(options)
+        self._seed_episode(seed)
         task = self._pick_task(options)
         episode_seed = seed if seed is not None else int(self.np_random.integers(2**31 - 1))
         self._closed = False
@@ -213,6 +233,7 @@ class EnvCore:
             "step": 0,
             "timings": Timings({"setup": setup_s, "total": time.perf_counter() - started}),
             **frame.info,
+            **self._context.info,
         }
         return observation, info
 
@@ -318,6 +339,8 @@ class EnvCore:
                     terminated = True
         if terminated or truncated:
             self._episode_over = True
+        info.update(self._context.info)
+        observation, reward = self._finish_step(observation, reward, terminated, truncated, info)
         info = self._finish_info(info, timings, started)
         for listener in self.listeners:
             await listener.on_step(cast("HudEnv", self), action, observation, reward, terminated, truncated, info)

@@ -66,6 +66,8 @@ class FunctionContext:
         instruction: set by a setup function that generates the episode's instruction (e.g.
             MiniWoB's utterance); it is then shown to the agent instead of the task's prompt.
         state: a per-episode scratch dict shared by the functions of one episode.
+        info: facts a setup function reports to the agent (JSON-ready, e.g. MiniWoB's ``fields``):
+            the env adds them to the reset's ``info`` and to every step's.
     """
 
     gym: str
@@ -75,6 +77,7 @@ class FunctionContext:
     seed: int | None = None
     instruction: str | None = None
     state: dict[str, Any] = field(default_factory=dict)
+    info: dict[str, Any] = field(default_factory=dict)
 
 
 class UnknownFunctionError(HudGymError, ValueError):

@@ -8,15 +8,26 @@ Used by :class:`~hud_gym.wrappers.vector.send_recv.SendRecvVectorEnv`, the base 
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
-from typing import Any
+from collections.abc import Collection, Mapping, Sequence
+from typing import Any, Literal
 
 import gymnasium
 import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import concatenate, create_empty_array, iterate
 
-__all__ = ["StepResult", "batch_rows", "empty_batch", "reset_indices", "reset_seeds", "send_ids", "unbatch_actions"]
+__all__ = [
+    "OBJECT_INFO_KEYS",
+    "InfoMode",
+    "StepResult",
+    "numeric_info",
+    "batch_rows",
+    "empty_batch",
+    "reset_indices",
+    "reset_seeds",
+    "send_ids",
+    "unbatch_actions",
+]
 
 StepResult = tuple[Any, float | None, bool, bool, dict[str, Any]]
 """One env's step: ``reward`` is ``None`` when the step failed (batched as NaN)."""
@@ -25,6 +36,57 @@ StepResult = tuple[Any, float | None, bool, bool, dict[str, Any]]
 def empty_batch(space: gymnasium.Space, n: int) -> Any:
     """The batch of ``n`` observations of ``space`` to fill (gymnasium's ``create_empty_array``)."""
     return create_empty_array(space, n)
+
+
+InfoMode = Literal["all", "numeric"]
+"""How a vector env batches infos: every key, or only the numeric ones (:func:`numeric_info`)."""
+
+OBJECT_INFO_KEYS: tuple[str, ...] = (
+    "status",
+    "error",
+    "action_error",
+    "grade",
+    "timings",
+    "task_id",
+    "prompt",
+    "seed",
+    "url",
+    "title",
+    "tabs",
+    "dialogs",
+    "downloads",
+    "elements",
+    "dom_elements",
+    "fields",
+    "data_mode",
+    "typed_field",
+    "navigation_error",
+    "final_obs",
+    "final_info",
+)
+"""The info keys of hud-gym's envs that ``info_mode="all"`` batches as object arrays (strings,
+``None``, lists, grades, timings; ``final_obs`` / ``final_info`` in ``SAME_STEP`` autoreset)."""
+
+
+def numeric_info(info: Mapping[str, Any]) -> dict[str, Any]:
+    """The numeric part of an info: bools, ints, floats, numpy numbers and numeric numpy arrays,
+    with mappings (``timings``, ``final_info``) kept as dicts of their numeric part; strings,
+    ``None``, lists and other objects (and ``final_obs``) are left out."""
+    kept: dict[str, Any] = {}
+    for key, value in info.items():
+        if key == "final_obs":
+            continue
+        if (
+            isinstance(value, (bool, int, float, np.number))
+            or isinstance(value, np.ndarray)
+            and (value.dtype == np.bool_ or np.issubdtype(value.dtype, np.number))
+        ):
+            kept[key] = value
+        elif isinstance(value, Mapping):
+            nested = numeric_info(value)
+            if nested:
+                kept[key] = nested
+    return kept
 
 
 def reset_seeds(seed: int | Sequence[int | None] | None, num_envs: int) -> list[int | None]:
@@ -47,15 +109,26 @@ def reset_seeds(seed: int | Sequence[int | None] | None, num_envs: int) -> list[
 def reset_indices(options: dict[str, Any] | None, num_envs: int) -> tuple[list[int], dict[str, Any]]:
     """The envs to reset (``options["reset_mask"]``, all by default) and the options without the mask.
 
+    The checks and their messages are ``SyncVectorEnv``'s.
+
     Raises:
-        ValueError: a mask that is not a bool array of shape ``(num_envs,)``.
+        TypeError: a mask that is not a numpy array, or not of ``dtype=np.bool_``.
+        ValueError: a mask not of shape ``(num_envs,)``, or with no True value.
     """
     options = dict(options or {})
     mask = options.pop("reset_mask", None)
     if mask is None:
         return list(range(num_envs)), options
-    if not (isinstance(mask, np.ndarray) and mask.dtype == np.bool_ and mask.shape == (num_envs,)):
-        raise ValueError(f"options['reset_mask'] must be a bool array of shape ({num_envs},)")
+    if not isinstance(mask, np.ndarray):
+        raise TypeError(f"`options['reset_mask']` must be a numpy array, got {type(mask)}")
+    if mask.shape != (num_envs,):
+        raise ValueError(f"`options['reset_mask']` must have shape `({num_envs},)`, got {mask.shape}")
+    if mask.dtype != np.bool_:
+        raise TypeError(f"`options['reset_mask']` must have `dtype=np.bool_`, got {mask.dtype}")
+    if not np.any(mask):
+        raise ValueError(
+            f"`options['reset_mask']` must contain a boolean array with at least one True value, got reset_mask={mask}"
+        )
     return [i for i in range(num_envs) if mask[i]], options
 
 
@@ -103,7 +176,8 @@ def unbatch_actions(action_space: gymnasium.Space, actions: Any, num_envs: int) 
     actions (CLA models, CLA dicts, lists of them, or single-space samples).
 
     Raises:
-        ValueError: neither form.
+        TypeError: neither form (``step(0)``, as ``SyncVectorEnv``).
+        ValueError: a list or array of another length than ``num_envs``.
     """
     if (
         isinstance(actions, dict)
@@ -111,11 +185,14 @@ def unbatch_actions(action_space: gymnasium.Space, actions: Any, num_envs: int) 
         and set(actions) == set(action_space.spaces)
     ):
         return list(iterate(action_space, actions))
-    if isinstance(actions, np.ndarray) and len(actions) == num_envs:
+    sequence = isinstance(actions, (list, tuple)) or (isinstance(actions, np.ndarray) and actions.ndim > 0)
+    if sequence and len(actions) != num_envs:
+        raise ValueError(f"expected {num_envs} actions, got {len(actions)}")
+    if isinstance(actions, np.ndarray) and actions.ndim > 0:
         return list(iterate(action_space, actions))
-    if isinstance(actions, (list, tuple)) and len(actions) == num_envs:
+    if isinstance(actions, (list, tuple)):
         return list(actions)
-    raise ValueError(
+    raise TypeError(
         f"expected {num_envs} actions (a batched action-space element or a list), got {type(actions).__name__}"
     )
 

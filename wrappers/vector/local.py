@@ -44,9 +44,10 @@ from gymnasium.vector import AutoresetMode
 
 from hud_gym.core.env import HudEnv
 from hud_gym.core.loop import get_loop_thread
+from hud_gym.core.time_limit import effective_limit
 from hud_gym.wrappers.rollout.placement import controller_kwargs
 from hud_gym.wrappers.vector import autoreset
-from hud_gym.wrappers.vector.batching import StepResult
+from hud_gym.wrappers.vector.batching import InfoMode, StepResult
 from hud_gym.wrappers.vector.send_recv import SendRecvVectorEnv
 
 __all__ = ["HudVectorEnv"]
@@ -64,6 +65,8 @@ class HudVectorEnv(SendRecvVectorEnv):
             evaluation and any autoreset) before the env is replaced and the row reported as a
             ``timeout``; by default the sub-env's own ``step_timeout`` + ``reset_timeout``, the
             most its own limits allow.
+        info_mode: ``"all"`` or ``"numeric"`` (only numeric info keys; for trainers that move
+            infos to tensors): see :class:`~hud_gym.wrappers.vector.send_recv.SendRecvVectorEnv`.
     """
 
     _in_flight: dict[int, concurrent.futures.Future[StepResult]]
@@ -75,12 +78,13 @@ class HudVectorEnv(SendRecvVectorEnv):
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
         copy: bool = True,
         step_timeout: float | None = None,
+        info_mode: InfoMode = "all",
     ) -> None:
         if not env_fns:
             raise ValueError("a vector env needs at least one env")
         if step_timeout is not None and step_timeout <= 0:
             raise ValueError(f"step_timeout must be positive, got {step_timeout}")
-        super().__init__(len(env_fns), autoreset_mode=autoreset_mode, copy=copy)
+        super().__init__(len(env_fns), autoreset_mode=autoreset_mode, copy=copy, info_mode=info_mode)
         self.env_fns = list(env_fns)
         self.step_timeout = step_timeout
         # Replacement envs are made on the loop thread: make them in this context, so that they
@@ -91,6 +95,18 @@ class HudVectorEnv(SendRecvVectorEnv):
             if not isinstance(env, HudEnv):
                 raise TypeError(f"HudVectorEnv runs hud-gym envs, got {type(env).__name__}")
         first = self.envs[0]
+        for i, env in enumerate(self.envs):
+            # SyncVectorEnv's check: the batch's spaces are the first env's.
+            if env.observation_space != first.observation_space:
+                raise RuntimeError(
+                    f"sub-env {i}'s observation space {env.observation_space} is not sub-env 0's "
+                    f"{first.observation_space}: every sub-env must observe the same space "
+                    "(give them the same observation_size / observation_crop / max_text_length)"
+                )
+            if env.action_space != first.action_space:
+                raise RuntimeError(
+                    f"sub-env {i}'s action space {env.action_space} is not sub-env 0's {first.action_space}"
+                )
         self._describe_batch(
             metadata=first.metadata,
             render_mode=first.render_mode,
@@ -111,16 +127,20 @@ class HudVectorEnv(SendRecvVectorEnv):
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
         copy: bool = True,
         vector_step_timeout: float | None = None,
+        info_mode: InfoMode = "all",
         **env_kwargs: Any,
     ) -> HudVectorEnv:
         """``num_envs`` envs of ``env_class`` made with ``env_kwargs``; ``max_episode_steps`` becomes
-        each env's own ``max_steps`` (so the final step is graded) and ``vector_step_timeout`` the
+        each env's own ``max_steps`` (so the final step is graded; the lower one when ``max_steps`` is
+        given too) and ``vector_step_timeout`` the
         vector env's ``step_timeout`` (``step_timeout`` stays each env's own). A list for
         ``controller`` spreads the envs over those places (:mod:`hud_gym.wrappers.rollout.placement`)."""
         if max_episode_steps is not None:
-            env_kwargs["max_steps"] = max_episode_steps
+            env_kwargs["max_steps"] = effective_limit(env_kwargs.get("max_steps"), max_episode_steps)
         env_fns = [functools.partial(env_class, **controller_kwargs(env_kwargs, i)) for i in range(num_envs)]
-        return cls(env_fns, autoreset_mode=autoreset_mode, copy=copy, step_timeout=vector_step_timeout)
+        return cls(
+            env_fns, autoreset_mode=autoreset_mode, copy=copy, step_timeout=vector_step_timeout, info_mode=info_mode
+        )
 
     # ------------------------------------------------------------------ the backend: reset, send, recv
 
@@ -225,6 +245,23 @@ class HudVectorEnv(SendRecvVectorEnv):
             attribute = getattr(env, name)
             results.append(attribute(*args, **kwargs) if callable(attribute) else attribute)
         return tuple(results)
+
+    def set_attr(self, name: str, values: list[Any] | tuple[Any, ...] | Any) -> None:
+        """Set an attribute of every sub-env: ``values`` is one value per env (a list or tuple) or
+        one value for all, as ``SyncVectorEnv.set_attr``.
+
+        Raises:
+            ValueError: a list or tuple of another length than ``num_envs``.
+        """
+        if not isinstance(values, (list, tuple)):
+            values = [values for _ in range(self.num_envs)]
+        if len(values) != self.num_envs:
+            raise ValueError(
+                "Values must be a list or tuple with length equal to the number of environments. "
+                f"Got `{len(values)}` values for {self.num_envs} environments."
+            )
+        for env, value in zip(self.envs, values, strict=True):
+            env.set_wrapper_attr(name, value)
 
     def render(self) -> tuple[np.ndarray | None, ...]:  # type: ignore[override]  # None: a sub-env with no frame yet
         """The last screenshot of every sub-env."""

@@ -38,9 +38,11 @@ from gymnasium.vector.utils import batch_space, concatenate
 
 from hud_gym.wrappers.vector.autoreset import needs_reset_after
 from hud_gym.wrappers.vector.batching import (
+    InfoMode,
     StepResult,
     batch_rows,
     empty_batch,
+    numeric_info,
     reset_indices,
     reset_seeds,
     send_ids,
@@ -61,13 +63,25 @@ class SendRecvVectorEnv(VectorEnv):
         autoreset_mode: Gymnasium's autoreset mode (``NEXT_STEP`` by default).
         copy: accepted for ``SyncVectorEnv`` compatibility: every batch is built anew, so the
             observations returned are always the caller's own.
+        info_mode: ``"all"`` (every info key; strings, ``None``, grades and timings are batched
+            as object arrays) or ``"numeric"`` (only the numbers, bools and numeric arrays,
+            nested dicts included: what trainers that move infos to tensors, as Gymnasium's
+            ``NumpyToTorch``, can take); see :func:`~hud_gym.wrappers.vector.batching.numeric_info`.
     """
 
     _closed = True  # until the backend's envs exist: closing before then has nothing to close
 
     def __init__(
-        self, num_envs: int, *, autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP, copy: bool = True
+        self,
+        num_envs: int,
+        *,
+        autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
+        copy: bool = True,
+        info_mode: InfoMode = "all",
     ) -> None:
+        if info_mode not in ("all", "numeric"):
+            raise ValueError(f"info_mode must be 'all' or 'numeric', got {info_mode!r}")
+        self.info_mode: InfoMode = info_mode
         self.num_envs = num_envs
         self.autoreset_mode = AutoresetMode(autoreset_mode)
         self.copy = copy
@@ -95,6 +109,11 @@ class SendRecvVectorEnv(VectorEnv):
         self.single_action_space = action_space
         self.observation_space = batch_space(observation_space, self.num_envs)
         self.action_space = batch_space(action_space, self.num_envs)
+
+    def _add_info(self, vector_infos: dict[str, Any], env_info: dict[str, Any], env_num: int) -> dict[str, Any]:
+        if self.info_mode == "numeric":
+            env_info = numeric_info(env_info)
+        return super()._add_info(vector_infos, env_info, env_num)
 
     # ------------------------------------------------------------------ reset
 
@@ -190,6 +209,20 @@ class SendRecvVectorEnv(VectorEnv):
             self, [(i, rows[i]) for i in finished], with_env_ids=not (ordered and len(finished) == self.num_envs)
         )
 
+    def get_attr(self, name: str) -> tuple[Any, ...]:
+        """An attribute of every sub-env (``SyncVectorEnv.get_attr``)."""
+        return tuple(self.call(name))
+
+    @property
+    def np_random_seed(self) -> tuple[int, ...]:  # type: ignore[override]
+        """Every sub-env's seed (``(42, 43, ...)`` after ``reset(seed=42)``), as ``SyncVectorEnv``."""
+        return self.get_attr("np_random_seed")
+
+    @property  # type: ignore[misc]  # VectorEnv.np_random has a setter, SyncVectorEnv.np_random none
+    def np_random(self) -> tuple[np.random.Generator, ...]:  # type: ignore[override]
+        """Every sub-env's random generator, as ``SyncVectorEnv``."""
+        return self.get_attr("np_random")
+
     @property
     def in_flight(self) -> list[int]:
         """The ids of the envs with a step sent and not yet received, in order."""
@@ -211,6 +244,10 @@ class SendRecvVectorEnv(VectorEnv):
     def _recv(self, timeout: float | None) -> dict[int, StepResult]:
         """The finished steps of ``_in_flight`` (removed from it), waiting up to ``timeout``
         seconds (``None``: as long as it takes) for one when none has finished; may be empty."""
+        raise NotImplementedError
+
+    def call(self, name: str, *args: Any, **kwargs: Any) -> tuple[Any, ...]:
+        """Call a method (or read an attribute) of every sub-env."""
         raise NotImplementedError
 
     def _check_open(self) -> None:
