@@ -61,7 +61,7 @@ def js(env: gymnasium.Env, expression: str, arg: Any = None) -> Any:
 Elements = list[dict[str, Any]]
 
 
-def center(elements: Elements, *, id: str | None = None, tag: str | None = None, text: str | None = None) -> Point:  # noqa: A002
+def center(elements: Elements, *, id: str | None = None, tag: str | None = None, text: str | None = None) -> Point:
     """Center, in observation pixels, of the first element with that id, tag and text."""
     for element in elements:
         if (
