@@ -2,7 +2,7 @@
 PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
-EXTRAS ?= dev,miniwob,ubuntu,sb3,ray,docker,agents
+EXTRAS ?= dev,miniwob,ubuntu,sb3,ray,train,docker,agents
 STAMP  := $(VENV)/.installed
 
 .PHONY: demo test check bench install system clean wheel-smoke
