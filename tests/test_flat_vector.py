@@ -75,3 +75,19 @@ def test_a_failed_step_is_failed_reward_and_marked(caplog: pytest.LogCaptureFixt
         envs.close()
     with pytest.raises(ValueError, match="failed_reward must be a finite number"):
         gymnasium.make_vec("hud/QA-v0", 1, taskset="qa-basic", failed_reward=float("nan"))
+
+
+def test_same_step_autoreset_maps_the_final_observation() -> None:
+    from gymnasium.vector import AutoresetMode
+
+    envs = gymnasium.make_vec(
+        "hud/QA-v0", 2, taskset="qa-basic", observation="image", observation_size=(42, 42), action_mode="discrete",
+        grid=(1, 1), keys=(), texts=("x",), max_steps=1, autoreset_mode=AutoresetMode.SAME_STEP,
+    )  # fmt: skip
+    try:
+        envs.reset(seed=0)
+        _, _, terminated, truncated, infos = envs.step(np.array([0, 1]))
+        assert list(terminated | truncated) == [True, True]
+        assert [o.shape for o in infos["final_obs"]] == [(42, 42, 3), (42, 42, 3)]
+    finally:
+        envs.close()

@@ -77,6 +77,7 @@ class FlatVectorEnv(VectorWrapper):
                 f"failed_reward must be a finite number (a learner cannot take NaN), got {failed_reward!r}"
             )
         super().__init__(env)
+        self.hud_env = env
         size = env.envs[0].observation_size
         text: TextMode = "drop" if observation == "image" else "codes"
         self.observation_mapper = ObservationMapper(size, text, text_length)
@@ -116,7 +117,7 @@ class FlatVectorEnv(VectorWrapper):
 
     def reset(self, *, seed: int | list[int | None] | None = None, options: dict[str, Any] | None = None) -> Any:
         """Reset (as :meth:`HudVectorEnv.reset`); the observations flat."""
-        observations, infos = self.env.reset(seed=seed, options=options)
+        observations, infos = self.hud_env.reset(seed=seed, options=options)
         return self._map(observations), infos
 
     def step(self, actions: Any) -> Any:
@@ -134,13 +135,12 @@ class FlatVectorEnv(VectorWrapper):
                 cla_actions.append(self.action_mapper.to_cla(action))
             except ValueError as exc:
                 raise ValueError(f"env {i}: {exc}") from None
-        observations, rewards, terminations, truncations, infos = self.env.step(cla_actions)
-        if self.env.autoreset_mode is AutoresetMode.SAME_STEP and "final_obs" in infos:
-            done = np.flatnonzero(infos.get("_final_obs", terminations | truncations))
+        observations, rewards, terminations, truncations, infos = self.hud_env.step(cla_actions)
+        if self.hud_env.autoreset_mode is AutoresetMode.SAME_STEP and "final_obs" in infos:
             final = infos["final_obs"]
             infos["final_obs"] = np.array([None] * self.num_envs, dtype=object)
-            for i in done:
-                infos["final_obs"][i] = self._one(final[i])
+            for row in np.flatnonzero(infos.get("_final_obs", terminations | truncations)):
+                infos["final_obs"][row] = self._one(final[row])
         return self._map(observations), self._fill_absent(rewards, infos), terminations, truncations, infos
 
     def _fill_absent(self, rewards: np.ndarray, infos: dict[str, Any]) -> np.ndarray:
