@@ -2,7 +2,7 @@
 PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
-EXTRAS ?= dev,miniwob,ubuntu,sb3,ray,docker,agents
+EXTRAS ?= dev,miniwob,ubuntu,sb3,ray,train,docker,agents,ui
 STAMP  := $(VENV)/.installed
 
 .PHONY: demo test check bench install system clean wheel-smoke
@@ -34,7 +34,7 @@ system:
 # Re-run the install whenever the dependency lists or the install scripts change. The system
 # packages come from scripts/install-system.sh, which installs the controller images' lists
 # (docker/*/packages.txt) through docker/install-packages.sh: the same lists and script as the images.
-$(STAMP): pyproject.toml Makefile scripts/install-system.sh docker/install-packages.sh docker/ubuntu/packages.txt docker/browser/packages.txt
+$(STAMP): pyproject.toml Makefile scripts/install-system.sh scripts/overlay-venv.sh docker/install-packages.sh docker/ubuntu/packages.txt docker/browser/packages.txt
 	bash scripts/install-system.sh
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
@@ -46,7 +46,10 @@ $(STAMP): pyproject.toml Makefile scripts/install-system.sh docker/install-packa
 	# make sure the newer one is the one installed.
 	$(PY) -c "import Xlib, sys; sys.exit(Xlib.__version__ < (0, 33))" || \
 		$(PY) -m pip install -q --force-reinstall --no-deps "python-xlib>=0.33"
+	# verifiers 0.4 pins openai<3 (the agents extra needs openai 3): it gets a venv layered over this
+	# one, holding only what differs (tests/test_verifiers_v1.py runs itself there).
+	bash scripts/overlay-venv.sh $(PY) $(VENV)-verifiers "verifiers>=0.4,<0.5"
 	touch $@
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(VENV)-verifiers build *.egg-info .pytest_cache .hypothesis .mypy_cache .ruff_cache

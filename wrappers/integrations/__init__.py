@@ -7,8 +7,10 @@ imports none of them (import the module you use):
 - Ray (``pip install 'hud-gym[ray]'``): :mod:`~hud_gym.wrappers.integrations.ray_vector` (a vector
   env whose sub-envs live in actors), :mod:`~hud_gym.wrappers.integrations.ray_pool` (an env pool
   of actors), :mod:`~hud_gym.wrappers.integrations.ray_actors` (the actors themselves);
-- TRL: :mod:`~hud_gym.wrappers.integrations.trl` (``GRPOTrainer(environment_factory=...)``);
-- verifiers: :mod:`~hud_gym.wrappers.integrations.verifiers` (``RolloutOutput`` records).
+- TRL (``pip install 'hud-gym[train]'``): :mod:`~hud_gym.wrappers.integrations.trl`
+  (``GRPOTrainer(environment_factory=...)``);
+- verifiers: :mod:`~hud_gym.wrappers.integrations.verifiers_v1` (verifiers >= 0.4 ``Trace``
+  records) and :mod:`~hud_gym.wrappers.integrations.verifiers` (0.2-style ``RolloutOutput`` dicts).
 
 Example:
     >>> from hud_gym.wrappers.integrations.sb3_vec_env import to_sb3_vec_env  # doctest: +SKIP

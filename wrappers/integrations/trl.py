@@ -1,9 +1,21 @@
 """TRL adapter: a class for ``GRPOTrainer(environment_factory=...)``.
 
-TRL (``transformers >= 5.2``) builds one instance per rollout slot with no arguments, pools and
-reuses them, calls ``reset(**row)`` with the dataset row before each episode (the returned string
-extends the prompt), exposes every public method as a tool (schema from its type hints and
-Google-style docstring) and lets reward functions read ``environments[i].get_reward()``.
+TRL (``trl >= 1.0``, ``transformers >= 5.2``) builds one instance per rollout slot with no
+arguments, pools and reuses them, calls ``reset(**row)`` with the dataset row before each episode
+(a returned string is appended to the row's last user message), exposes every public function of
+the class except ``reset`` and ``get_reward`` as a tool (schema from its type hints and
+Google-style docstring) and scores each rollout with ``get_reward()`` (logged under the class's
+name; NaN is left out of TRL's reward aggregation).
+
+So the class's only public functions are ``reset``, ``get_reward`` and the tools the model should
+have. Its envs are released by ``close_all()`` (every instance of every class this module made),
+by a finalizer when an instance is garbage collected (e.g. with its trainer) and at interpreter
+exit; ``HudTRLEnvironment.close_all()`` (a classmethod, never a tool) releases one class's.
+
+With ``screenshots=True`` every tool returns TRL's multimodal content blocks
+(``[{"type": "image", "image": <PIL image>}, {"type": "text", "text": ...}]``, the image at the
+env's ``observation_size``), which TRL feeds to a VLM; the default returns the text only (for a
+text-only model) and keeps the last screenshot in ``last_image``.
 
 TRL calls ``reset`` and the tools one rollout after another (a sync loop); each call goes through
 the env's sync facade, which runs the work on hud-gym's private event-loop thread.
@@ -16,19 +28,25 @@ Example:
 
 Dataset rows carry ``task`` (a Task dict or a ``"<taskset>/<id>"`` reference; ``task_id`` is
 accepted as an alias) or the task's own fields (``prompt``, ``target``, ``choices``, ...), and
-optionally ``seed``.
+optionally ``seed``. A row with a ``prompt`` already shows the model its question, so ``reset``
+then returns ``None`` (TRL would append the instruction a second time); a row without one gets
+the task's instruction from ``reset``.
 """
 
 from __future__ import annotations
 
 import math
+import weakref
 from typing import Any
 
 from hud_gym.task import Task
 from hud_gym.tasksets import resolve_task
 from hud_gym.trajectory import FAILED
 
-__all__ = ["trl_environment_factory"]
+__all__ = ["ToolResult", "close_all", "trl_environment_factory"]
+
+ToolResult = str | list[dict[str, Any]]
+"""What a tool returns: the text, or TRL's content blocks (an image block, then a text block)."""
 
 _TASK_FIELDS = ("id", "setup", "evaluate", "gym", "target", "choices", "files", "metadata", "config")
 
@@ -58,15 +76,50 @@ def _task_from_row(row: dict[str, Any]) -> Task:
     return Task(prompt=_prompt_text(row["prompt"]), **fields)
 
 
-def trl_environment_factory(gym: str = "qa", **env_kwargs: Any) -> type:
+class _EnvSlot:
+    """The env of one TRL environment instance, held apart from it so that a finalizer can close it."""
+
+    def __init__(self, owner: type) -> None:
+        self.owner = owner
+        self.env: Any = None
+
+    def open(self, env: Any) -> None:
+        self.env = env
+        _OPEN.add(self)
+
+    def close(self) -> None:
+        env, self.env = self.env, None
+        _OPEN.discard(self)
+        if env is not None:
+            env.close()
+
+
+_OPEN: set[_EnvSlot] = set()  # the slots holding an env, over every class
+
+
+def _close_slots(owner: type | None = None) -> None:
+    for slot in [s for s in _OPEN if owner is None or s.owner is owner]:
+        slot.close()
+
+
+def close_all() -> None:
+    """Close the envs of every TRL environment instance this module's classes made (call it after
+    ``trainer.train()``; a finalizer and interpreter exit do it too). Instances stay usable: the
+    next ``reset`` makes a new env."""
+    _close_slots()
+
+
+def trl_environment_factory(gym: str = "qa", *, screenshots: bool = False, **env_kwargs: Any) -> type:
     """A class for TRL's ``GRPOTrainer(environment_factory=Cls)`` over the hud-gym ``gym``.
 
     Args:
         gym: the gym name or id (``"qa"``, ``"hud-browser"``, ``"hud-ubuntu"``, ``"hud/QA-v0"``).
+        screenshots: tools return the screenshot and the text as TRL content blocks (for a VLM);
+            ``False`` returns the text only.
         **env_kwargs: keyword arguments for ``hud_gym.make`` (``max_steps``, ``observation_size``, ...).
 
     The env is made lazily at the first ``reset`` (constructing an instance launches nothing) and
-    kept across episodes; ``close()`` releases it.
+    kept across episodes; :func:`close_all` (or the class's ``close_all()``) releases it.
     """
     from hud_gym.registration import gym_id_for
 
@@ -74,32 +127,46 @@ def trl_environment_factory(gym: str = "qa", **env_kwargs: Any) -> type:
     kwargs = dict(env_kwargs)
 
     class HudTRLEnvironment:
-        """One hud-gym env as a TRL environment: ``reset``, tool methods, ``get_reward``, ``close``."""
+        """One hud-gym env as a TRL environment: ``reset``, tool methods, ``get_reward``."""
 
         def __init__(self) -> None:
-            self.env: Any = None
+            self._slot = _EnvSlot(type(self))
+            weakref.finalize(self, self._slot.close)
             self.last_image: Any = None
             self._task: Task | None = None
             self._reward: float | None = None
             self._status = "ok"
             self._over = True
 
+        @property
+        def env(self) -> Any:
+            """The hud-gym env (``None`` before the first ``reset`` and after ``close_all``)."""
+            return self._slot.env
+
+        @classmethod
+        def close_all(cls) -> None:
+            """Close the envs of every instance of this class (they are made again at the next ``reset``)."""
+            _close_slots(cls)
+
         # ------------------------------------------------------------ episode
 
-        def reset(self, **row: Any) -> str:
-            """Start an episode for the dataset row's task (and ``seed``); return its instruction."""
+        def reset(self, **row: Any) -> str | None:
+            """Start an episode for the dataset row's task (and ``seed``); return its instruction,
+            or ``None`` when the row's own ``prompt`` already carries it."""
             task = _task_from_row(row)
             if task.gym is not None and gym_id_for(task.gym) != gym_id:
                 raise ValueError(f"task {task.id!r} is for gym {task.gym!r}, but this environment runs {gym_id}")
-            if self.env is None:
+            if self._slot.env is None:
                 import hud_gym
 
-                self.env = hud_gym.make(gym_id, **kwargs).unwrapped
+                self._slot.open(hud_gym.make(gym_id, **kwargs).unwrapped)
             seed = row.get("seed")
             observation, info = self.env.reset(seed=None if seed is None else int(seed), options={"task": task})
             self._task, self._reward, self._status, self._over = task, None, "ok", False
             self._keep_image(observation)
-            return info.get("prompt") or task.prompt
+            if row.get("prompt") is not None:
+                return None
+            return str(info.get("prompt") or task.prompt)
 
         def get_reward(self) -> float:
             """The evaluator's reward of the episode (graded now if it has not ended); NaN when the
@@ -114,15 +181,9 @@ def trl_environment_factory(gym: str = "qa", **env_kwargs: Any) -> type:
                 return math.nan if grade.is_error else float(grade.reward)
             return self._reward
 
-        def close(self) -> None:
-            """Close the env (it is made again at the next ``reset``)."""
-            if self.env is not None:
-                self.env.close()
-                self.env = None
-
         # ------------------------------------------------------------ tools
 
-        def click(self, x: int, y: int) -> str:
+        def click(self, x: int, y: int) -> ToolResult:
             """Click the left mouse button at a point of the screenshot.
 
             Args:
@@ -130,35 +191,35 @@ def trl_environment_factory(gym: str = "qa", **env_kwargs: Any) -> type:
                 y: vertical pixel position, from the top edge.
 
             Returns:
-                The observation text and the step status.
+                The observation text and the step status (after the screenshot, with ``screenshots``).
             """
             return self._act({"type": "click", "point": {"x": int(x), "y": int(y)}})
 
-        def type_text(self, text: str) -> str:
+        def type_text(self, text: str) -> ToolResult:
             """Type text at the keyboard focus.
 
             Args:
                 text: the text to type.
 
             Returns:
-                The observation text and the step status.
+                The observation text and the step status (after the screenshot, with ``screenshots``).
             """
             return self._act({"type": "type", "text": str(text)})
 
-        def press(self, keys: str) -> str:
+        def press(self, keys: str) -> ToolResult:
             """Press a key or a key combination.
 
             Args:
                 keys: key names joined by "+", pressed together, e.g. "enter" or "ctrl+a".
 
             Returns:
-                The observation text and the step status.
+                The observation text and the step status (after the screenshot, with ``screenshots``).
             """
             text = str(keys).strip()
             parts = [text] if text == "+" else [k.strip() for k in text.split("+") if k.strip()]
             return self._act({"type": "press", "keys": parts})
 
-        def scroll(self, dx: int, dy: int) -> str:
+        def scroll(self, dx: int, dy: int) -> ToolResult:
             """Scroll at the pointer position.
 
             Args:
@@ -166,18 +227,18 @@ def trl_environment_factory(gym: str = "qa", **env_kwargs: Any) -> type:
                 dy: vertical pixels to scroll (positive = down).
 
             Returns:
-                The observation text and the step status.
+                The observation text and the step status (after the screenshot, with ``screenshots``).
             """
             return self._act({"type": "scroll", "scroll": {"x": int(dx), "y": int(dy)}})
 
-        def answer(self, text: str) -> str:
+        def answer(self, text: str) -> ToolResult:
             """Give the final answer. This ends the episode.
 
             Args:
                 text: the final answer.
 
             Returns:
-                The observation text and the step status.
+                The observation text and the step status (after the screenshot, with ``screenshots``).
             """
             return self._act({"type": "response", "text": str(text)})
 
@@ -190,7 +251,7 @@ def trl_environment_factory(gym: str = "qa", **env_kwargs: Any) -> type:
 
                 self.last_image = Image.fromarray(screenshot)
 
-        def _act(self, action: dict[str, Any]) -> str:
+        def _act(self, action: dict[str, Any]) -> ToolResult:
             if self.env is None or self._task is None:
                 return "Error: the environment has not been reset."
             if self._over:
@@ -206,7 +267,10 @@ def trl_environment_factory(gym: str = "qa", **env_kwargs: Any) -> type:
                 self._over, self._status = True, status
                 self._reward = None if status in FAILED or reward is None else float(reward)
                 lines.append("The episode is over.")
-            return "\n".join(line for line in lines if line)
+            text = "\n".join(line for line in lines if line)
+            if screenshots and self.last_image is not None:
+                return [{"type": "image", "image": self.last_image}, {"type": "text", "text": text}]
+            return text
 
     HudTRLEnvironment.__name__ = HudTRLEnvironment.__qualname__ = (
         f"HudTRLEnvironment_{gym_id.split('/')[-1].replace('-', '_')}"

@@ -3,6 +3,10 @@
 verifiers runs the G rollouts of one example concurrently (``run_group``), scores them with a
 ``Rubric`` and gives each the advantage ``reward - group mean`` (no std). This builds the same
 records from :func:`hud_gym.wrappers.rollout.grpo.rollout_group`, without importing verifiers.
+
+verifiers 0.4 replaced this API (``verifiers.v1``: ``Trace`` records): use
+:mod:`hud_gym.wrappers.integrations.verifiers_v1`, tested with the real package. These dicts are
+kept for code written against 0.2 and are not checked against a verifiers install.
 """
 
 from __future__ import annotations

@@ -22,18 +22,34 @@ from collections.abc import Callable
 from typing import Any
 
 from hud_gym.gyms import UnknownGymError, get_gym
+from hud_gym.wrappers.vector.flat import FLAT_ARGUMENTS, FlatVectorEnv
 from hud_gym.wrappers.vector.local import HudVectorEnv
 
 __all__ = ["browser_vector_env", "entry_point", "qa_vector_env", "ubuntu_vector_env", "vector_env"]
 
 
-def vector_env(gym: str, num_envs: int = 1, **kwargs: Any) -> HudVectorEnv:
-    """A :class:`HudVectorEnv` of ``num_envs`` envs of ``gym`` (a name, alias or id) made with ``kwargs``."""
-    return HudVectorEnv.from_env_class(get_gym(gym).env, num_envs, **kwargs)
+def _make(env_class: Any, num_envs: int, kwargs: dict[str, Any]) -> HudVectorEnv | FlatVectorEnv:
+    flat = {k: kwargs.pop(k) for k in FLAT_ARGUMENTS & kwargs.keys()}
+    envs = HudVectorEnv.from_env_class(env_class, num_envs, **kwargs)
+    if not flat:
+        return envs
+    try:
+        return FlatVectorEnv(envs, **flat)
+    except Exception:
+        envs.close()
+        raise
+
+
+def vector_env(gym: str, num_envs: int = 1, **kwargs: Any) -> HudVectorEnv | FlatVectorEnv:
+    """A :class:`HudVectorEnv` of ``num_envs`` envs of ``gym`` (a name, alias or id) made with
+    ``kwargs``; its flat form (:class:`~hud_gym.wrappers.vector.flat.FlatVectorEnv`) when
+    ``kwargs`` hold any of ``observation``, ``action_mode``, ``grid``, ``keys``, ``texts``,
+    ``text_length``, ``failed_reward``."""
+    return _make(get_gym(gym).env, num_envs, dict(kwargs))
 
 
 @functools.cache
-def entry_point(name: str) -> Callable[..., HudVectorEnv]:
+def entry_point(name: str) -> Callable[..., HudVectorEnv | FlatVectorEnv]:
     """The vector entry point of the gym named ``name`` (one function per gym).
 
     Raises:
@@ -41,8 +57,8 @@ def entry_point(name: str) -> Callable[..., HudVectorEnv]:
     """
     gym = get_gym(name)
 
-    def create(num_envs: int = 1, **kwargs: Any) -> HudVectorEnv:
-        return HudVectorEnv.from_env_class(gym.env, num_envs, **kwargs)
+    def create(num_envs: int = 1, **kwargs: Any) -> HudVectorEnv | FlatVectorEnv:
+        return _make(gym.env, num_envs, dict(kwargs))
 
     create.__name__ = create.__qualname__ = name
     create.__doc__ = f"``vector_entry_point`` of {gym.id}: a :class:`HudVectorEnv` of :class:`{gym.entry_point}`."
