@@ -42,7 +42,7 @@ class SB3ActionWrapper(gymnasium.ActionWrapper):
         texts: Sequence[str] = ("",),
     ) -> None:
         super().__init__(env)
-        self.mapper = ActionMapper(env.unwrapped.observation_size, mode, grid, keys, texts)
+        self.mapper = ActionMapper(env.unwrapped.observation_size, mode, grid, keys, texts)  # type: ignore[attr-defined]
         self.action_space = self.mapper.space
 
     def action(self, action: Any) -> CLAAction:

@@ -144,7 +144,8 @@ class ActionMapper:
             text = min(int(choice * len(self.texts)), max(len(self.texts) - 1, 0))
         else:
             values = np.asarray(action).reshape(-1)
-            bounds = self.space.nvec if self.mode == "multidiscrete" else np.array([self.space.n])
+            space: Any = self.space
+            bounds = space.nvec if self.mode == "multidiscrete" else np.array([space.n])
             if (
                 values.shape != bounds.shape
                 or np.any(values != np.round(values))
