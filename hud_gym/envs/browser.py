@@ -54,6 +54,11 @@ class BrowserEnv(HudEnv):
             ``file:`` URL at all. ``chrome:``, ``devtools:``, ``view-source:`` and ``javascript:``
             URLs are never opened. A controller server refuses this option from its clients unless
             started with ``--trust-client-options`` (the path is on the server's machine).
+        capture: how frames are taken. ``"auto"`` (default): ``"headed"`` where Xvfb is installed
+            and ``headless=True``, else ``"cdp"``. ``"headed"``: Chromium draws on a private Xvfb
+            (its own cookie) and frames are grabbed through MIT-SHM after the action's frame is on
+            the display (about a third of the CPU of a step, never a stale frame). ``"cdp"``: the
+            DevTools ``Page.captureScreenshot`` JPEG (no X server needed).
         **kwargs: :class:`~hud_gym.core.env.HudEnv` arguments (``task``, ``taskset``,
             ``screen_size``, ``observation_size``, ``max_episode_steps``, ``step_timeout``, ...).
 
@@ -81,6 +86,7 @@ class BrowserEnv(HudEnv):
         navigation_timeout: float = 10.0,
         max_elements: int = 500,
         allow_file_urls: str | Path | None = None,
+        capture: str = "auto",
         **kwargs: Any,
     ) -> None:
         super().__init__(*args, **kwargs)
@@ -97,6 +103,7 @@ class BrowserEnv(HudEnv):
             "navigation_timeout": navigation_timeout,
             "max_elements": max_elements,
             "allow_file_urls": allow_file_urls,
+            "capture": capture,
         }
         # Fail at make time, not at the first reset, on a bad option. The allowed directory of a
         # controller in a container or on another machine is a path there, not here.
