@@ -17,6 +17,8 @@ screen's damage (XDamage on the root window) and a MIT-SHM grab of the viewport'
 2. the X server must then have the pixels: damage since the action began must have arrived (else
    it is waited for up to :data:`FIRST_PAINT` s: an action that changed nothing pays this, idle)
    and gone :data:`QUIET` s quiet (``XSync`` first, so the server has handled what it received);
+   After a step that answered a dialog, quiet means :data:`DIALOG_QUIET` (the dialog box's
+   removal is drawn by the browser's UI, outside the page's frames);
 3. after the grab, an ``XSync`` round trip: any damage the server handled in the meantime (a
    late or split ``PutImage`` of Chromium's compositor) means the grab may mix two frames, so it
    is made again, until a grab is followed by no damage.
@@ -44,6 +46,7 @@ from hud_gym.controllers.x11.xauth import new_cookie, process_authority, write_d
 from hud_gym.controllers.x11.xvfb import XvfbServer, start_xvfb
 
 __all__ = [
+    "DIALOG_QUIET",
     "FIRST_PAINT",
     "HEADED_ARGS",
     "MIN_WINDOW_WIDTH",
@@ -68,6 +71,9 @@ FIRST_PAINT = 0.010
 """Seconds the first damage after an action is waited for once its frame was committed."""
 QUIET = 0.001
 """Seconds without damage after which the X server is taken to hold the whole frame."""
+DIALOG_QUIET = 0.1
+"""The same after a step that answered a dialog: Chromium's dialog box goes away in an animation
+of the browser's UI, which the page's animation frames do not cover."""
 MAX_REGRABS = 8
 
 
@@ -148,9 +154,9 @@ class HeadedView:
         """Forget damage reported before an action (call before its input)."""
         self.x.begin()
 
-    async def settle(self) -> None:
+    async def settle(self, quiet: float = QUIET) -> None:
         """Step 2 of the module docstring (after the frame round trip)."""
-        await self.x.settle(first_paint=FIRST_PAINT, quiet=QUIET)
+        await self.x.settle(first_paint=FIRST_PAINT, quiet=quiet)
 
     def grab(self) -> np.ndarray:
         """Step 3: a grab no damage followed."""

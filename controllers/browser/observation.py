@@ -28,6 +28,7 @@ from hud_gym.controllers.browser.capture import (
     decode_image,
     page_state_expression,
 )
+from hud_gym.controllers.browser.headed import DIALOG_QUIET, QUIET
 from hud_gym.controllers.browser.lifecycle import BrowserLifecycle
 
 __all__ = [
@@ -112,7 +113,10 @@ class BrowserObservation(BrowserLifecycle):
                         screenshot = await asyncio.wait_for(asyncio.shield(shot_task), self.navigation_timeout)
                     else:
                         assert view is not None
-                        await view.settle()
+                        # A dialog answered during the action: the browser's own UI (not the
+                        # page's frames) removes its box, animated; wait until that has stopped.
+                        dialogs = len(self.dialogs) > self._reported_dialogs
+                        await view.settle(quiet=DIALOG_QUIET if dialogs else QUIET)
                         screenshot = view.grab()
                     if not navigated() and self._active is page:
                         titles = await asyncio.gather(*(self._title(p) for p in others))
