@@ -60,7 +60,7 @@ def miniwob_demo() -> int:
     console = make_console()
     try:
         chromium = find_chromium()
-        capture = "headed" if xvfb_available() else "cdp"
+        capture = "headed" if xvfb_available() else "cdp"  # the default is "cdp" (one shared browser)
         plan = plan_run("miniwob", "scripted", tasks=MINIWOB_DEMO_TASKS, env_kwargs={"capture": capture})
     except (ChromiumNotFoundError, CLIError) as exc:
         print(f"hud-gym demo: {exc}\n(run 'hud-gym doctor' to see what to install)", file=sys.stderr)

@@ -72,7 +72,7 @@ class BrowserController(BrowserInput, BrowserCustom, BrowserObservation):
             file at all); see :mod:`.urls`.
         capture: how frames are taken: ``"headed"`` (Chromium draws on a private Xvfb, frames
             grabbed through MIT-SHM: :mod:`.headed`), ``"cdp"`` (``Page.captureScreenshot``:
-            :mod:`.capture`), or ``"auto"`` (default: headed where Xvfb is installed and
+            :mod:`.capture`; the default), or ``"auto"`` (headed where Xvfb is installed and
             ``headless``, falling back to CDP when the display does not start).
 
     Attributes:

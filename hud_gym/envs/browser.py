@@ -54,11 +54,13 @@ class BrowserEnv(HudEnv):
             ``file:`` URL at all. ``chrome:``, ``devtools:``, ``view-source:`` and ``javascript:``
             URLs are never opened. A controller server refuses this option from its clients unless
             started with ``--trust-client-options`` (the path is on the server's machine).
-        capture: how frames are taken. ``"auto"`` (default): ``"headed"`` where Xvfb is installed
-            and ``headless=True``, else ``"cdp"``. ``"headed"``: Chromium draws on a private Xvfb
-            (its own cookie) and frames are grabbed through MIT-SHM after the action's frame is on
-            the display (about a third of the CPU of a step, never a stale frame). ``"cdp"``: the
-            DevTools ``Page.captureScreenshot`` JPEG (no X server needed).
+        capture: how frames are taken. ``"cdp"`` (default): the DevTools ``Page.captureScreenshot``
+            JPEG, every env a context of the one shared Chromium. ``"headed"``: the env's own
+            Chromium draws on a private Xvfb (its own cookie) and frames are grabbed through MIT-SHM
+            once the action's frame is on the display (a third or less of the CPU of a step, never
+            a stale frame; a browser per env, so more memory). ``"auto"``: ``"headed"`` where Xvfb
+            is installed and ``headless=True`` (falling back to CDP when the display does not
+            start), else ``"cdp"``.
         **kwargs: :class:`~hud_gym.core.env.HudEnv` arguments (``task``, ``taskset``,
             ``screen_size``, ``observation_size``, ``max_episode_steps``, ``step_timeout``, ...).
 
@@ -86,7 +88,7 @@ class BrowserEnv(HudEnv):
         navigation_timeout: float = 10.0,
         max_elements: int = 500,
         allow_file_urls: str | Path | None = None,
-        capture: str = "auto",
+        capture: str = "cdp",
         **kwargs: Any,
     ) -> None:
         super().__init__(*args, **kwargs)

@@ -5,7 +5,7 @@
   dialogs in between: every frame shows the last click's colour.
 - Another uid (65534), and this user without the display's cookie, cannot connect to the
   headed browser's Xvfb; the frames come through MIT-SHM; Xvfb and Chromium are gone after close.
-- ``capture="auto"`` resolves to the headed path here, ``"cdp"`` stays CDP.
+- ``capture="auto"`` resolves to the headed path here; bad ``capture`` options are refused.
 """
 
 from __future__ import annotations
@@ -90,7 +90,7 @@ NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
 @pytest.mark.timeout(90)
 @pytest.mark.skipif(shutil.which("setpriv") is None or shutil.which("xdotool") is None, reason="needs setpriv, xdotool")
 def test_the_display_is_private_and_gone_after_close() -> None:
-    env = gymnasium.make("hud/Browser-v0", screen_size=SIZE, max_steps=100)  # capture="auto"
+    env = gymnasium.make("hud/Browser-v0", screen_size=SIZE, max_steps=100, capture="auto")
     try:
         env.reset(seed=0)
         controller = env.unwrapped.controller
@@ -125,9 +125,12 @@ def _is_xvfb(proc: Path, number: str) -> bool:
 
 
 def test_capture_options() -> None:
-    make = gymnasium.make
-    assert make("hud/Browser-v0", screen_size=SIZE, capture="cdp").unwrapped.descriptor is not None
+    from hud_gym.controllers.browser import BrowserController
+
+    assert BrowserController(SIZE).capture == "cdp"  # the default: one shared headless browser
+    assert BrowserController(SIZE, capture="auto").capture == "headed"  # Xvfb is installed here
+    assert BrowserController(SIZE, capture="auto", headless=False).capture == "cdp"
     with pytest.raises(ValueError, match="capture must be"):
-        make("hud/Browser-v0", capture="x11")
+        gymnasium.make("hud/Browser-v0", capture="x11")
     with pytest.raises(ValueError, match="needs headless=True"):
-        make("hud/Browser-v0", capture="headed", headless=False)
+        gymnasium.make("hud/Browser-v0", capture="headed", headless=False)
