@@ -75,6 +75,7 @@ DIALOG_QUIET = 0.1
 """The same after a step that answered a dialog: Chromium's dialog box goes away in an animation
 of the browser's UI, which the page's animation frames do not cover."""
 MAX_REGRABS = 8
+SETTLE_LIMIT = 0.3
 
 
 def xvfb_available() -> bool:
@@ -155,8 +156,9 @@ class HeadedView:
         self.x.begin()
 
     async def settle(self, quiet: float = QUIET) -> None:
-        """Step 2 of the module docstring (after the frame round trip)."""
-        await self.x.settle(first_paint=FIRST_PAINT, quiet=quiet)
+        """Step 2 of the module docstring (after the frame round trip); never more than
+        :data:`SETTLE_LIMIT` s (a page that keeps opening dialogs never goes quiet)."""
+        await self.x.settle(first_paint=FIRST_PAINT, quiet=quiet, limit=SETTLE_LIMIT)
 
     def grab(self) -> np.ndarray:
         """Step 3: a grab no damage followed."""
