@@ -26,6 +26,7 @@ import numpy as np
 
 from hud_gym.controllers.base import ControllerError
 
+_xcb: Any
 try:  # mss >= 10.2's XCB binding (the fast path of ScreenCapture.grab)
     from mss.linux import xcb as _xcb
 except ImportError:  # pragma: no cover
