@@ -28,7 +28,7 @@ from hud_gym.controllers.browser.capture import (
     decode_image,
     page_state_expression,
 )
-from hud_gym.controllers.browser.headed import DIALOG_QUIET, QUIET
+from hud_gym.controllers.browser.headed import DIALOG_QUIET, DIALOG_SETTLE_LIMIT
 from hud_gym.controllers.browser.lifecycle import BrowserLifecycle
 
 __all__ = [
@@ -116,7 +116,10 @@ class BrowserObservation(BrowserLifecycle):
                         # A dialog answered during the action: the browser's own UI (not the
                         # page's frames) removes its box, animated; wait until that has stopped.
                         dialogs = len(self.dialogs) > self._reported_dialogs
-                        await view.settle(quiet=DIALOG_QUIET if dialogs else QUIET)
+                        if dialogs:
+                            await view.settle(quiet=DIALOG_QUIET, limit=DIALOG_SETTLE_LIMIT)
+                        else:
+                            await view.settle()
                         screenshot = view.grab()
                     if not navigated() and self._active is page:
                         titles = await asyncio.gather(*(self._title(p) for p in others))
