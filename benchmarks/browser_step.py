@@ -98,7 +98,7 @@ async def _timed(coro: Awaitable[Any]) -> float:
 def run(steps: int = 30, rounds: int = 3) -> dict[str, float]:
     """Median ms of each measure. (a), (b), (c) are interleaved step by step (b, c, a, b, c,
     a, ...) so that load from elsewhere on the machine weighs on all three alike."""
-    env = BrowserEnv(screen_size=SIZE, max_steps=1_000_000)
+    env = BrowserEnv(screen_size=SIZE, max_steps=1_000_000, capture="cdp")
     samples: dict[str, list[float]] = {}
 
     def add(key: str, value: float) -> None:

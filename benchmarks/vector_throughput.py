@@ -143,11 +143,13 @@ async def _inference_policy(observation: dict, history: list, task: hud_gym.Task
     return NOOP
 
 
-def group_vs_single(rounds: int = 7) -> None:
-    """Wall time of rollout_group(G=8) vs one rollout (3 clicks each), alternating, medians."""
+def group_vs_single(rounds: int = 7, capture: str = "cdp") -> None:
+    """Wall time of rollout_group(G=8) vs one rollout (3 clicks each), alternating, medians
+    (``capture``: the envs' capture path)."""
 
     async def timed() -> tuple[float, float]:
-        kwargs = {"env_kwargs": {"observation_crop": MINIWOB_TASK_AREA, "screen_size": (500, 320)}, "max_steps": 3}
+        env_kwargs = {"observation_crop": MINIWOB_TASK_AREA, "screen_size": (500, 320), "capture": capture}
+        kwargs = {"env_kwargs": env_kwargs, "max_steps": 3}
         await rollout(TASK, _noop_policy, seed=0, **kwargs)  # warm up the browser
         singles, groups = [], []
         for _ in range(3):
@@ -161,13 +163,14 @@ def group_vs_single(rounds: int = 7) -> None:
 
     single, grouped = asyncio.run(timed())
     print(
-        f"\nrollout_group G=8, a new env per rollout: {grouped * 1000:.0f} ms vs one rollout {single * 1000:.0f} ms "
+        f"\n[{capture}] rollout_group G=8, a new env per rollout: {grouped * 1000:.0f} ms vs one rollout {single * 1000:.0f} ms "
         f"-> {grouped / single:.2f}x (medians of 3)"
     )
 
     async def pooled(policy: Any) -> tuple[float, float]:
         kwargs: dict[str, Any] = {"max_steps": 3}
-        async with EnvPool(size=8, observation_crop=MINIWOB_TASK_AREA, screen_size=(500, 320)) as pool:
+        pool_envs = EnvPool(size=8, observation_crop=MINIWOB_TASK_AREA, screen_size=(500, 320), capture=capture)
+        async with pool_envs as pool:
             await rollout_group(TASK, policy, 8, seed=0, pool=pool, **kwargs)  # warm the 8 envs
             singles, groups = [], []
             for _ in range(rounds):
@@ -196,7 +199,8 @@ def main() -> None:
     """Run the three measurements."""
     batched_vs_async()
     slow_env_recv()
-    group_vs_single()
+    group_vs_single(capture="cdp")
+    group_vs_single(capture="headed")
 
 
 if __name__ == "__main__":

@@ -1,8 +1,10 @@
-"""``make demo``: a MiniWoB++ job in batched headless-Chromium envs, its analytics and an HTML report.
+"""``make demo``: a MiniWoB++ job in batched Chromium envs, its analytics and an HTML report.
 
 ``python -m hud_gym.demo`` runs a demo subset of the bundled MiniWoB++ task set (ten tasks the
 built-in scripted agent solves and two it cannot: a drag and a slider) three times each, as GRPO
 groups of 3 sharing a seed, with up to 8 envs at once on one Chromium (:func:`hud_gym.run_job`). The
+envs take the headed capture path where Xvfb is installed (Chromium on a private display, frames
+grabbed through MIT-SHM: about a third of the CPU per step), else CDP screenshots. The
 job is stored (``$HUD_GYM_HOME``, by default the per-user data dir); the demo prints its analytics,
 writes the HTML report (:mod:`hud_gym.cli.report`) and prints the report's path. It is what
 ``hud-gym run miniwob --agent scripted --task ... --group-size 3 --seed 0 --report`` does.
@@ -53,18 +55,20 @@ def miniwob_demo() -> int:
         ChromiumNotFoundError,
         find_chromium,
     )
+    from hud_gym.controllers.browser.headed import xvfb_available
 
     console = make_console()
     try:
         chromium = find_chromium()
-        plan = plan_run("miniwob", "scripted", tasks=MINIWOB_DEMO_TASKS)
+        capture = "headed" if xvfb_available() else "cdp"  # the default is "cdp" (one shared browser)
+        plan = plan_run("miniwob", "scripted", tasks=MINIWOB_DEMO_TASKS, env_kwargs={"capture": capture})
     except (ChromiumNotFoundError, CLIError) as exc:
         print(f"hud-gym demo: {exc}\n(run 'hud-gym doctor' to see what to install)", file=sys.stderr)
         return 1
     console.print(
         f"[bold]hud-gym demo[/]: {len(plan.taskset)} MiniWoB++ tasks x {GROUP_SIZE} runs (GRPO groups, "
         f"seed {SEED}+i) with the built-in scripted agent, {MAX_CONCURRENT} envs at once in hud/Browser-v0 "
-        f"(headless {chromium.name}, 160x210 observations)"
+        f"({chromium.name}, {capture} capture, 160x210 observations)"
     )
     started = time.perf_counter()
     job = execute_run(plan, name=JOB_NAME, envs=MAX_CONCURRENT, group_size=GROUP_SIZE, max_steps=MAX_STEPS, seed=SEED)

@@ -10,6 +10,10 @@ launch) is a :class:`~hud_gym.controllers.base.ControllerError` (the env's reset
 more with a new controller), and leaves no process running. Which executable, with which flags, is
 :mod:`.binary`'s (its names are importable from here as well).
 
+A headed browser of the ``capture="headed"`` path (:mod:`.headed`) is one env's own: its key names
+the env (``owner``) and its viewport, and it is launched on a private Xvfb
+(:class:`~.headed.HeadedDisplay`) that is stopped with it.
+
 Example:
     >>> lease = await MANAGER.acquire()  # doctest: +SKIP
     >>> context = await lease.browser.new_context()  # doctest: +SKIP
@@ -39,6 +43,7 @@ from hud_gym.controllers.browser.binary import (
     playwright_browsers_dirs,
     playwright_chromiums,
 )
+from hud_gym.controllers.browser.headed import HEADED_ARGS, HeadedDisplay
 from hud_gym.controllers.process_utils import alive, kill_process_tree, process_tree, wait_gone
 from hud_gym.core.loop import add_shutdown_hook
 
@@ -84,11 +89,14 @@ def _user_data_dir(pid: int) -> str | None:
 
 @dataclass(frozen=True)
 class BrowserKey:
-    """What makes two browsers interchangeable: the executable, headless or not, extra flags."""
+    """What makes two browsers interchangeable: the executable, headless or not, extra flags; a
+    headed-capture browser (``display``: its pages' viewport) is its ``owner``'s alone."""
 
     executable: str
     headless: bool
     args: tuple[str, ...] = ()
+    display: tuple[int, int] | None = None
+    owner: int | None = None
 
 
 @dataclass
@@ -100,6 +108,7 @@ class _Entry:
     user_data_dir: str | None = None
     leases: set[int] = field(default_factory=set)
     generation: int = 0
+    display: HeadedDisplay | None = None
 
 
 @dataclass(frozen=True)
@@ -111,6 +120,7 @@ class BrowserLease:
         key: which browser this is.
         generation: the launch this lease was taken on (a relaunch after a crash increments it).
         pid: the browser process id (``None`` if it could not be found).
+        display: the X display a headed-capture browser draws on (``None``: headless).
     """
 
     id: int
@@ -118,6 +128,7 @@ class BrowserLease:
     key: BrowserKey
     generation: int
     pid: int | None
+    display: str | None = None
 
 
 class ChromiumManager:
@@ -182,18 +193,22 @@ class ChromiumManager:
         executable_path: str | os.PathLike[str] | None = None,
         args: Sequence[str] = (),
         launch_timeout: float = 60.0,
+        display: tuple[int, int] | None = None,
+        owner: int | None = None,
     ) -> BrowserLease:
         """A lease on the shared browser for these settings, launching (or relaunching a dead)
-        browser as needed.
+        browser as needed. With ``display`` (a viewport size), a headed browser of ``owner``'s own
+        on a private Xvfb (see the module docstring).
 
         Raises:
             ChromiumNotFoundError: no Chromium to launch.
             ControllerError: the browser did not start (it crashed, or took over ``launch_timeout``
-                seconds); nothing of the attempt is left running.
+                seconds), or the headed browser's Xvfb did not start; nothing of the attempt is left running.
         """
         lock = self._ensure_loop_state()
+        headless = headless and display is None
         executable = str(executable_path) if executable_path else str(find_chromium(headless))
-        key = BrowserKey(executable=executable, headless=headless, args=tuple(args))
+        key = BrowserKey(executable=executable, headless=headless, args=tuple(args), display=display, owner=owner)
         async with lock:
             entry = self._entries.setdefault(key, _Entry(key=key))
             if entry.browser is None or not entry.browser.is_connected():
@@ -208,9 +223,17 @@ class ChromiumManager:
                         else f"failed: {str(exc).splitlines()[0]}"
                     )
                     raise ControllerError(f"Chromium ({executable}) did not start: the launch {reason}") from exc
+                except BaseException:
+                    await self._forget_unleased(entry)  # a started Xvfb too
+                    raise
             assert entry.browser is not None
             lease = BrowserLease(
-                id=next(self._ids), browser=entry.browser, key=key, generation=entry.generation, pid=entry.pid
+                id=next(self._ids),
+                browser=entry.browser,
+                key=key,
+                generation=entry.generation,
+                pid=entry.pid,
+                display=entry.display.name if entry.display is not None else None,
             )
             entry.leases.add(lease.id)
             return lease
@@ -252,10 +275,18 @@ class ChromiumManager:
         if self._playwright is None:
             self._playwright = await async_playwright().start()
         key = entry.key
+        args = [*LAUNCH_ARGS, *key.args]
+        env: dict[str, str | float | bool] | None = None
+        if key.display is not None:
+            entry.display = HeadedDisplay(key.display)
+            await entry.display.start()
+            args += [*HEADED_ARGS, entry.display.window_size_arg()]
+            env = dict(entry.display.browser_env())
         browser = await self._playwright.chromium.launch(
             executable_path=key.executable,
             headless=key.headless,
-            args=[*LAUNCH_ARGS, *key.args],
+            args=args,
+            env=env,
             handle_sigint=False,
             handle_sigterm=False,
             handle_sighup=False,
@@ -300,6 +331,9 @@ class ChromiumManager:
         entry.pid = None
         entry.pids = set()
         entry.user_data_dir = None
+        display, entry.display = entry.display, None
+        if display is not None:
+            await display.stop()
 
     async def _forget_unleased(self, entry: _Entry) -> None:
         """After a failed launch: the entry's processes go, and so do the entry and the driver

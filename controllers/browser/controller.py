@@ -70,6 +70,10 @@ class BrowserController(BrowserInput, BrowserCustom, BrowserObservation):
         max_elements: cap on ``info["elements"]``.
         allow_file_urls: a directory whose files pages may open as ``file:`` URLs (``None``: no
             file at all); see :mod:`.urls`.
+        capture: how frames are taken: ``"headed"`` (Chromium draws on a private Xvfb, frames
+            grabbed through MIT-SHM: :mod:`.headed`), ``"cdp"`` (``Page.captureScreenshot``:
+            :mod:`.capture`; the default), or ``"auto"`` (headed where Xvfb is installed and
+            ``headless``, falling back to CDP when the display does not start).
 
     Attributes:
         browser: the shared Playwright ``Browser`` (after :meth:`start`).
@@ -97,6 +101,8 @@ class BrowserController(BrowserInput, BrowserCustom, BrowserObservation):
         if self._active is None:
             raise ControllerError("the browser has no open tab")
         self._loads_at_action = {page: session.loads for page, session in self._sessions.items()}
+        if self._view is not None:
+            self._view.begin()
         try:
             return await ACTIONS.run(self, action)
         except ActionError:

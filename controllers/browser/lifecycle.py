@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import shutil
 import tempfile
 from collections.abc import Awaitable
@@ -32,31 +33,59 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 
 from hud_gym.controllers.base import ControllerError
-from hud_gym.controllers.browser.chromium import MANAGER
+from hud_gym.controllers.browser.chromium import MANAGER, BrowserLease
+from hud_gym.controllers.browser.headed import HeadedView
+from hud_gym.controllers.browser.session import PageSession
 from hud_gym.controllers.browser.tabs import BrowserTabs, origin_of
 from hud_gym.task import Task
 
 __all__ = ["BrowserLifecycle"]
+
+_OWNERS = itertools.count(1)
 
 
 class BrowserLifecycle(BrowserTabs):
     """Start, reset, health and close (a part of :class:`~.controller.BrowserController`)."""
 
     async def start(self) -> None:
-        """Take a lease on the shared Chromium (launching it if needed) and open a context."""
+        """Take a lease on the shared Chromium (launching it if needed) and open a context.
+
+        The headed capture path leases a browser of this env's own on a private display
+        (:mod:`.headed`); with ``capture="auto"``, an Xvfb that does not start falls back to CDP.
+        """
         self._closed = False
-        self._lease = await MANAGER.acquire(
-            headless=self.headless, executable_path=self.executable_path, args=self.launch_args
-        )
+        self._lease = await self._acquire()
         self.browser = self._lease.browser
         self.download_dir = Path(tempfile.mkdtemp(prefix="hud-gym-downloads-"))
         try:
+            if self._lease.display is not None:
+                self._view = HeadedView(self._lease.display, self.screen_size)
             await self._open_context()
         except BaseException as exc:
             await self.close()  # the env never saw this controller: give everything back now
             if isinstance(exc, PlaywrightError):
                 raise ControllerError(f"could not open a browser context: {exc}") from exc
             raise
+
+    async def _acquire(self) -> BrowserLease:
+        options: dict[str, Any] = {"executable_path": self.executable_path, "args": self.launch_args}
+        if self.capture == "headed":
+            try:
+                return await MANAGER.acquire(display=self.screen_size, owner=next(_OWNERS), **options)
+            except ControllerError:
+                if self.capture_option != "auto":
+                    raise
+                self.capture = "cdp"
+        return await MANAGER.acquire(headless=self.headless, **options)
+
+    async def _show(self, page: Page, session: PageSession) -> None:
+        """Make ``page`` the one its headed display shows: its window fullscreen and on top."""
+        self._shown = page
+        window = await session.send("Browser.getWindowForTarget")
+        if window.get("bounds", {}).get("windowState") != "fullscreen":
+            bounds = {"windowState": "fullscreen"}
+            await session.send("Browser.setWindowBounds", {"windowId": window["windowId"], "bounds": bounds})
+        await page.bring_to_front()
 
     async def _open_context(self) -> None:
         assert self.browser is not None
@@ -83,6 +112,8 @@ class BrowserLifecycle(BrowserTabs):
             raise ControllerError("the first tab of a new context did not open")
         info = await session.send("Target.getTargetInfo")
         self._context_id = info["targetInfo"].get("browserContextId")
+        if self._view is not None:
+            await self._show(page, session)
         await self._watch_targets()
 
     async def _close_context(self, timeout: float = 10.0) -> bool:
@@ -96,6 +127,7 @@ class BrowserLifecycle(BrowserTabs):
         self._sessions.clear()
         self._pages = []
         self._active = None
+        self._shown = None
         self._crashed.clear()
         self._dialogs.forget()
         self._responses.clear()
@@ -126,6 +158,9 @@ class BrowserLifecycle(BrowserTabs):
         closed = await self._close_context() if connected else await self._close_context(timeout=1)
         if not closed and lease is not None:
             await MANAGER.kill(lease.key)
+        view, self._view = self._view, None
+        if view is not None:
+            view.close()
         if lease is not None:
             await MANAGER.release(lease)
         if self.download_dir is not None:

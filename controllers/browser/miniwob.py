@@ -84,6 +84,10 @@ NONDETERMINISTIC = frozenset(
 EXCLUDED_UPSTREAM = frozenset(["chase-circle", "moving-items", "simon-says", "button-delay", "hover-shape"])
 
 _START_JS = """async ({seed, mode, maxTime}) => {
+  const loaded = Date.now() + 15000;  // a page just loaded: core.js sets up on its load event
+  while (!(typeof core !== "undefined" && core.cover_div) && Date.now() < loaded) {
+    await new Promise(r => setTimeout(r, 5));
+  }
   if (window.__hudOriginalMaxTime === undefined) window.__hudOriginalMaxTime = core.EPISODE_MAX_TIME;
   core.endEpisode(0);
   Math.seedrandom(seed);
@@ -127,8 +131,15 @@ def miniwob_task_names() -> list[str]:
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    """Serves the installed package's files, which never change while it runs: cached for a day
+    without revalidation (and the clear reset keeps the cache for this origin)."""
+
     def log_message(self, format: str, *args: Any) -> None:
         pass
+
+    def end_headers(self) -> None:
+        self.send_header("Cache-Control", "public, max-age=86400, immutable")
+        super().end_headers()
 
 
 _server_lock = threading.Lock()
@@ -138,6 +149,8 @@ _server: http.server.ThreadingHTTPServer | None = None
 def miniwob_base_url() -> str:
     """The URL of the loopback HTTP server that serves the MiniWoB++ HTML (started on first use)."""
     global _server
+    from hud_gym.controllers.browser.tabs import CACHE_KEPT_ORIGINS
+
     with _server_lock:
         if _server is None:
             handler = functools.partial(_QuietHandler, directory=str(miniwob_html_root()))
@@ -145,6 +158,7 @@ def miniwob_base_url() -> str:
             server.daemon_threads = True
             threading.Thread(target=server.serve_forever, name="hud-gym-miniwob-http", daemon=True).start()
             _server = server
+            CACHE_KEPT_ORIGINS.add(f"http://127.0.0.1:{server.server_address[1]}")
         return f"http://127.0.0.1:{_server.server_address[1]}"
 
 
@@ -210,8 +224,10 @@ async def miniwob_start(ctx: FunctionContext, name: str, mode: str = "train") ->
     page = ctx.controller.page
     url = task_url(name)
     if page.url != url:
+        # Scripts come from the HTTP cache after the first load (long cache lifetimes, and the
+        # clear reset keeps the cache for this server); readiness is waited for in _START_JS,
+        # in the same round trip as the episode's start.
         await page.goto(url, wait_until="load", timeout=15_000)
-        await page.wait_for_function("typeof core !== 'undefined' && !!core.cover_div", timeout=15_000)
     seed = ctx.seed if ctx.seed is not None else 0
     result = await page.evaluate(_START_JS, {"seed": seed, "mode": mode, "maxTime": NO_TIME_LIMIT_MS})
     if not result["ready"]:

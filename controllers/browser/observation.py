@@ -28,6 +28,7 @@ from hud_gym.controllers.browser.capture import (
     decode_image,
     page_state_expression,
 )
+from hud_gym.controllers.browser.headed import DIALOG_QUIET, DIALOG_SETTLE_LIMIT
 from hud_gym.controllers.browser.lifecycle import BrowserLifecycle
 from hud_gym.controllers.browser.miniwob_dom import dom_elements
 
@@ -93,12 +94,34 @@ class BrowserObservation(BrowserLifecycle):
             # after any navigation the action started was reported: then the capture (which
             # may never finish on a document being replaced) is dropped, the navigation waited
             # for, and the page observed again.
-            state_task = asyncio.ensure_future(session.state(self.elements, self.max_elements))
-            shot_task = asyncio.ensure_future(session.screenshot(self.screenshot_format, self.jpeg_quality))
+            # Headed: the round trip resolves in the page's second animation frame, then the
+            # display's pixels are grabbed (:mod:`.headed`); no capture goes out.
+            view = self._view
+            if view is not None and self._shown is not page:
+                await self._show(page, session)
+            state_task = asyncio.ensure_future(
+                session.state(self.elements, self.max_elements, next_frame=view is not None)
+            )
+            shot_task = (
+                asyncio.ensure_future(session.screenshot(self.screenshot_format, self.jpeg_quality))
+                if view is None
+                else None
+            )
             try:
                 state = await asyncio.wait_for(asyncio.shield(state_task), self.navigation_timeout)
                 if not navigated() and self._targets_settled.is_set():
-                    screenshot = await asyncio.wait_for(asyncio.shield(shot_task), self.navigation_timeout)
+                    if shot_task is not None:
+                        screenshot = await asyncio.wait_for(asyncio.shield(shot_task), self.navigation_timeout)
+                    else:
+                        assert view is not None
+                        # A dialog answered during the action: the browser's own UI (not the
+                        # page's frames) removes its box, animated; wait until that has stopped.
+                        dialogs = len(self.dialogs) > self._reported_dialogs
+                        if dialogs:
+                            await view.settle(quiet=DIALOG_QUIET, limit=DIALOG_SETTLE_LIMIT)
+                        else:
+                            await view.settle()
+                        screenshot = view.grab()
                     if not navigated() and self._active is page:
                         titles = await asyncio.gather(*(self._title(p) for p in others))
                         names = {**dict(zip(others, titles, strict=True)), page: state["title"]}
@@ -114,6 +137,8 @@ class BrowserObservation(BrowserLifecycle):
                         ) from exc
             finally:
                 for task in (state_task, shot_task):
+                    if task is None:
+                        continue
                     if not task.done():
                         task.cancel()
                     elif not task.cancelled():

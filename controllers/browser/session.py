@@ -20,6 +20,7 @@ from typing import Any
 from playwright.async_api import BrowserContext, CDPSession, Page
 
 from hud_gym.controllers.browser.capture import ImageFormat, capture, page_state_expression
+from hud_gym.controllers.browser.headed import frame_state_expression
 from hud_gym.controllers.browser.urls import FILE_REQUESTS
 
 __all__ = ["PageSession"]
@@ -83,13 +84,17 @@ class PageSession:
             return False
         return True
 
-    async def state(self, elements: bool = False, limit: int = 500) -> dict[str, Any]:
+    async def state(self, elements: bool = False, limit: int = 500, *, next_frame: bool = False) -> dict[str, Any]:
         """``{"title": str, "elements": list | None, "dom": dict | None}`` of the current document
-        (one round trip; ``dom``: a MiniWoB page's ``core.getDOMInfo()``)."""
-        result = await self.cdp.send(
-            "Runtime.evaluate",
-            {"expression": page_state_expression(elements, limit), "returnByValue": True, "silent": True},
-        )
+        (one round trip; ``dom``: a MiniWoB page's ``core.getDOMInfo()``);
+        with ``next_frame``, read in the page's second animation frame from now (the frame with
+        every change made so far has been committed: :mod:`.headed`)."""
+        expression = page_state_expression(elements, limit)
+        params: dict[str, Any] = {"expression": expression, "returnByValue": True, "silent": True}
+        if next_frame:
+            params["expression"] = frame_state_expression(expression)
+            params["awaitPromise"] = True
+        result = await self.cdp.send("Runtime.evaluate", params)
         if "exceptionDetails" in result:
             return {"title": "", "elements": [] if elements else None, "dom": None}
         value = result.get("result", {}).get("value") or {}

@@ -23,12 +23,36 @@ from hud_gym.controllers.base import Controller
 from hud_gym.controllers.browser.capture import ImageFormat
 from hud_gym.controllers.browser.chromium import BrowserLease
 from hud_gym.controllers.browser.dialogs import Dialogs
+from hud_gym.controllers.browser.headed import HeadedView, xvfb_available
 from hud_gym.controllers.browser.session import PageSession
 from hud_gym.controllers.browser.urls import UrlPolicy
 
-__all__ = ["BrowserState", "ResetMode"]
+__all__ = ["AUTO_HEADED_MIN_PIXELS", "BrowserState", "Capture", "ResetMode", "resolve_capture"]
 
 ResetMode = Literal["clear", "fresh"]
+Capture = Literal["auto", "headed", "cdp"]
+
+AUTO_HEADED_MIN_PIXELS = 0
+"""``capture="auto"`` takes the headed path for viewports of at least this many pixels (where Xvfb
+is installed and the browser is headless); smaller ones use CDP. The headed path wins on CPU at
+every size measured (``benchmarks/README.md``), hence 0."""
+
+
+def resolve_capture(capture: str, screen_size: tuple[int, int], headless: bool) -> Literal["headed", "cdp"]:
+    """The capture path an env with these options takes (``"auto"`` resolved; see :data:`Capture`).
+
+    Raises:
+        ValueError: an unknown ``capture``, or ``"headed"`` with ``headless=False`` (a window on
+            the user's display is captured through CDP).
+    """
+    if capture not in ("auto", "headed", "cdp"):
+        raise ValueError(f"capture must be 'auto', 'headed' or 'cdp', got {capture!r}")
+    if capture == "headed" and not headless:
+        raise ValueError("capture='headed' draws on a private display: it needs headless=True")
+    if capture == "auto":
+        big = screen_size[0] * screen_size[1] >= AUTO_HEADED_MIN_PIXELS
+        return "headed" if headless and big and xvfb_available() else "cdp"
+    return "headed" if capture == "headed" else "cdp"
 
 
 class BrowserState(Controller):
@@ -53,6 +77,7 @@ class BrowserState(Controller):
         navigation_timeout: float = 10.0,
         max_elements: int = 500,
         allow_file_urls: str | Path | None = None,
+        capture: Capture = "cdp",
     ) -> None:
         super().__init__(screen_size)
         if reset_mode not in ("clear", "fresh"):
@@ -62,6 +87,8 @@ class BrowserState(Controller):
         if not 1 <= jpeg_quality <= 100:
             raise ValueError(f"jpeg_quality must be in 1..100, got {jpeg_quality}")
         self.headless = headless
+        self.capture_option: Capture = capture
+        self.capture: Literal["headed", "cdp"] = resolve_capture(capture, screen_size, headless)
         self.elements = elements
         self.executable_path = executable_path
         self.launch_args = tuple(launch_args)
@@ -105,3 +132,5 @@ class BrowserState(Controller):
         self._episodes = 0
         self._closed = False
         self._loads_at_action: dict[Page, int] = {}
+        self._view: HeadedView | None = None
+        self._shown: Page | None = None

@@ -29,7 +29,12 @@ from hud_gym.controllers.browser.dialogs import retrieve
 from hud_gym.controllers.browser.session import PageSession
 from hud_gym.controllers.browser.state import BrowserState
 
-__all__ = ["BrowserTabs", "origin_of"]
+__all__ = ["CACHE_KEPT_ORIGINS", "BrowserTabs", "origin_of"]
+
+CACHE_KEPT_ORIGINS: set[str] = set()
+"""Origins whose responses leave the HTTP cache in place at a clear reset: hud-gym's own loopback
+servers of unchanging static files (MiniWoB++'s pages), so a reset onto another of their tasks
+loads no script again. Their responses carry no episode's data."""
 
 
 def origin_of(url: str) -> str | None:
@@ -147,7 +152,7 @@ class BrowserTabs(BrowserState):
         origin = origin_of(response.url)
         if origin:
             self._origins.add(origin)
-            if origin.startswith("http"):
+            if origin.startswith("http") and origin not in CACHE_KEPT_ORIGINS:
                 self._http_cache_used = True
         try:
             frame = response.frame

@@ -331,12 +331,14 @@ class HudEnv(EnvCore, gymnasium.Env[Observation, dict[str, Any]]):
         return format_prompt(self._current_task)
 
     def _observation(self, frame: Frame) -> Observation:
-        screenshot = observed_pixels(frame, self.observation_crop, self.observation_size)
+        # One copy of the frame per step: the agent gets it; the env keeps the frame's own
+        # pixels (the controller made them for this observation) for render() and repeats.
+        pixels = observed_pixels(frame, self.observation_crop, self.observation_size, copy=False)
         prompt = self._prompt()
         text = sanitize_text("\n".join(part for part in (prompt, frame.text) if part), self.max_text_length)
-        self._last_screenshot = screenshot
+        self._last_screenshot = pixels
         self._last_text = text
-        return {"screenshot": screenshot.copy(), "text": text}
+        return {"screenshot": np.array(pixels, dtype=np.uint8, order="C", copy=True), "text": text}
 
     def _repeat_observation(self) -> Observation:
         width, height = self.observation_size

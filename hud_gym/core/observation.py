@@ -22,10 +22,13 @@ def format_prompt(task: Task | None) -> str:
     return task.prompt + "\n" + "\n".join(letters)
 
 
-def observed_pixels(frame: Frame, crop: tuple[int, int, int, int] | None, size: tuple[int, int]) -> np.ndarray:
+def observed_pixels(
+    frame: Frame, crop: tuple[int, int, int, int] | None, size: tuple[int, int], *, copy: bool = True
+) -> np.ndarray:
     """``frame``'s screenshot cut to ``crop`` (screen pixels; the frame may already show just a
     region, :attr:`Frame.region`), scaled to ``size`` = ``(width, height)``: a new C-contiguous
-    ``(height, width, 3)`` uint8 array (the controller may reuse its buffer)."""
+    ``(height, width, 3)`` uint8 array (the controller may reuse its buffer); with ``copy=False``,
+    possibly a view of the frame's array (the caller copies what it hands out)."""
     screenshot = np.asarray(frame.screenshot)
     if crop is not None and frame.region != crop:
         x, y, w, h = crop
@@ -37,4 +40,6 @@ def observed_pixels(frame: Frame, crop: tuple[int, int, int, int] | None, size: 
         from PIL import Image  # only envs whose observation is scaled need it
 
         screenshot = np.asarray(Image.fromarray(screenshot).resize((width, height), Image.Resampling.BILINEAR))
+    if not copy and screenshot.dtype == np.uint8 and screenshot.shape[2] == 3:
+        return screenshot
     return np.array(screenshot[..., :3], dtype=np.uint8, order="C", copy=True)

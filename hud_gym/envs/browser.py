@@ -71,6 +71,13 @@ class BrowserEnv(HudEnv):
         reward_threshold: the ``"thresholded"`` processor's threshold.
         terminal_frame: MiniWoB++ tasks: ``"page"`` (default: the page, done cover included) or
             ``"black"`` (an all-zero screenshot once done, as the official env).
+        capture: how frames are taken. ``"cdp"`` (default): the DevTools ``Page.captureScreenshot``
+            JPEG, every env a context of the one shared Chromium. ``"headed"``: the env's own
+            Chromium draws on a private Xvfb (its own cookie) and frames are grabbed through MIT-SHM
+            once the action's frame is on the display (a third or less of the CPU of a step, never
+            a stale frame; a browser per env, so more memory). ``"auto"``: ``"headed"`` where Xvfb
+            is installed and ``headless=True`` (falling back to CDP when the display does not
+            start), else ``"cdp"``.
         **kwargs: :class:`~hud_gym.core.env.HudEnv` arguments (``task``, ``taskset``,
             ``screen_size``, ``observation_size``, ``max_episode_steps``, ``step_timeout``, ...).
 
@@ -103,6 +110,7 @@ class BrowserEnv(HudEnv):
         reward_processor: RewardProcessor = "raw",
         reward_threshold: float = 1.0,
         terminal_frame: TerminalFrame = "page",
+        capture: str = "cdp",
         **kwargs: Any,
     ) -> None:
         from hud_gym.controllers.browser import miniwob_env
@@ -133,6 +141,7 @@ class BrowserEnv(HudEnv):
             "navigation_timeout": navigation_timeout,
             "max_elements": max_elements,
             "allow_file_urls": allow_file_urls,
+            "capture": capture,
         }
         # Fail at make time, not at the first reset, on a bad option. The allowed directory of a
         # controller in a container or on another machine is a path there, not here.

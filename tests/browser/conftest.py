@@ -23,3 +23,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def controller_gym() -> str:
     """The browser tests' ``controller="subprocess"`` envs share one browser server per module."""
     return "browser"
+
+
+@pytest.fixture(scope="module", params=["cdp", "headed"])
+def capture(request: pytest.FixtureRequest) -> str:
+    """The behaviour tests run on both capture paths (``capture=`` of ``hud/Browser-v0``)."""
+    return str(request.param)

@@ -27,9 +27,14 @@ from hud_gym.task import Task
 pytestmark = pytest.mark.timeout(90)
 
 
-def make_faulty_env(controller: str = "local") -> gymnasium.Env:
+def make_faulty_env(controller: str = "local", capture: str = "cdp") -> gymnasium.Env:
     return gymnasium.make(
-        "hud/Browser-v0", screen_size=(800, 600), step_timeout=3, navigation_timeout=10, controller=controller
+        "hud/Browser-v0",
+        screen_size=(800, 600),
+        step_timeout=3,
+        navigation_timeout=10,
+        controller=controller,
+        capture=capture,
     )
 
 
@@ -41,10 +46,11 @@ def env(controller: str) -> Iterator[gymnasium.Env]:
     env.close()
 
 
-@pytest.fixture
-def local_env() -> Iterator[gymnasium.Env]:
-    """An env whose controller (and Chromium) runs in this process, for the tests that break it."""
-    env = make_faulty_env()
+@pytest.fixture(params=["cdp", "headed"])
+def local_env(request: pytest.FixtureRequest) -> Iterator[gymnasium.Env]:
+    """An env whose controller (and Chromium) runs in this process, for the tests that break it
+    (on both capture paths)."""
+    env = make_faulty_env(capture=request.param)
     env.reset(seed=0)
     yield env
     env.close()
@@ -82,13 +88,13 @@ def test_infinite_loop_on_load_times_out_and_reset_recovers(env: gymnasium.Env, 
 def test_killed_chromium_is_an_env_error_and_reset_relaunches(local_env: gymnasium.Env, site: str) -> None:
     env = local_env
     goto(env, f"{site}/input.html")
-    pid = MANAGER.browser_pid()
+    pid = env.unwrapped.controller._lease.pid
     assert pid is not None and alive(pid)
     os.kill(pid, signal.SIGKILL)
     _, _, terminated, _, info = env.step(ClickAction(point=(80, 40)))
     assert info["status"] == "env_error" and terminated, info
     recovers(env, site)
-    new_pid = MANAGER.browser_pid()
+    new_pid = env.unwrapped.controller._lease.pid
     assert new_pid is not None and new_pid != pid and alive(new_pid)
 
 

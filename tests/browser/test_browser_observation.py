@@ -22,9 +22,14 @@ TOGGLE = (170, 28)  # the input fixture's toggle button (off its label): blue, r
 
 
 @pytest.fixture(scope="module")
-def env(controller: str) -> Iterator[gymnasium.Env]:
+def env(controller: str, capture: str) -> Iterator[gymnasium.Env]:
     env = gymnasium.make(
-        "hud/Browser-v0", screen_size=(1024, 768), elements=True, max_steps=10_000, controller=controller
+        "hud/Browser-v0",
+        screen_size=(1024, 768),
+        elements=True,
+        max_steps=10_000,
+        controller=controller,
+        capture=capture,
     )
     env.reset(seed=0)
     yield env
