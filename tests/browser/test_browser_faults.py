@@ -19,7 +19,6 @@ import pytest
 from browser_helpers import STATE_TASK, goto, on_loop, page_state
 
 from hud_gym.actions import ClickAction, CustomAction, ResponseAction, WaitAction
-from hud_gym.controllers.browser.chromium import MANAGER
 from hud_gym.controllers.process_utils import alive
 from hud_gym.evaluation import FunctionContext, evaluate_function
 from hud_gym.task import Task
