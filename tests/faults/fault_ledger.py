@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import threading
 import time
@@ -70,6 +71,7 @@ class EnvTaps:
         original_init, original_astep = HudEnv.__init__, HudEnv.astep
         taps = self
 
+        @functools.wraps(original_init)  # the env's options stay introspectable (hud_gym.core.options)
         def init(env: HudEnv, *args: Any, **kwargs: Any) -> None:
             original_init(env, *args, **kwargs)
             env.listeners.insert(0, taps)
