@@ -173,8 +173,8 @@ def __dir__() -> list[str]:
 # The lower layers' hooks, wired to the upper layers lazily: the jobs are imported when an env is
 # given a job (hud_gym.jobs then installs its own linker), the formats when a task file is read.
 def _link_env(env: HudEnv, job: Any) -> None:
-    if job is None and "hud_gym.jobs.context" not in sys.modules:
-        return  # no job given, and no current job can exist
+    if job is None and not getattr(env, "live_view", False) and "hud_gym.jobs.context" not in sys.modules:
+        return  # no job given, no live view, and no current job can exist
     from hud_gym.jobs.context import link_env
 
     link_env(env, job)

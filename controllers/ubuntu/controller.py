@@ -152,7 +152,7 @@ class UbuntuController(DesktopCustom):
         return Frame(
             screenshot=screenshot,
             text=f"Focused window: {title if title is not None else '(none)'}",
-            info={"focused_window": title, "windows": titles},
+            info={"focused_window": title, "windows": titles, "display": self.display},
         )
 
 

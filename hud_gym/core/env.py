@@ -27,10 +27,10 @@ from hud_gym.core.gym_type import GymType, gym_of_env
 from hud_gym.core.listeners import EnvListener, link_new_env
 from hud_gym.core.loop import get_loop_thread
 from hud_gym.core.observation import format_prompt, observed_pixels
-from hud_gym.core.options import NO_HUMAN_RENDERING, parse_size
+from hud_gym.core.options import NO_HUMAN_RENDERING, live_view_requested, parse_size
 from hud_gym.core.placement import LOCAL, check_placement, remote_controller
 from hud_gym.core.scaling import screen_geometry
-from hud_gym.core.time_limit import effective_limit, make_time_limit
+from hud_gym.core.time_limit import effective_limit, make_human_rendering, make_time_limit
 from hud_gym.evaluation import BoundCall, FunctionContext, Grade
 from hud_gym.spaces import ActionSpaceConfig, make_action_space, make_observation_space, sanitize_text
 from hud_gym.task import Task, TaskSet
@@ -74,12 +74,18 @@ class HudEnv(EnvCore, gymnasium.Env[Observation, dict[str, Any]]):
             ``"ws://host:port"`` (a running ``hud-gym serve``); see :mod:`hud_gym.controllers.remote`.
             The controller object itself is :attr:`controller`.
         controller_token: the token of a ``ws://`` server (default ``$HUD_GYM_CONTROLLER_TOKEN``).
+        live_view: record the env's episodes (in ``job``, else the current job, else a job of its
+            own named ``"live"``) and print, at its first reset, the URL of its live page in
+            ``hud-gym ui`` (:mod:`hud_gym.jobs.live_view`); default ``$HUD_GYM_LIVE_VIEW``.
 
     Attributes:
         gym: the gym's name (``"qa"``, ``"browser"``, ``"ubuntu"``, ...), as tasks give it.
         descriptor: the gym's :class:`~hud_gym.core.gym_type.GymType` (``None`` for a subclass no
             gym was registered with).
         placement: where the controller runs (the ``controller=`` argument, normalised).
+        live_view: whether the env shows a live view (the ``live_view`` argument, resolved).
+        live_url: with ``live_view``, the URL of the current episode's live page (also in the
+            reset's ``info["live_url"]``); ``None`` before the first reset.
     """
 
     metadata: dict[str, Any] = {"render_modes": ["rgb_array"], "render_fps": 2}
@@ -114,6 +120,7 @@ class HudEnv(EnvCore, gymnasium.Env[Observation, dict[str, Any]]):
         job: Any = None,
         controller: str = LOCAL,
         controller_token: str | None = None,
+        live_view: bool | None = None,
     ) -> None:
         if render_mode == "human" and "human" not in self.metadata["render_modes"]:
             raise ValueError(NO_HUMAN_RENDERING)
@@ -160,6 +167,8 @@ class HudEnv(EnvCore, gymnasium.Env[Observation, dict[str, Any]]):
         self._last_grade: Grade | None = None
         # Notified after each reset and step and before close.
         self.listeners: list[EnvListener] = []
+        self.live_view = live_view_requested(live_view)
+        self.live_url: str | None = None
         link_new_env(self, job)
 
     # ----------------------------------------------------------------- subclass hooks
@@ -226,6 +235,9 @@ class HudEnv(EnvCore, gymnasium.Env[Observation, dict[str, Any]]):
     def spec(self, value: EnvSpec | None) -> None:
         # gymnasium.make(id, max_episode_steps=N) sets the spec, then wraps the env in TimeLimit(N):
         # the env takes N as its own limit, so that it grades the step the TimeLimit ends.
+        # gymnasium.make(id, render_mode="human") would wrap the env in a pygame window: refused.
+        if make_human_rendering():
+            raise ValueError(NO_HUMAN_RENDERING)
         limit = make_time_limit()
         if limit is not None:
             self._max_steps = effective_limit(self._max_steps, limit)

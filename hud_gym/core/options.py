@@ -18,18 +18,29 @@ from __future__ import annotations
 
 import difflib
 import inspect
+import os
 import re
 from collections.abc import Mapping
 from typing import Any
 
 from hud_gym.errors import HudGymError
 
-__all__ = ["NO_HUMAN_RENDERING", "UnknownEnvOptionError", "check_env_options", "env_option_names", "parse_size"]
+__all__ = [
+    "LIVE_VIEW_ENV_VAR",
+    "NO_HUMAN_RENDERING",
+    "UnknownEnvOptionError",
+    "check_env_options",
+    "env_option_names",
+    "live_view_requested",
+    "parse_size",
+]
 
 NO_HUMAN_RENDERING = (
     "render_mode='human' is not supported: hud-gym opens no window (no pygame, no X server needed); "
-    "watch the runs of a job as they step with `hud-gym ui` (its live page), or use render_mode='rgb_array'"
+    "to watch the env as it steps, pass live_view=True (or set HUD_GYM_LIVE_VIEW=1): its first reset prints "
+    "the URL of its page in `hud-gym ui`; or use render_mode='rgb_array'"
 )
+LIVE_VIEW_ENV_VAR = "HUD_GYM_LIVE_VIEW"
 
 _SIZE = re.compile(r"^\s*(\d+)\s*[xX,]\s*(\d+)\s*$")
 
@@ -81,6 +92,19 @@ def check_env_options(env_class: type[Any], options: Mapping[str, Any], label: s
         raise UnknownEnvOptionError(
             f"{label} has no option {name!r}{hint}" + ("" if close else f"; its options: {', '.join(sorted(known))}")
         )
+
+
+def live_view_requested(value: bool | None) -> bool:
+    """Whether an env shows a live view: ``value`` when given, else ``$HUD_GYM_LIVE_VIEW`` (``1``,
+    ``true``, ``yes`` or ``on``).
+
+    Example:
+        >>> live_view_requested(True)
+        True
+    """
+    if value is not None:
+        return bool(value)
+    return os.environ.get(LIVE_VIEW_ENV_VAR, "").strip().lower() in ("1", "true", "yes", "on")
 
 
 def parse_size(value: Any, name: str) -> tuple[int, int]:

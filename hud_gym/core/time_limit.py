@@ -23,8 +23,9 @@ Example:
 from __future__ import annotations
 
 import sys
+from typing import Any
 
-__all__ = ["effective_limit", "make_time_limit"]
+__all__ = ["effective_limit", "make_human_rendering", "make_time_limit"]
 
 
 def effective_limit(max_steps: int | None, time_limit: int | None) -> int | None:
@@ -35,6 +36,24 @@ def effective_limit(max_steps: int | None, time_limit: int | None) -> int | None
     return time_limit if max_steps is None else min(max_steps, time_limit)
 
 
+def _make_frame(depth: int) -> Any:
+    try:
+        frame = sys._getframe(depth + 1)
+    except ValueError:
+        return None
+    if frame.f_code.co_name != "make" or frame.f_globals.get("__name__") != "gymnasium.envs.registration":
+        return None
+    return frame
+
+
+def make_human_rendering(depth: int = 2) -> bool:
+    """Whether the ``gymnasium.make`` call setting an env's spec was given ``render_mode="human"``
+    and is about to wrap the env (made with ``"rgb_array"``) in its pygame ``HumanRendering``
+    window (``depth`` as for :func:`make_time_limit`)."""
+    frame = _make_frame(depth)
+    return frame is not None and frame.f_locals.get("apply_human_rendering") is True
+
+
 def make_time_limit(depth: int = 2) -> int | None:
     """The ``max_episode_steps`` argument of the ``gymnasium.make`` call that is setting an env's
     spec, or ``None`` when the spec is not being set by ``gymnasium.make`` (``depth``: the frames
@@ -43,11 +62,8 @@ def make_time_limit(depth: int = 2) -> int | None:
     ``gymnasium.make`` creates the env, then sets ``env.unwrapped.spec`` and only then applies
     its ``TimeLimit``: reading the argument from its frame is the one way the env can learn it.
     """
-    try:
-        frame = sys._getframe(depth)
-    except ValueError:
-        return None
-    if frame.f_code.co_name != "make" or frame.f_globals.get("__name__") != "gymnasium.envs.registration":
+    frame = _make_frame(depth)
+    if frame is None:
         return None
     value = frame.f_locals.get("max_episode_steps")
     return value if isinstance(value, int) and value > 0 else None

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from hud_gym.core.env import HudEnv
+from hud_gym.controllers.base import Frame
+from hud_gym.core.env import HudEnv, Observation
 from hud_gym.core.gym_type import GymType
 
 __all__ = ["GYM", "UbuntuEnv"]
@@ -20,6 +21,7 @@ __all__ = ["GYM", "UbuntuEnv"]
 class UbuntuEnv(HudEnv):
     """A Linux desktop. Observations: the screen's pixels and ``"Focused window: <title>"``;
     ``info`` adds ``focused_window`` (its title) and ``windows`` (the titles of the mapped windows).
+    ``info["display"]`` and :attr:`display` name the X display (``":57"``) once reset.
     Custom actions: ``launch`` (``{"app": name, "args": [...]}``: ``xterm``, ``editor``,
     ``eventlog``, ``xcalc``, ``xclock``, ``xeyes``, ``xlogo``, ``xedit`` with checked arguments; any
     program with ``allow_shell``, inside the sandbox), ``key_sequence`` (``{"keys": ["ctrl+a", "delete"]}``, pressed one
@@ -85,6 +87,22 @@ class UbuntuEnv(HudEnv):
         }
         # Fail at make time, not at the first reset, on a bad option (nothing starts here).
         self._make_controller()
+        self._display: str | None = None
+
+    @property
+    def display(self) -> str | None:
+        """The X display of the desktop (``":57"``), ``None`` before the first reset. With a
+        remote controller (``controller="subprocess"``, ``"docker"``, ``"ws://..."``) it is the
+        controller server's display, on that server's host (or container). A sandboxed display
+        needs its cookie: X clients of this process's user connect with ``XAUTHORITY`` set to
+        ``env.unwrapped.controller.xauthority`` (a local controller)."""
+        return self._display
+
+    def _observation(self, frame: Frame) -> Observation:
+        display = frame.info.get("display")
+        if isinstance(display, str) and display:
+            self._display = display
+        return super()._observation(frame)
 
     def controller_options(self) -> dict[str, Any]:
         """The options of this env's :class:`~hud_gym.controllers.ubuntu.UbuntuController` (JSON-ready)."""

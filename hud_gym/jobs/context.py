@@ -30,26 +30,38 @@ def current_job() -> Job | None:
 
 def link_env(env: HudEnv, job: Any = None) -> None:
     """Link ``env`` (a :class:`~hud_gym.core.env.HudEnv`) to ``job`` (a :class:`Job` or a job id),
-    else to the current job; no-op when there is neither. Every later episode of the env is
-    recorded as a trajectory of that job.
+    else to the current job; no-op when there is neither, unless the env has a live view
+    (``env.live_view``): it then gets a job of its own, named ``"live"``. Every later episode of
+    the env is recorded as a trajectory of that job; with a live view, its resets also give the
+    URL of its live page (:mod:`hud_gym.jobs.live_view`).
 
     Raises:
         TypeError: ``job`` is neither a Job nor a job id.
         hud_gym.jobs.JobNotFoundError: no job has that id.
     """
+    live_view = bool(getattr(env, "live_view", False))
     if job is None:
         job = _current.get()
-        if job is None:
+        if job is None and not live_view:
             return
-    from hud_gym.jobs.job import Job, load_job
+    from hud_gym.jobs.job import Job, create_job, load_job
+    from hud_gym.jobs.live_view import LiveView
     from hud_gym.jobs.recorder import TrajectoryRecorder
 
+    owned = None
+    if job is None:
+        job = owned = create_job("live", {"live_view": True, "gym": env.gym})
     if isinstance(job, str):
         job = load_job(job)
     if not isinstance(job, Job):
         raise TypeError(f"job must be a hud_gym Job or a job id, got {type(job).__name__}")
-    env.listeners[:] = [listener for listener in env.listeners if not isinstance(listener, TrajectoryRecorder)]
-    env.listeners.append(TrajectoryRecorder(job))
+    env.listeners[:] = [
+        listener for listener in env.listeners if not isinstance(listener, (TrajectoryRecorder, LiveView))
+    ]
+    recorder = TrajectoryRecorder(job)
+    env.listeners.append(recorder)
+    if live_view:
+        env.listeners.append(LiveView(recorder, owned))  # after the recorder: it reads the run's id
 
 
 set_env_linker(link_env)

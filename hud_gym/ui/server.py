@@ -1,7 +1,9 @@
 """Run the app: bind, print the URL, serve until cancelled (Ctrl-C).
 
 Loopback by default. Any other address is an opt-in (``expose=True``, the CLI's ``--expose``) and
-always needs a token: ``HUD_GYM_UI_TOKEN``, or a generated one printed in the URL.
+always needs a token: ``HUD_GYM_UI_TOKEN``, or a generated one printed in the URL. While it
+listens, the app's URL is in the store's ``ui.json`` (:mod:`hud_gym.jobs.live_view`), where an env's
+``live_view`` finds it.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from pathlib import Path
 
 from aiohttp import web
 
+from hud_gym.jobs.live_view import remove_ui_address, write_ui_address
 from hud_gym.ui.app import is_loopback, make_app
 from hud_gym.ui.data import StoreView
 
@@ -58,9 +61,12 @@ async def _serve(home: Path, host: str, port: int, token: str | None, ready: Cal
     try:
         await web.SockSite(runner, sock).start()
         shown = f"[{host}]" if ":" in host else host
-        ready(f"http://{shown}:{bound}/" + (f"?token={token}" if token else ""))
+        url = f"http://{shown}:{bound}/" + (f"?token={token}" if token else "")
+        write_ui_address(home, url)
+        ready(url)
         await asyncio.Event().wait()
     finally:
+        remove_ui_address(home)
         await runner.cleanup()
 
 

@@ -4,6 +4,9 @@ this process and in a controller server (``local_only``: a test that reads the c
 
 from __future__ import annotations
 
+import os
+import re
+import subprocess
 from typing import Any
 
 import gymnasium
@@ -96,3 +99,27 @@ def test_hud_gym_make_routes_desktop_tasks_lazily() -> None:
     finally:
         env.close()
     assert gymnasium.spec("hud/Ubuntu-v0").nondeterministic
+
+
+def test_info_and_env_name_the_x_display(desktop: Any, eventlog: Any) -> None:
+    _, info = desktop.reset(options={"task": HOME_TASK})
+    display = desktop.unwrapped.display
+    assert re.fullmatch(r":\d+", display) and info["display"] == display
+    _, _, _, _, info = desktop.step(ScreenshotFetch())
+    assert info["display"] == display
+
+
+@pytest.mark.local_only("compares with the Xvfb the in-process controller started")
+def test_the_display_is_the_xvfb_the_env_started(desktop: Any, eventlog: Any) -> None:
+    controller = desktop.unwrapped.controller
+    xvfb = controller._session.xvfb
+    assert desktop.unwrapped.display == f":{xvfb.number}" and xvfb.alive
+    # An X client of this user, with the display's cookie, finds the env's window on that display.
+    found = subprocess.run(
+        ["xdotool", "search", "--name", "hud-gym event log"],
+        env={**os.environ, "DISPLAY": desktop.unwrapped.display, "XAUTHORITY": str(controller.xauthority)},
+        capture_output=True,
+        text=True,
+        timeout=20,
+    )
+    assert found.returncode == 0 and found.stdout.split(), found.stderr
