@@ -45,7 +45,17 @@ def test_every_gym_executes_every_cla_type_a_controller_receives(table: ActionTa
 
 
 def test_the_custom_action_names_are_the_tables() -> None:
-    assert BROWSER_CUSTOM == ("goto", "back", "forward", "reload", "new_tab", "switch_tab", "close_tab")
+    assert BROWSER_CUSTOM == (
+        "goto",
+        "back",
+        "forward",
+        "reload",
+        "new_tab",
+        "switch_tab",
+        "close_tab",
+        "click_element",
+        "type_field",
+    )
     assert UBUNTU_CUSTOM == ("launch", "key_sequence", "clipboard_set")
 
 

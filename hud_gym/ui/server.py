@@ -17,6 +17,7 @@ from pathlib import Path
 
 from aiohttp import web
 
+from hud_gym.errors import HudGymError
 from hud_gym.jobs.live_view import remove_ui_address, write_ui_address
 from hud_gym.ui.app import is_loopback, make_app
 from hud_gym.ui.data import StoreView
@@ -26,7 +27,7 @@ __all__ = ["TOKEN_ENV_VAR", "UIExposureError", "serve_ui", "ui_token"]
 TOKEN_ENV_VAR = "HUD_GYM_UI_TOKEN"
 
 
-class UIExposureError(ValueError):
+class UIExposureError(HudGymError, ValueError):
     """A non-loopback address without the opt-in."""
 
 
