@@ -108,3 +108,17 @@ def site() -> Iterator[str]:
     """Base URL (``http://127.0.0.1:<port>``) serving tests/browser/fixtures."""
     with serve_directory(Path(__file__).parent / "browser" / "fixtures") as url:
         yield url
+
+
+@pytest.fixture(autouse=True)
+def _release_the_stores_a_test_opened() -> Iterator[None]:
+    """Close the connections of every job store a test opened (its tmp ``HUD_GYM_HOME``), once it
+    is over: the evaluation and event-loop pool threads outlive tests, and each thread that touched
+    a store keeps a connection (3 descriptors) to it, which over the whole suite ran out of
+    descriptors (python-xlib's ``select()`` fails past fd 1023)."""
+    from hud_gym.jobs import store
+
+    before = set(store._stores)
+    yield
+    for home in set(store._stores) - before:
+        store.release_store(home)

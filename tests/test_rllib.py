@@ -70,10 +70,7 @@ def check(results: list[dict[str, Any]], rewards: set[float]) -> None:
         assert value is None or (min(rewards) <= value <= max(rewards)), returns
 
 
-@pytest.mark.timeout(300)
-def test_ppo_on_qa_in_the_local_env_runner(ray_session: Any) -> None:
-    config = {**FLAT, "taskset": "qa-basic", "grid": (2, 2), "keys": (), "texts": ("Paris", "4"), "max_steps": 2}
-    check(train_ppo(config, remote_runners=0), {0.0, 1.0})
+# The local env runner is run by tests/test_trainer_examples.py (examples/rllib_ppo.py --runners 0).
 
 
 @pytest.mark.timeout(300)

@@ -76,7 +76,7 @@ def connect_rw(db: Path) -> sqlite3.Connection:
     Raises:
         StoreError: the file is not an SQLite database, or is damaged.
     """
-    conn = sqlite3.connect(db, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=True)
+    conn = sqlite3.connect(db, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False)
     return _setup(conn, db, "journal_mode=WAL", "synchronous=NORMAL", "foreign_keys=ON")
 
 
@@ -87,7 +87,7 @@ def connect_ro(db: Path) -> sqlite3.Connection:
         StoreError: not a database, damaged, or a write-ahead log that cannot be read here.
     """
     if missing(db):
-        return _setup(sqlite3.connect(":memory:", isolation_level=None, check_same_thread=True), db)
+        return _setup(sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False), db)
     uri = f"file:{quote(str(db))}?mode=ro"
     try:
         return _setup(_open(uri), db)
@@ -110,4 +110,4 @@ def missing(db: Path) -> bool:
 
 
 def _open(uri: str) -> sqlite3.Connection:
-    return sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=True)
+    return sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False)

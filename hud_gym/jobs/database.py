@@ -61,6 +61,12 @@ class Database:
         if self.read_only_reason is not None and read_only is False:
             raise StoreReadOnlyError(self._read_only_message())
         self._local = threading.local()
+        # Every thread's connection, so that release() can close them all (a long-lived pool thread
+        # would otherwise keep a store it touched open for the life of the process). A connection is
+        # used only by its own thread; it may be closed from another (check_same_thread=False).
+        self._connections: list[sqlite3.Connection] = []
+        self._connections_lock = threading.Lock()
+        self._generation = 0
         self._lock_pid = os.getpid()
         self._write_lock = threading.Lock()
         self._reserve = SpaceReserve(self.home)
@@ -105,7 +111,7 @@ class Database:
 
     def _conn(self) -> sqlite3.Connection:
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
-        if conn is not None and self._local.pid == os.getpid():
+        if conn is not None and self._local.pid == os.getpid() and self._local.generation == self._generation:
             return conn
         if self.read_only_reason is None:
             conn = connect_rw(self.db_path)
@@ -116,7 +122,9 @@ class Database:
             else:
                 _show_dead_writers_interrupted(conn)
                 conn.execute("PRAGMA query_only=1")
-        self._local.conn, self._local.pid = conn, os.getpid()
+        self._local.conn, self._local.pid, self._local.generation = conn, os.getpid(), self._generation
+        with self._connections_lock:
+            self._connections.append(conn)
         return conn
 
     def _lock(self) -> threading.Lock:
@@ -176,11 +184,25 @@ class Database:
         conn.execute("COMMIT")
 
     def close(self) -> None:
-        """Close this thread's connection (others close when their thread ends)."""
+        """Close this thread's connection (others close when their thread ends, or at :meth:`release`)."""
         conn = getattr(self._local, "conn", None)
         if conn is not None:
             conn.close()
             self._local.conn = None
+            with self._connections_lock:
+                self._connections = [c for c in self._connections if c is not conn]
+
+    def release(self) -> None:
+        """Close every thread's connection, when no thread is using the store; a thread that uses
+        it again opens a new one."""
+        with self._connections_lock:
+            connections, self._connections = self._connections, []
+            self._generation += 1
+        for conn in connections:
+            try:
+                conn.close()
+            except sqlite3.Error:
+                pass
 
 
 _DEAD_RUN_ERROR = "the process running this episode died before it ended"

@@ -46,6 +46,7 @@ __all__ = [
     "StoreReadOnlyError",
     "TrajectoryNotFoundError",
     "get_store",
+    "release_store",
 ]
 
 
@@ -219,6 +220,16 @@ def get_store(home: str | os.PathLike[str] | None = None) -> Store:
         if store is None:
             store = _stores[path] = Store(path)
         return store
+
+
+def release_store(home: str | os.PathLike[str] | None = None) -> None:
+    """Close every connection of the process's store for ``home`` and forget it (its files stay):
+    for a program (a test suite) that opens many stores and keeps threads that touched them."""
+    path = resolve_home(home)
+    with _stores_lock:
+        store = _stores.pop(path, None)
+    if store is not None:
+        store.release()
 
 
 def settle_all_stores() -> None:

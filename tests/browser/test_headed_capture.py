@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import urllib.parse
@@ -56,13 +57,18 @@ def colour(frame: np.ndarray) -> str:
     return {(255, 0, 0): "red", (0, 0, 255): "blue"}.get((r, g, b), f"rgb({r}, {g}, {b})")
 
 
+# 500 toggles in the suite (two navigations, two tabs with dialogs); HUD_GYM_FRESHNESS_STEPS=2000 or
+# more for a soak (the figures in the closing note of issue 13 are 3 x 2,000).
+FRESHNESS_STEPS = int(os.environ.get("HUD_GYM_FRESHNESS_STEPS", "500"))
+
+
 @pytest.mark.timeout(600)
-def test_no_stale_frame_in_2000_toggles_with_navigations_tabs_and_dialogs(env: gymnasium.Env) -> None:
+def test_no_stale_frame_in_many_toggles_with_navigations_tabs_and_dialogs(env: gymnasium.Env) -> None:
     stale: list[tuple[int, str, str]] = []
     clicks = 0
     frame, _ = step(env, CustomAction(action="goto", args={"url": toggle_page("start")}))
     assert colour(frame) == "red"
-    for i in range(2000):
+    for i in range(FRESHNESS_STEPS):
         if i % 250 == 100:  # a navigation: the new document's first frame, then its toggles
             frame, info = step(env, CustomAction(action="goto", args={"url": toggle_page(f"nav {i}")}))
             assert info["title"] == f"nav {i}" and colour(frame) == "red", (i, colour(frame))
