@@ -156,6 +156,20 @@ class Adapter:
                 raise ActionError(f"Unsupported action type: {data.get('type')!r}") from None
             raise ActionError(f"Invalid action: {exc}") from None
 
+    def _dispatch(self, data: dict[str, Any], key: str, known: tuple[str, ...]) -> CLAAction | list[CLAAction]:
+        """Run the handler ``_<name>(data, name)`` of the action named by ``data[key]``.
+
+        Raises:
+            ActionError: ``Invalid action`` (no name) or ``Unsupported action type: X`` (not in ``known``).
+        """
+        action = data.get(key)
+        if not isinstance(action, str):
+            raise ActionError(f"Invalid action: the action has no {key!r} name: {data!r}"[:300])
+        if action not in known:
+            raise ActionError(f"Unsupported action type: {action!r}")
+        result: CLAAction | list[CLAAction] = getattr(self, f"_{action}")(data, action)
+        return result
+
     def postprocess(self, action: CLAAction) -> CLAAction:
         """``action`` with its coordinates in the env's frame."""
         if self._agent_frame is None or self._env_frame is None or self._agent_frame == self._env_frame:

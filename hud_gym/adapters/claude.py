@@ -170,13 +170,7 @@ class ClaudeAdapter(Adapter):
         Raises:
             ActionError: ``Unsupported action type: X`` or ``Invalid action: ...``.
         """
-        data = tool_use_input(data)
-        action = data.get("action")
-        if not isinstance(action, str):
-            raise ActionError(f"Invalid action: the input has no 'action' name: {data!r}"[:300])
-        if action not in CLAUDE_ACTIONS:
-            raise ActionError(f"Unsupported action type: {action!r}")
-        return getattr(self, f"_{action}")(data, action)
+        return self._dispatch(tool_use_input(data), "action", CLAUDE_ACTIONS)
 
     # ----------------------------------------------------------------- keyboard
 

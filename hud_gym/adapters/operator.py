@@ -96,13 +96,7 @@ class OperatorAdapter(Adapter):
         Raises:
             ActionError: ``Unsupported action type: X`` or ``Invalid action: ...``.
         """
-        data = _as_dict(data)
-        action = data.get("type")
-        if not isinstance(action, str):
-            raise ActionError(f"Invalid action: the action has no 'type': {data!r}"[:300])
-        if action not in OPERATOR_ACTIONS:
-            raise ActionError(f"Unsupported action type: {action!r}")
-        return getattr(self, f"_{action}")(data, action)
+        return self._dispatch(_as_dict(data), "type", OPERATOR_ACTIONS)
 
     # ----------------------------------------------------------------- fields
 
