@@ -74,7 +74,9 @@ function table(key, columns, rows, options = {}) {
   const filters = el("div", { class: "filters" },
     el("input", {
       type: "search", placeholder: "filter text", value: filter._text || "", "data-filter": `${key}:_text`,
-      onchange: (e) => { state.filters[key] = { ...filter, _text: e.target.value }; rerender(); },
+      // Kept in the state as it is typed, so a live refresh that redraws the table keeps it.
+      oninput: (e) => { state.filters[key] = { ...(state.filters[key] || {}), _text: e.target.value }; },
+      onchange: (e) => { state.filters[key] = { ...(state.filters[key] || {}), _text: e.target.value }; rerender(); },
     }),
     (options.selects || []).map((field) => {
       const values = [...new Set(rows.map((r) => String(r[field] ?? "")))].sort();
