@@ -29,6 +29,7 @@ from gymnasium.vector import AutoresetMode
 import hud_gym  # noqa: F401  (registers the ids)
 from hud_gym import ResponseAction, Task, WaitAction
 from hud_gym.envs.qa import QAEnv
+from hud_gym.spaces import ActionSpaceConfig
 from hud_gym.wrappers.vector import HudVectorEnv
 
 pytestmark = pytest.mark.timeout(120)
@@ -36,7 +37,12 @@ pytestmark = pytest.mark.timeout(120)
 TASK = Task(id="sum", prompt="2+2?", target="4", gym="qa")
 
 
+# Sampled actions include waits and click delays (up to 60 s by default): capped, as the tests sample.
+SHORT_WAITS = ActionSpaceConfig(max_wait_ms=50, max_delay_ms=50)
+
+
 def qa_vector(num_envs: int = 4, **kwargs) -> HudVectorEnv:
+    kwargs.setdefault("action_space_config", SHORT_WAITS)
     return gymnasium.make_vec("hud/QA-v0", num_envs=num_envs, task=TASK, **kwargs)
 
 
