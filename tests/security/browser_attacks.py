@@ -131,6 +131,9 @@ async def _frame_texts(controller: Any) -> list[str]:
     for page in controller.pages:
         texts.append(page.url)
         for frame in page.frames:
+            if not frame.url:  # a refused load: the frame never navigated, so holds nothing it fetched
+                texts.append("<not navigated>")
+                continue
             try:  # a frame whose load was refused may never get a script context: nothing to read there
                 texts.append(await asyncio.wait_for(frame.evaluate(_FRAME_TEXT), FRAME_READ_TIMEOUT_S))
             except Exception as exc:

@@ -1,9 +1,9 @@
 """Issue 11, item 4: no browser task, agent or page reads the host's files.
 
-For ``/etc/passwd``, ``/etc/shadow`` and the listings of ``/root`` and ``$HUD_GYM_HOME``, every way
-in is tried: the agent's ``goto``, ``new_tab`` and ``goto view-source:``; a page's link (clicked),
-HTTP redirect, script redirect, iframe and ``window.open``; a task's ``setup goto`` and a frame in
-its ``load_html_content``. The agent's
+For ``/etc/passwd``, ``/etc/shadow`` and the listings of ``/root`` and ``$HUD_GYM_HOME``, the agent's
+``goto``, ``new_tab`` and ``goto view-source:`` and a task's ``setup goto`` and a frame in its
+``load_html_content`` are tried; for ``/etc/passwd`` and ``/root`` (a file and a listing) also a
+page's link (clicked), HTTP redirect, script redirect, iframe and ``window.open``. The agent's
 and the task's get a clear refusal (``action_error`` / setup error); after every attempt nothing of
 the secret is in the observation, the step info, the task's grade, or the text of any frame of any
 tab. With ``allow_file_urls`` naming a temp directory, its files open, and nothing outside it does:
@@ -45,6 +45,9 @@ except ChromiumNotFoundError as exc:
 pytestmark = pytest.mark.timeout(300)
 
 SECRETS = ("/etc/passwd", "/etc/shadow", "/root listing", "$HUD_GYM_HOME listing")
+PAGE_TARGETS = ("/etc/passwd", "/root listing")
+"""The secrets hostile pages go after: a file and a listing (the pages' ways in do not depend on
+the path; the agent's and the task's ways are tried on every secret)."""
 INSIDE = "inside-the-allowed-directory-7d1e"
 
 
@@ -141,7 +144,7 @@ def test_no_agent_action_page_or_task_setup_reads_the_host(
         assert info["status"] == "action_error" and "refused" in info["action_error"], (how, info)
         assert "allow_file_urls" in info["action_error"] or how == "goto view-source:", info["action_error"]
         assert_unseen(secret, seen, f"the agent's {how}")
-    for vector in PAGE_VECTORS:
+    for vector in PAGE_VECTORS if name in PAGE_TARGETS else ():
         _, seen = attempt(env, secret, goto(attack_url(attacker, vector, secret.url)), *then(vector))
         assert_unseen(secret, seen, f"a page's {vector}")
     framed = Task(
@@ -190,7 +193,7 @@ def test_allow_file_urls_opens_its_directory_only(
             info, seen = attempt(files_env, secret, action)
             assert info["status"] == "action_error" and "outside the directory" in info["action_error"], (how, info)
             assert_unseen(secret, seen, f"the agent's {how} with allow_file_urls")
-        for vector in PAGE_VECTORS:
+        for vector in PAGE_VECTORS if secret.name in PAGE_TARGETS else ():
             # A page inside the allowed directory is a file: page, which Chromium lets open files.
             hostile = allowed_dir / f"{vector}-{abs(hash(secret.url))}.html"
             hostile.write_text(attack_page(vector, secret.url))
