@@ -51,3 +51,14 @@ def goto(env: Any, url: str) -> tuple[dict[str, Any], dict[str, Any]]:
     assert info["status"] == "ok", info
     assert "navigation_error" not in info, info
     return obs, info
+
+
+def open_page(browser: Any, url: str) -> tuple[Any, list[str]]:
+    """A new 1400x1000 page of ``browser`` (Playwright's sync API) loaded with ``url``, and the list
+    its console errors and uncaught exceptions are appended to."""
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    errors: list[str] = []
+    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(url, wait_until="load")
+    return page, errors

@@ -3,9 +3,12 @@ tests/conftest.py, shared with the Ray and remote-controller tests)."""
 
 from __future__ import annotations
 
-import pytest
+from collections.abc import Iterator
 
-from hud_gym.controllers.browser.chromium import ChromiumNotFoundError, find_chromium
+import pytest
+from playwright.sync_api import Browser, sync_playwright
+
+from hud_gym.controllers.browser.chromium import LAUNCH_ARGS, ChromiumNotFoundError, find_chromium
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -29,3 +32,12 @@ def controller_gym() -> str:
 def capture(request: pytest.FixtureRequest) -> str:
     """The behaviour tests run on both capture paths (``capture=`` of ``hud/Browser-v0``)."""
     return str(request.param)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    """A plain headless Chromium of the test's own (for pages the product serves: the UI, reports)."""
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(find_chromium()), args=list(LAUNCH_ARGS))
+        yield browser
+        browser.close()

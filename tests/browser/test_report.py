@@ -4,18 +4,17 @@ holding HTML/script stays text."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Page, sync_playwright
+from browser_helpers import open_page
+from playwright.sync_api import Browser
 
 import hud_gym
 from hud_gym import Task
 from hud_gym.actions import ResponseAction, TypeAction
 from hud_gym.cli.report import outcome_of, write_report
-from hud_gym.controllers.browser.chromium import LAUNCH_ARGS, find_chromium
 from hud_gym.jobs import Job
 
 HOSTILE_PROMPT = (
@@ -54,30 +53,13 @@ def job(tmp_path_factory: pytest.TempPathFactory) -> Job:
     )
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(find_chromium()), args=list(LAUNCH_ARGS))
-        yield browser
-        browser.close()
-
-
-def _open(browser: Browser, path: Path) -> tuple[Page, list[str]]:
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
-    errors: list[str] = []
-    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.goto(path.as_uri(), wait_until="load")
-    return page, errors
-
-
 @pytest.mark.timeout(120)
 def test_report_loads_cleanly_and_shows_every_trajectory(job: Job, browser: Browser, tmp_path: Path) -> None:
     trajectories = job.load_trajectories()
     analytics = job.get_analytics()
     path = write_report(job, tmp_path / "report.html")
     assert path.stat().st_size < 1_000_000  # 8 runs, 20 screenshots downscaled to JPEG
-    page, errors = _open(browser, path)
+    page, errors = open_page(browser, path.as_uri())
     try:
         page.wait_for_function("Array.from(document.images).every(i => i.complete)")
         assert page.title() == "report <test> & friends · hud-gym report"
@@ -146,7 +128,7 @@ def test_report_loads_cleanly_and_shows_every_trajectory(job: Job, browser: Brow
 @pytest.mark.timeout(60)
 def test_linked_report_loads_its_screenshots_from_the_store(job: Job, browser: Browser, tmp_path: Path) -> None:
     path = write_report(job, tmp_path / "linked" / "report.html", images="link", max_trajectories=3)
-    page, errors = _open(browser, path)
+    page, errors = open_page(browser, path.as_uri())
     try:
         page.wait_for_function("Array.from(document.images).every(i => i.complete)")
         assert page.locator("article.trajectory").count() == 3

@@ -26,14 +26,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from browser_helpers import open_page
 from PIL import Image
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, Page
 
 import hud_gym
 from hud_gym import Task
 from hud_gym.actions import ClickAction, Point, ResponseAction, TypeAction
 from hud_gym.advantages import group_advantages
-from hud_gym.controllers.browser.chromium import LAUNCH_ARGS, find_chromium
 from hud_gym.jobs import Job
 
 pytestmark = pytest.mark.timeout(120)
@@ -213,23 +213,6 @@ def test_another_address_needs_the_opt_in_and_a_token(home: Path, job: Job) -> N
 # ------------------------------------------------------------------ in Chromium
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(find_chromium()), args=list(LAUNCH_ARGS))
-        yield browser
-        browser.close()
-
-
-def _open(browser: Browser, address: str) -> tuple[Page, list[str]]:
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
-    errors: list[str] = []
-    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.goto(address, wait_until="load")
-    return page, errors
-
-
 def _keep_screenshot(page: Page, name: str) -> None:
     """With ``HUD_GYM_UI_SCREENSHOTS=DIR``, save the page as ``DIR/name`` (the README's images)."""
     folder = os.environ.get("HUD_GYM_UI_SCREENSHOTS")
@@ -246,7 +229,7 @@ def _go(page: Page, hash_: str, ready: str) -> None:
 def test_every_page_loads_clean_and_hostile_strings_stay_text(url: str, job: Job, browser: Browser) -> None:
     data = _json(url + f"api/jobs/{job.id}")
     hostile = next(r for r in data["runs"] if r["task_id"] == "hostile")
-    page, errors = _open(browser, url)
+    page, errors = open_page(browser, url)
     try:
         page.wait_for_selector("text=ui <job>")
         _go(page, f"#/job/{job.id}", "[data-table=runs] tbody tr")
@@ -275,7 +258,7 @@ def test_the_player_steps_with_the_keyboard_and_draws_the_click_at_its_pixel(
 ) -> None:
     data = _json(url + f"api/jobs/{job.id}")
     run = next(r for r in data["runs"] if r["task_id"] == "capital-france")
-    page, errors = _open(browser, url + f"#/run/{run['id']}")
+    page, errors = open_page(browser, url + f"#/run/{run['id']}")
     try:
         page.wait_for_selector("#step-label:has-text('step 1 / 3')")
         assert page.locator("#caption").inner_text() == f"click left at ({CLICK[0]}, {CLICK[1]})"
@@ -306,7 +289,7 @@ def test_the_player_steps_with_the_keyboard_and_draws_the_click_at_its_pixel(
 
 
 def test_filters_and_sorting_change_the_rows(url: str, job: Job, browser: Browser) -> None:
-    page, errors = _open(browser, url + f"#/job/{job.id}")
+    page, errors = open_page(browser, url + f"#/job/{job.id}")
     try:
         rows = page.locator("[data-table=runs] tbody tr")
         page.wait_for_selector("[data-table=runs] tbody tr")
@@ -338,7 +321,7 @@ def test_filters_and_sorting_change_the_rows(url: str, job: Job, browser: Browse
 
 @pytest.mark.timeout(180)
 def test_a_job_written_by_another_process_appears_without_a_reload(url: str, home: Path, browser: Browser) -> None:
-    page, errors = _open(browser, url)
+    page, errors = open_page(browser, url)
     try:
         page.wait_for_selector("[data-table=jobs] tbody tr")
         page.evaluate("window.__same_page = true")
@@ -365,7 +348,7 @@ def test_the_static_report_draws_each_action_on_the_frame_the_agent_saw(
 
     run = next(t for t in job.load_trajectories() if t.task_id == "capital-france")
     path = write_report(job, tmp_path / "report.html", frame_width=FRAME[0])
-    page, errors = _open(browser, path.as_uri())
+    page, errors = open_page(browser, path.as_uri())
     try:
         card = page.locator(f"#t-{run.trajectory_id}")
         figures = card.locator("figure.frame")
