@@ -116,42 +116,23 @@ def report(processes: int, hits: list[Any], counts: dict[str, int], **more: Any)
 # ----------------------------------------------------------------------------- rollout_group
 
 
-def test_groups_of_eight_under_renderer_and_browser_kills() -> None:
+@pytest.mark.parametrize("where", ["local", "server"])
+def test_groups_of_eight_under_kills(where: str) -> None:
+    """G=8 groups from an ``EnvPool`` while renderers and the shared Chromium are killed (local
+    envs), or while the envs' browser server is killed (``controller="subprocess"``)."""
     needs_chromium()
-    seed, rng = fault_rng("groups-browser")
-    groups = ROUNDS
+    seed, rng = fault_rng(f"groups-{'browser' if where == 'local' else 'server'}")
     taps = EnvTaps()
     trajectories: list[Trajectory] = []
-
-    faults = FaultThread(rng, browser_fault(rng, taps), count=2 * ROUNDS, calls=2 * G * groups)
-
-    async def run() -> None:
-        async with EnvPool(size=G, **MINIWOB) as pool:
-            for g in range(groups):
-                policy = faults.policy(clicker(seed + g))
-                group = await rollout_group("miniwob/click-test-2", policy, G, seed=seed + g, pool=pool, max_steps=6)
-                assert len(group.trajectories) == G
-                trajectories.extend(group.trajectories)
-
-    with ProcessTracker() as tracker, taps.installed():
-        with faults:
-            asyncio.run(run())
-        hits = check_taps(taps, faults.faults, seed)
-        counts = check_trajectories(trajectories, hits, seed)
-        processes = check_processes(tracker, seed)
-    report(processes, hits, counts)
-
-
-def test_groups_of_eight_on_a_browser_server_under_server_kills() -> None:
-    needs_chromium()
-    seed, rng = fault_rng("groups-server")
-    taps = EnvTaps()
-    trajectories: list[Trajectory] = []
-
-    faults = FaultThread(rng, lambda: kill_server("browser", taps.live()), count=ROUNDS, calls=2 * G * ROUNDS)
+    if where == "local":
+        faults = FaultThread(rng, browser_fault(rng, taps), count=2 * ROUNDS, calls=2 * G * ROUNDS)
+        pool_kwargs: dict[str, Any] = MINIWOB
+    else:
+        faults = FaultThread(rng, lambda: kill_server("browser", taps.live()), count=ROUNDS, calls=2 * G * ROUNDS)
+        pool_kwargs = {"controller": "subprocess", **MINIWOB}
 
     async def run() -> None:
-        async with EnvPool(size=G, controller="subprocess", **MINIWOB) as pool:
+        async with EnvPool(size=G, **pool_kwargs) as pool:
             for g in range(ROUNDS):
                 policy = faults.policy(clicker(seed + g))
                 group = await rollout_group("miniwob/click-test-2", policy, G, seed=seed + g, pool=pool, max_steps=6)
