@@ -104,15 +104,34 @@ ELEMENTS_JS = r"""
 """Visible interactive elements (links, buttons, form fields, ARIA widgets, click handlers) and
 visible elements with their own text, in document order, with their viewport bounding boxes."""
 
+LEAVING_JS = """(() => {
+  const key = Symbol.for("hud-gym.leaving");
+  const was = window[key] === true;
+  if (!Object.prototype.hasOwnProperty.call(window, key)) {
+    addEventListener("beforeunload", () => { window[key] = true; }, true);
+  }
+  Object.defineProperty(window, key, {value: false, writable: true, configurable: true});
+  return was;
+})()"""
+"""Whether the document began to leave (its ``beforeunload`` fired) since the last state read,
+which it also clears (the first read adds the listener, which never asks for a dialog). The
+renderer fires ``beforeunload`` before it asks the browser for the navigation, so a navigation
+a script started before the read is known here even when ``Page.frameStartedLoading`` (sent by
+the browser) trails the reply."""
+
 PAGE_STATE_JS = (
     "(elements, limit) => ({title: document.title, elements: elements ? ELEMENTS(limit) : null, "
-    "dom: elements ? MINIWOB_DOM : null})"
+    "dom: elements ? MINIWOB_DOM : null, leaving: LEAVING})"
 )
 """Title and, when asked, the elements of the page and, on a MiniWoB page, its own DOM
-observation (:mod:`.miniwob_dom`), in one round trip."""
+observation (:mod:`.miniwob_dom`), and :data:`LEAVING_JS`, in one round trip."""
 
 
 def page_state_expression(elements: bool, limit: int) -> str:
-    """The ``Runtime.evaluate`` expression returning ``{title, elements, dom}``."""
-    body = PAGE_STATE_JS.replace("ELEMENTS", f"({ELEMENTS_JS.strip()})").replace("MINIWOB_DOM", DOM_INFO_JS)
+    """The ``Runtime.evaluate`` expression returning ``{title, elements, dom, leaving}``."""
+    body = (
+        PAGE_STATE_JS.replace("LEAVING", LEAVING_JS)
+        .replace("ELEMENTS", f"({ELEMENTS_JS.strip()})")
+        .replace("MINIWOB_DOM", DOM_INFO_JS)
+    )
     return f"({body})({json.dumps(bool(elements))}, {int(limit)})"

@@ -6,10 +6,19 @@ accepted, ``confirm`` and ``prompt`` dismissed) in a task that nothing cancels, 
 
 A navigation away from a document that keeps opening dialogs (``setInterval(alert)``) is another
 matter: a dialog opened while the navigation commits cannot be answered any more (its document
-is going), and it holds the renderer, so the new document never loads. :meth:`Dialogs.leave`
-therefore stops the tab's scripts first (``Emulation.setScriptExecutionDisabled``), waits until
-the dialogs already open are answered, navigates until the new document commits, turns scripts
-back on, and reloads that document so that its own scripts run from the start.
+is going: ``Page.handleJavaScriptDialog`` fails with "Not attached to an active page"), and it
+holds the renderer, so the new document never commits. :meth:`Dialogs.leave` therefore first
+silences the document (its timers cleared, its ``alert``/``confirm``/``prompt``/``print``
+replaced by no-ops: :data:`SILENCE_JS`) and stops the tab's scripts
+(``Emulation.setScriptExecutionDisabled``; alone it was not enough: Chromium let a timer of the
+old document run once more as the navigation began, about 1 leave in 30 on the headed path), waits
+until the dialogs already open are answered, navigates until the new document commits, turns
+scripts back on, and reloads that document so that its own scripts run from the start (a
+navigation that commits nothing, e.g. ``back`` without history, leaves the silenced document).
+
+Every DevTools call of :meth:`Dialogs.leave` is bounded (:data:`CALL_LIMIT`), and none is awaited
+while the step is being cancelled: turning scripts back on after a cancelled navigation is left to
+a background task, so a wedged renderer cannot hold the step past its timeout.
 """
 
 from __future__ import annotations
@@ -24,10 +33,26 @@ from playwright.async_api import Error as PlaywrightError
 
 from hud_gym.controllers.browser.session import PageSession
 
-__all__ = ["Dialogs", "WaitUntil", "retrieve"]
+__all__ = ["CALL_LIMIT", "SILENCE_JS", "Dialogs", "WaitUntil", "retrieve"]
 
 WaitUntil = Literal["commit", "load"]
 Navigation = Callable[[WaitUntil], Awaitable[Response | None]]
+
+CALL_LIMIT = 2.0
+"""Seconds one DevTools call of :meth:`Dialogs.leave` may take (a renderer held by a dialog that
+cannot be answered never replies)."""
+
+SILENCE_JS = """(() => {
+  const quiet = () => undefined;
+  for (const name of ["alert", "confirm", "prompt", "print"]) {
+    try { window[name] = quiet; } catch (e) {}
+  }
+  window.onbeforeunload = null;
+  const last = setTimeout(quiet, 0);
+  for (let id = 0; id <= last; id++) { clearTimeout(id); clearInterval(id); }
+})()"""
+"""Evaluated in a dialog storm's document before it is left: no timer of it runs again, and a
+script still running opens no dialog."""
 
 
 def retrieve(task: asyncio.Future[Any]) -> None:
@@ -89,13 +114,20 @@ class Dialogs:
         if session is None or page not in self._answers:
             return await navigation("load")
         before = page.url
-        await session.send("Emulation.setScriptExecutionDisabled", {"value": True})
+        with contextlib.suppress(PlaywrightError, asyncio.TimeoutError):
+            silence = {"expression": SILENCE_JS, "silent": True}
+            await asyncio.wait_for(session.send("Runtime.evaluate", silence), CALL_LIMIT)
+        with contextlib.suppress(PlaywrightError, asyncio.TimeoutError):
+            await asyncio.wait_for(session.send("Emulation.setScriptExecutionDisabled", {"value": True}), CALL_LIMIT)
         try:
             await self._settled(page)
             response = await navigation("commit")
         finally:
-            with contextlib.suppress(PlaywrightError):
-                await session.send("Emulation.setScriptExecutionDisabled", {"value": False})
+            # Never awaited unbounded, nor during a cancellation (a wedged renderer never replies).
+            scripts_on = asyncio.ensure_future(session.send("Emulation.setScriptExecutionDisabled", {"value": False}))
+            scripts_on.add_done_callback(retrieve)
+        with contextlib.suppress(PlaywrightError, asyncio.TimeoutError):
+            await asyncio.wait_for(asyncio.shield(scripts_on), CALL_LIMIT)
         if page.url != "about:blank" and (response is not None or page.url != before):
             response = await page.reload(timeout=timeout * 1000)
         return response

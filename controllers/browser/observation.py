@@ -1,8 +1,9 @@
 """What the browser controller observes after an action: the active tab, once the action's effects are in.
 
 After the action, one ``Runtime.evaluate`` round trip on the tab's own DevTools session returns the
-title (and the elements); a navigation the action started has been reported by then, and is waited
-for (up to ``navigation_timeout``); a new tab the page opened is waited for and becomes the active
+title (and the elements); a navigation the action started has been reported by then (its load
+start, or the document's ``beforeunload``, read in the same round trip: the load start is sent by
+the browser and can trail the reply), and is waited for (up to ``navigation_timeout``); a new tab the page opened is waited for and becomes the active
 tab; then ``Page.captureScreenshot`` renders a new frame (:mod:`.capture`). The frame's ``info``
 has the URL, title, tabs, and the dialogs and downloads since the last observation.
 
@@ -41,6 +42,10 @@ __all__ = [
     "decode_image",
     "page_state_expression",
 ]
+
+
+LOAD_START_LIMIT = 2.0
+"""Seconds a navigation the page began (``beforeunload`` fired) may take to report its load start."""
 
 
 class BrowserObservation(BrowserLifecycle):
@@ -109,6 +114,11 @@ class BrowserObservation(BrowserLifecycle):
             )
             try:
                 state = await asyncio.wait_for(asyncio.shield(state_task), self.navigation_timeout)
+                if state["leaving"] and not navigated():
+                    # The document began to leave before the reply, whose load start (sent by the
+                    # browser, not the renderer) can trail it: wait for that (a navigation the
+                    # browser then drops, a 204, starts no load: the wait is bounded).
+                    await session.wait_started(loads_before, LOAD_START_LIMIT)
                 if not navigated() and self._targets_settled.is_set():
                     if shot_task is not None:
                         screenshot = await asyncio.wait_for(asyncio.shield(shot_task), self.navigation_timeout)

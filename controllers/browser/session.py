@@ -2,10 +2,12 @@
 
 Each open page gets one :class:`PageSession` (a CDP session of its own, next to Playwright's).
 It follows ``Page.frameStartedLoading`` / ``Page.frameStoppedLoading`` of the main frame. These
-events travel on the same session as our ``Runtime.evaluate`` replies, after the renderer sent
-them: so once one round trip has returned after an action, a navigation the action started
-(a link, a form submit, ``location = ...`` even from a ``setTimeout(0)``, ``history.back()``)
-has already been reported, and :meth:`PageSession.wait_loaded` can wait for it to finish.
+events travel on the same session as our ``Runtime.evaluate`` replies, but the browser sends them,
+not the renderer: a navigation a script started just before a round trip (``location = ...``
+from a ``setTimeout(0)``) can be reported after its reply. The round trip therefore also says
+whether the document began to leave (:data:`~.capture.LEAVING_JS`), and
+:meth:`PageSession.wait_started` / :meth:`PageSession.wait_loaded` wait for the load to start and
+to finish.
 
 With ``refuse_files`` the session also pauses every ``file:`` request of the tab (its frames in
 the same process included) and fails it, whoever started it (:mod:`.urls`).
@@ -41,6 +43,7 @@ class PageSession:
         """``file:`` URLs this tab requested and was refused (with ``refuse_files``)."""
         self._stopped = asyncio.Event()
         self._stopped.set()
+        self._started = asyncio.Event()
         cdp.on("Page.frameStartedLoading", self._on_started)
         cdp.on("Page.frameStoppedLoading", self._on_stopped)
         cdp.on("Fetch.requestPaused", self._on_file_request)
@@ -68,6 +71,7 @@ class PageSession:
             self.loading = True
             self.loads += 1
             self._stopped.clear()
+            self._started.set()
 
     def _on_stopped(self, event: dict[str, Any]) -> None:
         if event.get("frameId") == self.main_frame_id:
@@ -84,9 +88,20 @@ class PageSession:
             return False
         return True
 
+    async def wait_started(self, loads: int, timeout: float) -> bool:
+        """Wait until a main-frame load after the first ``loads`` has started; False after ``timeout`` s."""
+        while self.loads == loads:
+            self._started.clear()
+            try:
+                await asyncio.wait_for(self._started.wait(), timeout)
+            except asyncio.TimeoutError:
+                return False
+        return True
+
     async def state(self, elements: bool = False, limit: int = 500, *, next_frame: bool = False) -> dict[str, Any]:
-        """``{"title": str, "elements": list | None, "dom": dict | None}`` of the current document
-        (one round trip; ``dom``: a MiniWoB page's ``core.getDOMInfo()``);
+        """``{"title": str, "elements": list | None, "dom": dict | None, "leaving": bool}`` of the
+        current document (one round trip; ``dom``: a MiniWoB page's ``core.getDOMInfo()``;
+        ``leaving``: :data:`~.capture.LEAVING_JS`);
         with ``next_frame``, read in the page's second animation frame from now (the frame with
         every change made so far has been committed: :mod:`.headed`)."""
         expression = page_state_expression(elements, limit)
@@ -96,9 +111,14 @@ class PageSession:
             params["awaitPromise"] = True
         result = await self.cdp.send("Runtime.evaluate", params)
         if "exceptionDetails" in result:
-            return {"title": "", "elements": [] if elements else None, "dom": None}
+            return {"title": "", "elements": [] if elements else None, "dom": None, "leaving": False}
         value = result.get("result", {}).get("value") or {}
-        return {"title": value.get("title") or "", "elements": value.get("elements"), "dom": value.get("dom")}
+        return {
+            "title": value.get("title") or "",
+            "elements": value.get("elements"),
+            "dom": value.get("dom"),
+            "leaving": bool(value.get("leaving")),
+        }
 
     async def screenshot(self, image_format: ImageFormat = "jpeg", quality: int = 85) -> Any:
         """A fresh viewport screenshot (``(H, W, 3)`` uint8)."""

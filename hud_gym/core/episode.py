@@ -20,7 +20,8 @@ Episode rules:
   - ``env_error``: the controller failed (dead browser or display); the episode ends and the next
     ``reset`` restarts the controller;
   - ``timeout``: the action, observation or evaluation outlived ``step_timeout``; the episode is
-    truncated and the next ``reset`` restarts the controller;
+    truncated and the next ``reset`` restarts the controller (the timeout fires even when the
+    controller's call ignores its cancellation: :func:`~hud_gym.core.deadline.within`);
   - ``eval_error``: the evaluator raised, or gave an error grade (``Grade.is_error``: an invalid
     task regex, a task the evaluator cannot grade), a NaN, an infinity, or a reward outside its
     declared range (``[0, 1]`` unless the evaluate function or the task's
@@ -58,6 +59,7 @@ from gymnasium.error import ResetNeeded
 
 from hud_gym.actions import ActionError, CLAAction, ResponseAction, parse_actions
 from hud_gym.controllers.base import Controller, ControllerError
+from hud_gym.core.deadline import within
 from hud_gym.core.listeners import EnvListener
 from hud_gym.core.loop import EventLoopThread
 from hud_gym.core.scaling import ScreenMapping
@@ -173,7 +175,7 @@ class EnvCore:
         controller, self._controller = self._controller, None
         if controller is not None:
             try:
-                await asyncio.wait_for(controller.close(), timeout=30)
+                await within(controller.close(), timeout=30)
             except Exception:  # noqa: BLE001  (a dead controller may fail to close; it is gone either way)
                 pass
 
@@ -191,7 +193,7 @@ class EnvCore:
         attempts = 2
         for attempt in range(attempts):
             try:
-                observation, info = await asyncio.wait_for(
+                observation, info = await within(
                     self._reset_once(task, episode_seed, started), timeout=self.reset_timeout
                 )
                 for listener in self.listeners:
@@ -272,7 +274,7 @@ class EnvCore:
 
         action_started = time.perf_counter()
         try:
-            await asyncio.wait_for(self._execute(controller, actions, info), timeout=self.step_timeout)
+            await within(self._execute(controller, actions, info), timeout=self.step_timeout)
         except ActionError as exc:
             info.update(status="action_error", action_error=str(exc))
         except asyncio.TimeoutError:
@@ -290,7 +292,7 @@ class EnvCore:
         if not env_error and info["status"] != "timeout":
             observe_started = time.perf_counter()
             try:
-                frame = await asyncio.wait_for(controller.observe(), timeout=self.step_timeout)
+                frame = await within(controller.observe(), timeout=self.step_timeout)
                 observation = self._observation(frame)
                 info.update(frame.info)
             except asyncio.TimeoutError:
@@ -383,7 +385,7 @@ class EnvCore:
         task = self._current_task
         combine = (task.config or {}).get("evaluate_combine", self.evaluate_combine) if task else self.evaluate_combine
         try:
-            grade = await asyncio.wait_for(
+            grade = await within(
                 self._controller.evaluate(self._evaluate_calls, self._context, combine), timeout=self.step_timeout
             )
         except asyncio.TimeoutError:
@@ -412,7 +414,7 @@ class EnvCore:
         """Whether ``controller`` still works (asked after a failed evaluation, to tell an
         evaluator's failure from the controller's)."""
         try:
-            return bool(await asyncio.wait_for(controller.health(), timeout=min(self.step_timeout, 10.0)))
+            return bool(await within(controller.health(), timeout=min(self.step_timeout, 10.0)))
         except Exception:  # noqa: BLE001  (a health check that fails or hangs: not healthy)
             return False
 

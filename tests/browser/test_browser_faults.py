@@ -190,8 +190,6 @@ def test_a_dialog_storm_holds_neither_the_next_navigation_nor_the_next_reset(
     caplog.set_level(logging.ERROR, logger="asyncio")
     env = local_env
     controller = env.unwrapped.controller
-    if controller.capture == "headed":  # would hang the suite's worker for the test's timeout
-        pytest.xfail("headed path, issue 13 (open): leaving a dialog storm can hang the step past its timeout")
     for away in ("goto", "back"):
         goto(env, f"{site}/page2.html")
         goto(env, f"{site}/storm.html")
