@@ -48,7 +48,7 @@ from hud_gym.controllers.browser.binary import (
     playwright_chromiums,
 )
 from hud_gym.controllers.browser.headed import HEADED_ARGS, HeadedDisplay
-from hud_gym.controllers.browser.tiles import TILES_PER_BROWSER, TileLayout
+from hud_gym.controllers.browser.tiles import TileLayout, tiles_per_browser
 from hud_gym.controllers.process_utils import alive, kill_process_tree, process_tree, wait_gone
 from hud_gym.core.loop import add_shutdown_hook
 
@@ -210,11 +210,12 @@ class ChromiumManager:
         args: Sequence[str] = (),
         launch_timeout: float = 60.0,
         display: tuple[int, int] | None = None,
-        tiles: int = TILES_PER_BROWSER,
+        tiles: int | None = None,
     ) -> BrowserLease:
         """A lease on the shared browser for these settings, launching (or relaunching a dead)
         browser as needed. With ``display`` (a viewport size), a tile of a headed browser on a
-        private Xvfb, shared by up to ``tiles`` envs (see the module docstring).
+        private Xvfb, shared by up to ``tiles`` envs (default: :func:`~.tiles.tiles_per_browser`; see
+        the module docstring).
 
         Raises:
             ChromiumNotFoundError: no Chromium to launch.
@@ -227,7 +228,7 @@ class ChromiumManager:
         key = BrowserKey(executable=executable, headless=headless, args=tuple(args), display=display)
         async with lock:
             if display is not None:
-                key = self._group_with_a_free_tile(dataclasses.replace(key, tiles=tiles))
+                key = self._group_with_a_free_tile(dataclasses.replace(key, tiles=tiles or tiles_per_browser()))
             entry = self._entries.setdefault(key, _Entry(key=key))
             if entry.browser is None or not entry.browser.is_connected():
                 await self._discard_browser(entry)

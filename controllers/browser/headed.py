@@ -74,11 +74,14 @@ HEADED_ARGS: tuple[str, ...] = (
 FIRST_PAINT = 0.050
 """Seconds the first damage after an action is waited for once its frame was committed (an action
 that changes nothing on screen pays it, idle; 10 ms left 1 stale frame in ~2,000 at load 20-60), at
-least: a view waits up to twice the longest first-damage delay of its last :data:`LATENCY_WINDOW`
-steps, up to :data:`FIRST_PAINT_LIMIT` (one browser composites every env's window: under load its
-draws come later)."""
+least: a view waits up to twice the longest first-damage delay of the last :data:`LATENCY_WINDOW`
+steps of its display's views, up to :data:`FIRST_PAINT_LIMIT`; and that limit for its first
+:data:`LATENCY_SAMPLES` steps while the display has fewer samples (one browser composites every
+env's window: under load its draws come later)."""
 FIRST_PAINT_LIMIT = 0.25
 LATENCY_WINDOW = 32
+LATENCY_SAMPLES = 8
+_LATENCIES: dict[str, collections.deque[float]] = {}
 QUIET = 0.001
 """Seconds without damage after which the X server is taken to hold the whole frame."""
 DIALOG_QUIET = 0.1
@@ -182,14 +185,16 @@ class HeadedView:
             self.capture = ScreenCapture(display, viewport, origin)
         self.regrabs = 0
         """Grabs made again because damage arrived during one (for the benchmarks)."""
-        self.latencies: collections.deque[float] = collections.deque(maxlen=LATENCY_WINDOW)
-        """Seconds from the frame round trip to the first damage, of the last steps that had one."""
+        self.latencies = _LATENCIES.setdefault(display, collections.deque(maxlen=LATENCY_WINDOW))
+        """Seconds from the frame round trip to the first damage, of the display's last steps that had one."""
+        self.settles = 0
 
     @property
     def first_paint(self) -> float:
         """How long the first damage after an action is waited for (:data:`FIRST_PAINT`)."""
-        recent = 2 * max(self.latencies, default=0.0)
-        return max(FIRST_PAINT, min(FIRST_PAINT_LIMIT, recent))
+        if len(self.latencies) < LATENCY_SAMPLES and self.settles < LATENCY_SAMPLES:
+            return FIRST_PAINT_LIMIT
+        return max(FIRST_PAINT, min(FIRST_PAINT_LIMIT, 2 * max(self.latencies, default=0.0)))
 
     def begin(self) -> None:
         """Forget damage reported before an action (call before its input)."""
@@ -198,6 +203,7 @@ class HeadedView:
     async def settle(self, quiet: float = QUIET, limit: float = SETTLE_LIMIT) -> None:
         """Step 2 of the module docstring (after the frame round trip); never more than ``limit``
         s (an animating page, or one that keeps opening dialogs, never goes quiet)."""
+        self.settles += 1
         stats = await self.x.settle(first_paint=self.first_paint, quiet=quiet, limit=max(limit, self.first_paint))
         if stats["first_damage"] >= 0:
             self.latencies.append(stats["first_damage"])

@@ -8,23 +8,42 @@ tiles. An env's windows (its tabs' window, the popups its pages open) are moved 
 made fullscreen there (``--kiosk`` fills the window's monitor, without tab strip or toolbar), so
 the viewport's pixels start at the tile's top-left corner and are grabbed from there.
 
-A cell is larger than the viewport: it holds a window in its normal state too (Playwright sizes a
+A monitor is the viewport's size (at least :data:`MIN_WINDOW_WIDTH` wide: Chromium makes no
+narrower window), at the top-left corner of a larger cell, which holds a window in its normal state too (Playwright sizes a
 page's window to the viewport plus the browser UI when it opens a tab there, which leaves
-fullscreen until the env puts it back), so such a window stays on its own tile; and it is at
-least :data:`MIN_WINDOW_WIDTH` wide (Chromium makes no narrower window).
+fullscreen until the env puts it back), so such a window stays on its own tile.
 """
 
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass
 
 from hud_gym.controllers.x11.monitors import Rect
 
-__all__ = ["MIN_WINDOW_WIDTH", "TILES_PER_BROWSER", "WINDOW_INSETS", "TileLayout"]
+__all__ = ["MIN_WINDOW_WIDTH", "TILES_PER_BROWSER", "WINDOW_INSETS", "TileLayout", "tiles_per_browser"]
 
 TILES_PER_BROWSER = 8
-"""Envs one headed browser serves; the next env of the same viewport gets a new browser."""
+"""Envs one headed browser serves by default; the next env of the same viewport gets a new browser.
+``HUD_GYM_HEADED_TILES=N`` sets another number (1: a browser per env, the least CPU per step;
+8: the least memory; ``benchmarks/README.md``)."""
+
+
+def tiles_per_browser() -> int:
+    """:data:`TILES_PER_BROWSER`, or ``HUD_GYM_HEADED_TILES`` when set.
+
+    Raises:
+        ValueError: ``HUD_GYM_HEADED_TILES`` is not a whole number from 1 to 64.
+    """
+    raw = os.environ.get("HUD_GYM_HEADED_TILES", "").strip()
+    if not raw:
+        return TILES_PER_BROWSER
+    if not raw.isdigit() or not 1 <= int(raw) <= 64:
+        raise ValueError(f"HUD_GYM_HEADED_TILES must be a whole number from 1 to 64, got {raw!r}")
+    return int(raw)
+
+
 MIN_WINDOW_WIDTH = 500
 WINDOW_INSETS = (8, 85)
 """What Playwright adds to the viewport when it sizes a headed window (Linux): the browser UI."""
@@ -70,9 +89,15 @@ class TileLayout:
         x, y, _, _ = self._cell_rect(tile + 1)
         return x, y
 
+    @property
+    def monitor(self) -> tuple[int, int]:
+        """``(width, height)`` of a monitor: a fullscreen window's size (the viewport, at least
+        :data:`MIN_WINDOW_WIDTH` wide, plus a pixel), at its cell's top-left corner."""
+        return max(self.viewport[0], MIN_WINDOW_WIDTH) + 1, self.viewport[1] + 1
+
     def monitors(self) -> list[Rect]:
-        """The monitors to declare: the parking cell first (primary), then the env tiles."""
-        return [self._cell_rect(index) for index in range(self.tiles + 1)]
+        """The monitors to declare: the parking cell's first (primary), then the env tiles'."""
+        return [(*self._cell_rect(index)[:2], *self.monitor) for index in range(self.tiles + 1)]
 
     def window_size_arg(self) -> str:
         """Chromium's ``--window-size`` (a new window's normal size: inside a cell)."""
