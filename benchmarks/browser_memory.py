@@ -1,13 +1,19 @@
-"""Memory of 8 browser envs sharing one Chromium vs 8 envs with a Chromium each.
+"""Memory of 8 browser envs: sharing one Chromium (each capture path) vs a Chromium each.
 
-Each side runs in child processes that make their envs, reset them onto the same page, and
-wait; we then sum the proportional set size (PSS, from ``/proc/<pid>/smaps_rollup``) of every
-Chromium process under each child. PSS splits shared pages fairly between processes, so the sum
-is the real memory cost. Run: ``python -m benchmarks.browser_memory``.
+Each setup runs in child processes that make their envs, reset them onto the same page, and
+wait; we then sum the proportional set size (PSS, from ``/proc/<pid>/smaps_rollup``) of the
+processes under each child: every Chromium process (the first table's column), and everything
+the envs run (the Playwright driver, Chromium, the headed path's Xvfb) with and without the
+child Pythons themselves. PSS splits shared pages fairly between processes, so the sum is the real
+memory cost. Setups: ``capture="cdp"`` in one process (one shared headless browser),
+``capture="headed"`` in one process (one shared headed browser, the envs' windows tiled on its
+Xvfb), and 8 processes with one env each (8 headless browsers; and 8 headed browsers, each with
+its own Xvfb). Run: ``python -m benchmarks.browser_memory [--size 1280x720]``.
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import subprocess
 import sys
@@ -19,9 +25,9 @@ N_ENVS = 8
 CHILD = r"""
 import sys, gymnasium, hud_gym
 from hud_gym import Task
-n = int(sys.argv[1])
+n, capture, width, height = int(sys.argv[1]), sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 html = "<h1>memory</h1>" + "<p>lorem ipsum dolor sit amet</p>" * 200
-envs = [gymnasium.make("hud/Browser-v0") for _ in range(n)]
+envs = [gymnasium.make("hud/Browser-v0", capture=capture, screen_size=(width, height)) for _ in range(n)]
 for env in envs:
     env.reset(seed=0, options={"task": Task(prompt="x", gym="hud-browser", setup=("load_html_content", html))})
 print("ready", flush=True)
@@ -67,15 +73,23 @@ def _is_chromium(pid: int) -> bool:
         return False
 
 
-def measure(processes: int, envs_per_process: int) -> tuple[float, int]:
-    """Start ``processes`` children with ``envs_per_process`` envs each; return (MiB of
-    Chromium PSS, number of Chromium processes)."""
+def measure(
+    processes: int,
+    envs_per_process: int,
+    capture: str = "cdp",
+    size: tuple[int, int] = (1280, 720),
+    tiles: int = 8,
+) -> dict[str, float]:
+    """Start ``processes`` children with ``envs_per_process`` envs each; return MiB of PSS
+    (``chromium``, ``all``: every descendant, ``python``: the children) and process counts
+    (``n_chromium``, ``n_all``)."""
     children = [
         subprocess.Popen(
-            [sys.executable, "-c", CHILD, str(envs_per_process)],
+            [sys.executable, "-c", CHILD, str(envs_per_process), capture, str(size[0]), str(size[1])],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
+            env={**os.environ, "HUD_GYM_HEADED_TILES": str(tiles)},
         )
         for _ in range(processes)
     ]
@@ -85,9 +99,15 @@ def measure(processes: int, envs_per_process: int) -> tuple[float, int]:
             if line.strip() != "ready":
                 raise RuntimeError(f"benchmark child failed to start: {line!r}")
         time.sleep(1.0)  # let the renderers settle after the first paint before sampling memory
-        chromium = [p for c in children for p in _descendants(c.pid) if _is_chromium(p)]
-        total_kib = sum(_pss_kib(p) for p in chromium)
-        return total_kib / 1024, len(chromium)
+        every = [p for c in children for p in _descendants(c.pid)]
+        chromium = [p for p in every if _is_chromium(p)]
+        return {
+            "chromium": sum(_pss_kib(p) for p in chromium) / 1024,
+            "all": sum(_pss_kib(p) for p in every) / 1024,
+            "python": sum(_pss_kib(c.pid) for c in children) / 1024,
+            "n_chromium": len(chromium),
+            "n_all": len(every),
+        }
     finally:
         for child in children:
             if child.stdin:
@@ -97,18 +117,34 @@ def measure(processes: int, envs_per_process: int) -> tuple[float, int]:
             child.wait(timeout=60)
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     """Print the table."""
-    shared_mib, shared_n = measure(1, N_ENVS)
-    separate_mib, separate_n = measure(N_ENVS, 1)
-    print(f"{'setup':<32} {'Chromium PSS':>12} {'per env':>9} {'processes':>9}")
-    print(
-        f"{f'{N_ENVS} envs, one shared browser':<32} {shared_mib:>9.0f} MiB {shared_mib / N_ENVS:>5.0f} MiB {shared_n:>9}"
-    )
-    print(
-        f"{f'{N_ENVS} envs, {N_ENVS} browsers':<32} {separate_mib:>9.0f} MiB {separate_mib / N_ENVS:>5.0f} MiB {separate_n:>9}"
-    )
-    print(f"ratio shared / separate: {shared_mib / separate_mib:.2f}x (target <= 0.6x)")
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--size", default="1280x720")
+    args = parser.parse_args(argv)
+    size = tuple(int(v) for v in args.size.split("x"))
+    assert len(size) == 2
+    setups = {
+        f"{N_ENVS} envs, cdp, one shared browser": (1, N_ENVS, "cdp"),
+        f"{N_ENVS} envs, headed, one shared browser": (1, N_ENVS, "headed", N_ENVS),
+        f"{N_ENVS} envs, headed, 4 per browser": (1, N_ENVS, "headed", 4),
+        f"{N_ENVS} envs, {N_ENVS} headless browsers": (N_ENVS, 1, "cdp"),
+        f"{N_ENVS} envs, {N_ENVS} headed browsers": (N_ENVS, 1, "headed"),
+    }
+    rows = {name: measure(p, e, c, (size[0], size[1]), *t) for name, (p, e, c, *t) in setups.items()}
+    print(f"{args.size}: PSS MiB (processes)")
+    print(f"{'setup':<40} {'Chromium':>16} {'all but Python':>16} {'with Python':>12}")
+    for name, r in rows.items():
+        chromium = f"{r['chromium']:.0f} ({r['n_chromium']:.0f})"
+        envs = f"{r['all']:.0f} ({r['n_all']:.0f})"
+        print(f"{name:<40} {chromium:>16} {envs:>16} {r['all'] + r['python']:>12.0f}")
+    base = rows[f"{N_ENVS} envs, {N_ENVS} headless browsers"]
+    for name, r in rows.items():
+        ratios = (r["chromium"] / base["chromium"], r["all"] / base["all"])
+        with_python = (r["all"] + r["python"]) / (base["all"] + base["python"])
+        print(
+            f"{name:<40} / 8 headless: Chromium {ratios[0]:.2f}x, all {ratios[1]:.2f}x, with Python {with_python:.2f}x"
+        )
 
 
 if __name__ == "__main__":

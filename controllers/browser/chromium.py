@@ -10,9 +10,12 @@ launch) is a :class:`~hud_gym.controllers.base.ControllerError` (the env's reset
 more with a new controller), and leaves no process running. Which executable, with which flags, is
 :mod:`.binary`'s (its names are importable from here as well).
 
-A headed browser of the ``capture="headed"`` path (:mod:`.headed`) is one env's own: its key names
-the env (``owner``) and its viewport, and it is launched on a private Xvfb
-(:class:`~.headed.HeadedDisplay`) that is stopped with it.
+A headed browser of the ``capture="headed"`` path (:mod:`.headed`) is shared by up to
+:data:`~.tiles.TILES_PER_BROWSER` envs whose pages have the same viewport: its key names the
+viewport and a ``group`` (the next browser of that viewport once one is full); it is launched on a
+private Xvfb (:class:`~.headed.HeadedDisplay`) whose screen is a grid of tiles (:mod:`.tiles`),
+stopped with it. Each lease holds one tile (:attr:`BrowserLease.origin`); a released tile is
+reused by the next lease; a relaunched browser keeps its leases' tiles.
 
 Example:
     >>> lease = await MANAGER.acquire()  # doctest: +SKIP
@@ -23,6 +26,7 @@ Example:
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import itertools
 import os
 from collections.abc import Sequence
@@ -44,6 +48,7 @@ from hud_gym.controllers.browser.binary import (
     playwright_chromiums,
 )
 from hud_gym.controllers.browser.headed import HEADED_ARGS, HeadedDisplay
+from hud_gym.controllers.browser.tiles import TileLayout, tiles_per_browser
 from hud_gym.controllers.process_utils import alive, kill_process_tree, process_tree, wait_gone
 from hud_gym.core.loop import add_shutdown_hook
 
@@ -90,13 +95,15 @@ def _user_data_dir(pid: int) -> str | None:
 @dataclass(frozen=True)
 class BrowserKey:
     """What makes two browsers interchangeable: the executable, headless or not, extra flags; a
-    headed-capture browser (``display``: its pages' viewport) is its ``owner``'s alone."""
+    headed-capture browser's pages' viewport (``display``) and which browser of that viewport
+    with its number of ``tiles`` (envs), and which browser of that viewport (``group``)."""
 
     executable: str
     headless: bool
     args: tuple[str, ...] = ()
     display: tuple[int, int] | None = None
-    owner: int | None = None
+    tiles: int = 0
+    group: int = 0
 
 
 @dataclass
@@ -109,6 +116,13 @@ class _Entry:
     leases: set[int] = field(default_factory=set)
     generation: int = 0
     display: HeadedDisplay | None = None
+    tiles: dict[int, int] = field(default_factory=dict)
+    """Lease id -> the tile it holds (a headed browser)."""
+
+    def free_tile(self, count: int) -> int | None:
+        """The lowest tile no lease holds (``None``: all ``count`` held)."""
+        held = set(self.tiles.values())
+        return next((t for t in range(count) if t not in held), None)
 
 
 @dataclass(frozen=True)
@@ -121,6 +135,7 @@ class BrowserLease:
         generation: the launch this lease was taken on (a relaunch after a crash increments it).
         pid: the browser process id (``None`` if it could not be found).
         display: the X display a headed-capture browser draws on (``None``: headless).
+        origin: the top-left corner of this lease's tile on that display (headed).
     """
 
     id: int
@@ -129,6 +144,7 @@ class BrowserLease:
     generation: int
     pid: int | None
     display: str | None = None
+    origin: tuple[int, int] | None = None
 
 
 class ChromiumManager:
@@ -194,11 +210,12 @@ class ChromiumManager:
         args: Sequence[str] = (),
         launch_timeout: float = 60.0,
         display: tuple[int, int] | None = None,
-        owner: int | None = None,
+        tiles: int | None = None,
     ) -> BrowserLease:
         """A lease on the shared browser for these settings, launching (or relaunching a dead)
-        browser as needed. With ``display`` (a viewport size), a headed browser of ``owner``'s own
-        on a private Xvfb (see the module docstring).
+        browser as needed. With ``display`` (a viewport size), a tile of a headed browser on a
+        private Xvfb, shared by up to ``tiles`` envs (default: :func:`~.tiles.tiles_per_browser`; see
+        the module docstring).
 
         Raises:
             ChromiumNotFoundError: no Chromium to launch.
@@ -208,8 +225,10 @@ class ChromiumManager:
         lock = self._ensure_loop_state()
         headless = headless and display is None
         executable = str(executable_path) if executable_path else str(find_chromium(headless))
-        key = BrowserKey(executable=executable, headless=headless, args=tuple(args), display=display, owner=owner)
+        key = BrowserKey(executable=executable, headless=headless, args=tuple(args), display=display)
         async with lock:
+            if display is not None:
+                key = self._group_with_a_free_tile(dataclasses.replace(key, tiles=tiles or tiles_per_browser()))
             entry = self._entries.setdefault(key, _Entry(key=key))
             if entry.browser is None or not entry.browser.is_connected():
                 await self._discard_browser(entry)
@@ -227,16 +246,32 @@ class ChromiumManager:
                     await self._forget_unleased(entry)  # a started Xvfb too
                     raise
             assert entry.browser is not None
+            lease_id, origin = next(self._ids), None
+            if entry.display is not None:
+                tile = entry.free_tile(entry.display.layout.tiles)
+                assert tile is not None  # the group was chosen for it
+                entry.tiles[lease_id] = tile
+                origin = entry.display.layout.origin(tile)
             lease = BrowserLease(
-                id=next(self._ids),
+                id=lease_id,
                 browser=entry.browser,
                 key=key,
                 generation=entry.generation,
                 pid=entry.pid,
                 display=entry.display.name if entry.display is not None else None,
+                origin=origin,
             )
             entry.leases.add(lease.id)
             return lease
+
+    def _group_with_a_free_tile(self, key: BrowserKey) -> BrowserKey:
+        """``key`` with the first ``group`` whose browser has a free tile (or none yet)."""
+        for group in itertools.count():
+            candidate = dataclasses.replace(key, group=group)
+            entry = self._entries.get(candidate)
+            if entry is None or len(entry.tiles) < key.tiles:
+                return candidate
+        raise AssertionError("unreachable")
 
     async def release(self, lease: BrowserLease) -> None:
         """Give ``lease`` back (idempotent). The last lease of a browser closes it; the last lease
@@ -247,6 +282,7 @@ class ChromiumManager:
             if entry is None or lease.id not in entry.leases:
                 return
             entry.leases.discard(lease.id)
+            entry.tiles.pop(lease.id, None)
             if not entry.leases:
                 await self._discard_browser(entry)
                 del self._entries[lease.key]
@@ -278,7 +314,7 @@ class ChromiumManager:
         args = [*LAUNCH_ARGS, *key.args]
         env: dict[str, str | float | bool] | None = None
         if key.display is not None:
-            entry.display = HeadedDisplay(key.display)
+            entry.display = HeadedDisplay(TileLayout(key.display, key.tiles))
             await entry.display.start()
             args += [*HEADED_ARGS, entry.display.window_size_arg()]
             env = dict(entry.display.browser_env())

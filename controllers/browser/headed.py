@@ -1,15 +1,16 @@
 """The headed capture path (``capture="headed"``): Chromium draws into a private Xvfb, frames are grabbed
 through MIT-SHM instead of being JPEG-encoded by the browser for CDP.
 
-A :class:`HeadedDisplay` is the X server of one headed browser: its own Xvfb (no TCP, a fresh
+A :class:`HeadedDisplay` is the X server of one headed browser, shared by up to
+:data:`~.tiles.TILES_PER_BROWSER` envs of one process: its own Xvfb (no TCP, a fresh
 MIT-MAGIC-COOKIE in a 0600 authority file that only Chromium and this process read: another user
-or an agent's shell cannot connect to it). The screen is one pixel larger than the window each way
-(Chromium on X11 makes a window that exactly covers the screen one pixel smaller) and at least
-:data:`MIN_WINDOW_WIDTH` wide (Chromium makes no narrower window); the page keeps the env's
-viewport (Playwright's viewport emulation), drawn at the window's top-left, where the grab is.
+or an agent's shell cannot connect to it) whose screen is a grid of tiles, one virtual monitor per
+env (:mod:`.tiles`). Each env's windows are fullscreen on its tile (``--kiosk``); the page keeps the
+env's viewport (Playwright's viewport emulation), drawn at the tile's top-left, where the grab is.
 
-A :class:`HeadedView` is one env's view of its display: an X connection that follows the
-screen's damage (XDamage on the root window) and a MIT-SHM grab of the viewport's rectangle.
+A :class:`HeadedView` is one env's view of its tile: an X connection that follows the damage of
+the viewport's rectangle (XDamage raw rectangles on the root window; other envs' drawing elsewhere
+on the screen does not count) and a MIT-SHM grab of that rectangle.
 :meth:`HeadedView.observe` makes an observation never stale:
 
 1. the state round trip (title, elements) resolves in the page's second ``requestAnimationFrame``
@@ -30,6 +31,7 @@ Headed Chromium keeps drawing at 60 Hz, so step 1 costs one or two frame periods
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import os
 import shutil
@@ -40,8 +42,10 @@ from typing import Any
 import numpy as np
 
 from hud_gym.controllers.base import ControllerError
+from hud_gym.controllers.browser.tiles import MIN_WINDOW_WIDTH, TileLayout
 from hud_gym.controllers.x11.capture import ScreenCapture
 from hud_gym.controllers.x11.connection import X_ERRORS, XConnection
+from hud_gym.controllers.x11.monitors import set_monitors
 from hud_gym.controllers.x11.xauth import new_cookie, process_authority, write_display_authority
 from hud_gym.controllers.x11.xvfb import XvfbServer, start_xvfb
 
@@ -54,23 +58,30 @@ __all__ = [
     "QUIET",
     "HeadedDisplay",
     "HeadedView",
+    "TileLayout",
     "frame_state_expression",
     "xvfb_available",
 ]
 
 HEADED_ARGS: tuple[str, ...] = (
-    "--kiosk",  # no tab strip or toolbar: the window is the page
-    "--window-position=0,0",
+    "--kiosk",  # no tab strip or toolbar: a window fills its monitor (its env's tile)
+    "--window-position=0,0",  # a new window opens on the parking monitor
     "--force-device-scale-factor=1",
     "--hide-scrollbars",
 )
 """Flags a headed browser gets on top of :data:`~.binary.LAUNCH_ARGS` (and ``--window-size``)."""
 
-SCREEN_PAD = 1
-MIN_WINDOW_WIDTH = 500
 FIRST_PAINT = 0.050
 """Seconds the first damage after an action is waited for once its frame was committed (an action
-that changes nothing on screen pays it, idle; 10 ms left 1 stale frame in ~2,000 at load 20-60)."""
+that changes nothing on screen pays it, idle; 10 ms left 1 stale frame in ~2,000 at load 20-60), at
+least: a view waits up to twice the longest first-damage delay of the last :data:`LATENCY_WINDOW`
+steps of its display's views, up to :data:`FIRST_PAINT_LIMIT`; and that limit for its first
+:data:`LATENCY_SAMPLES` steps while the display has fewer samples (one browser composites every
+env's window: under load its draws come later)."""
+FIRST_PAINT_LIMIT = 0.25
+LATENCY_WINDOW = 32
+LATENCY_SAMPLES = 8
+_LATENCIES: dict[str, collections.deque[float]] = {}
 QUIET = 0.001
 """Seconds without damage after which the X server is taken to hold the whole frame."""
 DIALOG_QUIET = 0.1
@@ -89,11 +100,6 @@ def xvfb_available() -> bool:
     return shutil.which("Xvfb") is not None
 
 
-def screen_size(viewport: tuple[int, int]) -> tuple[int, int]:
-    """The Xvfb screen of a headed browser whose pages have ``viewport``."""
-    return max(viewport[0], MIN_WINDOW_WIDTH) + SCREEN_PAD, viewport[1] + SCREEN_PAD
-
-
 def frame_state_expression(state_expression: str) -> str:
     """A ``Runtime.evaluate`` expression resolving to ``state_expression``'s value in the page's
     second animation frame (await it with ``awaitPromise``)."""
@@ -101,11 +107,13 @@ def frame_state_expression(state_expression: str) -> str:
 
 
 class HeadedDisplay:
-    """The private Xvfb of one headed browser; see the module docstring."""
+    """The private Xvfb of one headed browser, its screen cut into ``layout``'s tiles; see the
+    module docstring."""
 
-    def __init__(self, viewport: tuple[int, int]) -> None:
-        self.viewport = viewport
-        self.screen = screen_size(viewport)
+    def __init__(self, layout: TileLayout) -> None:
+        self.layout = layout
+        self.viewport = layout.viewport
+        self.screen = layout.screen
         self.cookie = new_cookie()
         self.folder = Path(tempfile.mkdtemp(prefix="hud-gym-headed-"))
         self.xvfb: XvfbServer | None = None
@@ -133,17 +141,26 @@ class HeadedDisplay:
         }
 
     def window_size_arg(self) -> str:
-        return f"--window-size={self.screen[0] - SCREEN_PAD},{self.screen[1] - SCREEN_PAD}"
+        return self.layout.window_size_arg()
 
     async def start(self) -> None:
-        """Start Xvfb with a fresh cookie and authorise this process's connections to it.
+        """Start Xvfb with a fresh cookie, authorise this process's connections to it, and declare
+        the tiles as monitors.
 
         Raises:
-            ControllerError: Xvfb did not start.
+            ControllerError: Xvfb did not start, or has no RandR 1.5.
         """
         auth = write_display_authority(self.folder / "auth", self.cookie)
         self.xvfb = await start_xvfb(self.screen, self.folder / "xvfb.log", auth=auth)
         process_authority().add(self.xvfb.number, self.cookie)
+        with process_authority().connecting():
+            connection = XConnection(self.xvfb.name)
+        try:
+            set_monitors(connection.display, self.layout.monitors())
+        except X_ERRORS as exc:
+            raise ControllerError(f"could not declare the tiles of {self.xvfb.name}: {exc}") from exc
+        finally:
+            connection.close()
 
     async def stop(self) -> None:
         """Stop Xvfb and remove the cookie (idempotent)."""
@@ -157,16 +174,27 @@ class HeadedDisplay:
 
 
 class HeadedView:
-    """One env's view of its headed browser's display: damage tracking and MIT-SHM grabs."""
+    """One env's view of its tile (the viewport at ``origin``): damage tracking and MIT-SHM grabs."""
 
-    def __init__(self, display: str, viewport: tuple[int, int]) -> None:
+    def __init__(self, display: str, viewport: tuple[int, int], origin: tuple[int, int] = (0, 0)) -> None:
         self.display = display
         self.viewport = viewport
+        self.origin = origin
         with process_authority().connecting():
-            self.x = XConnection(display)
-            self.capture = ScreenCapture(display, viewport)
+            self.x = XConnection(display, region=(*origin, *viewport))
+            self.capture = ScreenCapture(display, viewport, origin)
         self.regrabs = 0
         """Grabs made again because damage arrived during one (for the benchmarks)."""
+        self.latencies = _LATENCIES.setdefault(display, collections.deque(maxlen=LATENCY_WINDOW))
+        """Seconds from the frame round trip to the first damage, of the display's last steps that had one."""
+        self.settles = 0
+
+    @property
+    def first_paint(self) -> float:
+        """How long the first damage after an action is waited for (:data:`FIRST_PAINT`)."""
+        if len(self.latencies) < LATENCY_SAMPLES and self.settles < LATENCY_SAMPLES:
+            return FIRST_PAINT_LIMIT
+        return max(FIRST_PAINT, min(FIRST_PAINT_LIMIT, 2 * max(self.latencies, default=0.0)))
 
     def begin(self) -> None:
         """Forget damage reported before an action (call before its input)."""
@@ -175,7 +203,10 @@ class HeadedView:
     async def settle(self, quiet: float = QUIET, limit: float = SETTLE_LIMIT) -> None:
         """Step 2 of the module docstring (after the frame round trip); never more than ``limit``
         s (an animating page, or one that keeps opening dialogs, never goes quiet)."""
-        await self.x.settle(first_paint=FIRST_PAINT, quiet=quiet, limit=limit)
+        self.settles += 1
+        stats = await self.x.settle(first_paint=self.first_paint, quiet=quiet, limit=max(limit, self.first_paint))
+        if stats["first_damage"] >= 0:
+            self.latencies.append(stats["first_damage"])
 
     def grab(self) -> np.ndarray:
         """Step 3: a grab no damage followed."""

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import itertools
 import shutil
 import tempfile
 from collections.abc import Awaitable
@@ -41,8 +40,6 @@ from hud_gym.task import Task
 
 __all__ = ["BrowserLifecycle"]
 
-_OWNERS = itertools.count(1)
-
 
 class BrowserLifecycle(BrowserTabs):
     """Start, reset, health and close (a part of :class:`~.controller.BrowserController`)."""
@@ -50,7 +47,7 @@ class BrowserLifecycle(BrowserTabs):
     async def start(self) -> None:
         """Take a lease on the shared Chromium (launching it if needed) and open a context.
 
-        The headed capture path leases a browser of this env's own on a private display
+        The headed capture path leases a tile of a shared headed browser on a private display
         (:mod:`.headed`); with ``capture="auto"``, an Xvfb that does not start falls back to CDP.
         """
         self._closed = False
@@ -59,7 +56,7 @@ class BrowserLifecycle(BrowserTabs):
         self.download_dir = Path(tempfile.mkdtemp(prefix="hud-gym-downloads-"))
         try:
             if self._lease.display is not None:
-                self._view = HeadedView(self._lease.display, self.screen_size)
+                self._view = HeadedView(self._lease.display, self.screen_size, self._lease.origin or (0, 0))
             await self._open_context()
         except BaseException as exc:
             await self.close()  # the env never saw this controller: give everything back now
@@ -71,7 +68,7 @@ class BrowserLifecycle(BrowserTabs):
         options: dict[str, Any] = {"executable_path": self.executable_path, "args": self.launch_args}
         if self.capture == "headed":
             try:
-                return await MANAGER.acquire(display=self.screen_size, owner=next(_OWNERS), **options)
+                return await MANAGER.acquire(display=self.screen_size, **options)
             except ControllerError:
                 if self.capture_option != "auto":
                     raise
@@ -79,12 +76,9 @@ class BrowserLifecycle(BrowserTabs):
         return await MANAGER.acquire(headless=self.headless, **options)
 
     async def _show(self, page: Page, session: PageSession) -> None:
-        """Make ``page`` the one its headed display shows: its window fullscreen and on top."""
+        """Make ``page`` the one this env's tile shows: its window fullscreen there, and on top."""
         self._shown = page
-        window = await session.send("Browser.getWindowForTarget")
-        if window.get("bounds", {}).get("windowState") != "fullscreen":
-            bounds = {"windowState": "fullscreen"}
-            await session.send("Browser.setWindowBounds", {"windowId": window["windowId"], "bounds": bounds})
+        await self._place(session)
         await page.bring_to_front()
 
     async def _open_context(self) -> None:

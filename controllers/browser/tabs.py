@@ -16,6 +16,7 @@ every later ``step``/``observe`` of the episode raises
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Awaitable
 from pathlib import Path
 from typing import Any
@@ -100,6 +101,7 @@ class BrowserTabs(BrowserState):
         page.on("framenavigated", self._on_navigated)
         if not self._own_tab:
             self._active = page
+        self._shown = None  # headed: opening a tab in a window takes it out of fullscreen
         self._session_tasks[page] = task = asyncio.ensure_future(self._open_session(page))
         task.add_done_callback(retrieve)
 
@@ -115,8 +117,27 @@ class BrowserTabs(BrowserState):
             await session.detach()
             return None
         self._sessions[page] = session
+        if self._view is not None:
+            with contextlib.suppress(PlaywrightError, KeyError):
+                await self._place(session)  # at once: off the parking monitor (or another env's tile)
         self._target_done(session.target_id)
         return session
+
+    async def _place(self, session: PageSession) -> None:
+        """Put the window of ``session``'s tab fullscreen on this env's tile (:mod:`.tiles`): a new
+        window opens on the parking monitor, or where a page's ``window.open`` asked."""
+        origin = self._lease.origin if self._lease is not None else None
+        if origin is None:
+            return
+        window = await session.send("Browser.getWindowForTarget")
+        bounds, window_id = window.get("bounds", {}), window["windowId"]
+        if bounds.get("windowState") == "fullscreen" and (bounds.get("left"), bounds.get("top")) == origin:
+            return
+        steps: list[dict[str, Any]] = [{"left": origin[0], "top": origin[1]}, {"windowState": "fullscreen"}]
+        if bounds.get("windowState") != "normal":
+            steps.insert(0, {"windowState": "normal"})  # a window is moved in its normal state only
+        for step in steps:
+            await session.send("Browser.setWindowBounds", {"windowId": window_id, "bounds": step})
 
     async def _session(self, page: Page) -> PageSession | None:
         session = self._sessions.get(page)

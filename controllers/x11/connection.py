@@ -12,6 +12,10 @@ the applications' repaints have stopped: the first ``DamageNotify`` is waited fo
 ``first_paint`` seconds (no damage by then: the action changed nothing on screen), after each one
 until ``quiet`` seconds pass without another, never longer than ``limit`` seconds in all. The
 waits are event-driven (the connection's socket is watched by the event loop), not sleeps.
+
+With a ``region`` (one env's rectangle of a screen shared by several, :mod:`~hud_gym.controllers.
+browser.tiles`), the damage object reports raw rectangles and only those intersecting the region
+count: other windows' drawing elsewhere on the screen is neither a first damage nor breaks a quiet.
 """
 
 from __future__ import annotations
@@ -47,6 +51,7 @@ class XConnection:
 
     Args:
         name: the display name, e.g. ``":57"``.
+        region: ``(x, y, width, height)``: count only damage intersecting it (``None``: the screen).
 
     Attributes:
         display: the python-xlib ``Display``.
@@ -56,7 +61,7 @@ class XConnection:
         errors: the last few asynchronous X errors (for debugging; requests without replies).
     """
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, region: tuple[int, int, int, int] | None = None) -> None:
         try:
             self.display = xdisplay.Display(name)
         except X_ERRORS as exc:
@@ -64,6 +69,7 @@ class XConnection:
         except Exception as exc:  # python-xlib raises plain errors for some connection failures
             raise ControllerError(f"cannot connect to X display {name}: {type(exc).__name__}: {exc}") from exc
         self.name = name
+        self.region = region
         self.display.set_error_handler(self._on_error)
         self.root = self.display.screen().root
         self.errors: list[str] = []
@@ -76,7 +82,8 @@ class XConnection:
         if self.display.has_extension("DAMAGE"):
             # The extension must be told our version before its first request.
             self.display.damage_query_version()
-            self._damage = int(self.root.damage_create(damage.DamageReportNonEmpty))
+            level = damage.DamageReportNonEmpty if region is None else damage.DamageReportRawRectangles
+            self._damage = int(self.root.damage_create(level))
         self.display.sync()
 
     # ----------------------------------------------------------------- basics
@@ -133,8 +140,9 @@ class XConnection:
     # ----------------------------------------------------------------- events
 
     def drain(self) -> int:
-        """Handle every queued event; returns the number of ``DamageNotify`` among them."""
-        damaged = 0
+        """Handle every queued event; returns the number of ``DamageNotify`` among them (those in
+        the region, with one)."""
+        damaged = reported = 0
         while self.display.pending_events():
             event = self.display.next_event()
             if event.type == X.MappingNotify:
@@ -142,14 +150,26 @@ class XConnection:
                 with contextlib.suppress(Exception):
                     self.display.refresh_keyboard_mapping(event)
             elif self._damage is not None and getattr(event, "damage", None) == self._damage:
-                damaged += 1
+                reported += 1
+                damaged += self._ours(event)
         if damaged:
             self.damage_events += damaged
             self.last_damage = time.perf_counter()
-            # With DamageReportNonEmpty the server reports again only once the region is emptied.
+        if reported:
+            # With DamageReportNonEmpty the server reports again only once the region is emptied
+            # (with raw rectangles, emptying keeps the server's damage region small).
             self.display.damage_subtract(self._damage, X.NONE, X.NONE)
             self.display.flush()
         return damaged
+
+    def _ours(self, event: Any) -> int:
+        """1 when a ``DamageNotify`` counts (in the region, or no region), else 0."""
+        if self.region is None:
+            return 1
+        x, y, width, height = self.region
+        area = event.area
+        inside = area.x < x + width and x < area.x + area.width and area.y < y + height and y < area.y + area.height
+        return int(inside)
 
     async def _readable(self, timeout: float) -> None:
         """Wait until the socket has data (or ``timeout`` seconds), without blocking the loop."""

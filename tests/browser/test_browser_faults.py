@@ -97,6 +97,45 @@ def test_killed_chromium_is_an_env_error_and_reset_relaunches(local_env: gymnasi
     assert new_pid is not None and new_pid != pid and alive(new_pid)
 
 
+@pytest.mark.local_only("crashes a tab and kills the Chromium of this process")
+@pytest.mark.timeout(120)
+def test_envs_sharing_a_headed_browser_fail_alone_on_a_crash_and_together_on_a_kill(site: str) -> None:
+    """A crashed renderer is its env's error only; the shared browser killed is every env's error,
+    and each env's next reset relaunches it (shared again)."""
+    envs = [make_faulty_env(capture="headed") for _ in range(2)]
+    try:
+        for env in envs:
+            env.reset(seed=0)
+            goto(env, f"{site}/input.html")
+        a, b = envs
+        pid = a.unwrapped.controller._lease.pid
+        assert pid is not None and pid == b.unwrapped.controller._lease.pid, "the envs do not share a browser"
+
+        async def crash(controller: Any) -> None:
+            session = await controller._session(controller.page)
+            crashed = asyncio.ensure_future(controller.page.wait_for_event("crash"))
+            command = asyncio.ensure_future(session.send("Page.crash"))
+            await crashed
+            command.cancel()
+
+        on_loop(a, crash)
+        assert a.step(ClickAction(point=(80, 40)))[4]["status"] == "env_error"
+        assert b.step(ClickAction(point=(80, 40)))[4]["status"] == "ok"  # the neighbour goes on
+        recovers(a, site)
+        os.kill(pid, signal.SIGKILL)
+        for env in envs:
+            _, _, terminated, _, info = env.step(ClickAction(point=(80, 40)))
+            assert info["status"] == "env_error" and terminated, info
+        for env in envs:
+            recovers(env, site)
+        leases = [env.unwrapped.controller._lease for env in envs]
+        assert leases[0].pid not in (None, pid) and leases[0].pid == leases[1].pid
+        assert leases[0].display == leases[1].display and leases[0].origin != leases[1].origin
+    finally:
+        for env in envs:
+            env.close()
+
+
 def test_navigation_error_is_reported_not_raised(env: gymnasium.Env, site: str) -> None:
     import socket
 

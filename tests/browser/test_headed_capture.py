@@ -5,6 +5,8 @@
   dialogs in between: every frame shows the last click's colour.
 - Another uid (65534), and this user without the display's cookie, cannot connect to the
   headed browser's Xvfb; the frames come through MIT-SHM; Xvfb and Chromium are gone after close.
+- Envs of one process share one headed browser, each on its own tile; with its neighbours toggling
+  and animating at the same time, no env sees a stale frame (their damage does not count as its).
 - ``capture="auto"`` resolves to the headed path here; bad ``capture`` options are refused.
 """
 
@@ -13,6 +15,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import threading
 import urllib.parse
 from collections.abc import Iterator
 from pathlib import Path
@@ -88,6 +91,53 @@ def test_no_stale_frame_in_many_toggles_with_navigations_tabs_and_dialogs(env: g
         if colour(frame) != expected:
             stale.append((i, colour(frame), expected))
     assert not stale, f"{len(stale)} stale frames: {stale[:5]}"
+
+
+ANIMATED = "data:text/html," + urllib.parse.quote(
+    "<style>@keyframes a{from{background:#000}to{background:#0f0}} div{width:16px;height:16px;"
+    "animation:a .2s infinite alternate}</style><body style='margin:0;background:#888'><div></div></body>"
+)
+
+
+@pytest.mark.timeout(240)
+def test_envs_share_one_headed_browser_and_none_sees_a_stale_frame_while_the_others_step() -> None:
+    envs = [gymnasium.make("hud/Browser-v0", screen_size=SIZE, capture="headed", max_steps=100_000) for _ in range(4)]
+    try:
+        for env in envs:
+            env.reset(seed=0)
+        leases = [env.unwrapped.controller._lease for env in envs]
+        assert len({(lease.key, lease.display) for lease in leases}) == 1, "the envs did not share one browser"
+        assert len({lease.origin for lease in leases}) == len(envs), "two envs on one tile"
+        step(envs[-1], CustomAction(action="goto", args={"url": ANIMATED}))  # damage all the time, elsewhere
+        stale: dict[int, list[tuple[int, str]]] = {}
+        errors: list[BaseException] = []
+        start = threading.Barrier(len(envs) - 1)
+
+        def toggler(index: int, env: gymnasium.Env) -> None:
+            try:
+                frame, _ = step(env, CustomAction(action="goto", args={"url": toggle_page(f"env {index}")}))
+                assert colour(frame) == "red"
+                start.wait(30)
+                for i in range(1, 41):
+                    frame, _ = step(env, ClickAction(point=(SIZE[0] // 2, SIZE[1] // 2)))
+                    if colour(frame) != ("blue" if i % 2 else "red"):
+                        stale.setdefault(index, []).append((i, colour(frame)))
+            except BaseException as exc:  # reported by the main thread
+                errors.append(exc)
+
+        threads = [threading.Thread(target=toggler, args=(i, env)) for i, env in enumerate(envs[:-1])]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(200)
+        assert not errors, errors
+        assert not stale, f"stale frames per env: {stale}"
+        frame, _ = step(envs[-1], ClickAction(point=(5, 5)))
+        assert colour(frame) not in ("red", "blue")  # the animated tile shows its own page
+    finally:
+        for env in envs:
+            env.close()
+    assert MANAGER.lease_count == 0
 
 
 NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
