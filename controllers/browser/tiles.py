@@ -1,6 +1,6 @@
 """The screen of a shared headed browser: a grid of tiles, one per env, each a virtual monitor.
 
-One headed Chromium (:mod:`.headed`) serves up to :data:`TILES_PER_BROWSER` envs whose pages
+One headed Chromium (:mod:`.headed`) serves up to :func:`tiles_per_browser` envs whose pages
 have the same viewport. Its Xvfb's screen is a grid of equal cells declared as RandR monitors
 (:mod:`hud_gym.controllers.x11.monitors`): cell 0 is the *parking* monitor (primary, at the
 screen's origin, where Chromium opens a new window before it is placed), cells 1..N are the envs'
@@ -24,10 +24,13 @@ from hud_gym.controllers.x11.monitors import Rect
 
 __all__ = ["MIN_WINDOW_WIDTH", "TILES_PER_BROWSER", "WINDOW_INSETS", "TileLayout", "tiles_per_browser"]
 
-TILES_PER_BROWSER = 8
-"""Envs one headed browser serves by default; the next env of the same viewport gets a new browser.
-``HUD_GYM_HEADED_TILES=N`` sets another number (1: a browser per env, the least CPU per step;
-8: the least memory; ``benchmarks/README.md``)."""
+TILES_PER_BROWSER = 1
+"""Envs one headed browser serves by default: one, a browser per env (the least CPU per step, and
+the layout whose freshness holds: 0 stale frames in 6,000 toggles). ``HUD_GYM_HEADED_TILES=N``
+shares one browser between N envs of the same viewport (8: 0.40x the memory of 8 headless
+browsers), which is not the default yet: with several envs stepping at once the browser's CPU per
+step doubles, and a stale frame was seen in about 1 of 360 concurrent steps at load 15 (issue 13;
+``benchmarks/README.md``)."""
 
 
 def tiles_per_browser() -> int:

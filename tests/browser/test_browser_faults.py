@@ -99,9 +99,12 @@ def test_killed_chromium_is_an_env_error_and_reset_relaunches(local_env: gymnasi
 
 @pytest.mark.local_only("crashes a tab and kills the Chromium of this process")
 @pytest.mark.timeout(120)
-def test_envs_sharing_a_headed_browser_fail_alone_on_a_crash_and_together_on_a_kill(site: str) -> None:
+def test_envs_sharing_a_headed_browser_fail_alone_on_a_crash_and_together_on_a_kill(
+    site: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A crashed renderer is its env's error only; the shared browser killed is every env's error,
     and each env's next reset relaunches it (shared again)."""
+    monkeypatch.setenv("HUD_GYM_HEADED_TILES", "2")
     envs = [make_faulty_env(capture="headed") for _ in range(2)]
     try:
         for env in envs:
