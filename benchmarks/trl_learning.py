@@ -55,6 +55,28 @@ def random_baseline(episodes: int = EPISODES) -> float:
     return wins / episodes
 
 
+def targets(seed: int, steps: int) -> list[str]:
+    """The ordinal ("1st", "2nd", "3rd") each training step of ``seed`` asked for (the example seeds
+    step ``i``'s instance with ``10_000 * seed + i``)."""
+    import hud_gym
+
+    env = hud_gym.make("hud/Browser-v0", task=f"miniwob/{TASK}", max_steps=1)
+    try:
+        return [str(env.reset(seed=10_000 * seed + i)[1]["prompt"]).split()[3] for i in range(steps)]
+    finally:
+        env.close()
+
+
+def by_target(success: list[float], asked: list[str]) -> str:
+    """Success per asked ordinal over the given steps: a policy that reads the instruction does well
+    on each; a constant move does well on one only (and 1/3 overall at best)."""
+    cells = []
+    for ordinal in ("1st", "2nd", "3rd"):
+        values = [value for value, target in zip(success, asked, strict=True) if target == ordinal]
+        cells.append(f"{statistics.mean(values):.2f}" if values else "-")
+    return " / ".join(cells)
+
+
 def run(seed: int, out: Path) -> dict[str, Any]:
     command = [sys.executable, str(EXAMPLE), "--seed", str(seed), "--steps", str(STEPS), "--out", str(out)]
     subprocess.run(command, check=True, cwd=ROOT, timeout=1800)
@@ -83,17 +105,20 @@ def main(argv: list[str] | None = None) -> None:
         f"TRL {TASK}, element list as text: {STEPS} GRPO steps x 8 rollouts per seed; success = reward > 0; "
         f"random policy (uniform over the listed elements, {EPISODES} held-out instances): {baseline:.2f}.",
         "",
-        f"| seed | steps | wall s | success, first {WINDOW} steps | success, last {WINDOW} steps | random |",
-        "|---:|---:|---:|---:|---:|---:|",
+        f"| seed | steps | wall s | success, first {WINDOW} steps | success, last {WINDOW} steps "
+        f"| last {WINDOW} by target 1st / 2nd / 3rd | random |",
+        "|---:|---:|---:|---:|---:|---|---:|",
     ]
     for seed, summary in runs.items():
+        asked = targets(seed, len(summary["success"]))
+        split = by_target(summary["success"][-WINDOW:], asked[-WINDOW:])
         lines.append(
             f"| {seed} | {summary['steps']} | {summary['seconds']:.0f} | {first[seed]:.2f} | {last[seed]:.2f} "
-            f"| {baseline:.2f} |"
+            f"| {split} | {baseline:.2f} |"
         )
     lines.append(
         f"| mean ± std | | {statistics.mean(r['seconds'] for r in runs.values()):.0f} "
-        f"| {mean_std(list(first.values()))} | {mean_std(list(last.values()))} | {baseline:.2f} |"
+        f"| {mean_std(list(first.values()))} | {mean_std(list(last.values()))} | | {baseline:.2f} |"
     )
     table = "\n".join(lines) + "\n"
     RESULTS.mkdir(exist_ok=True)
