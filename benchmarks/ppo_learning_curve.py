@@ -6,7 +6,9 @@ instances every 500 steps), then writes ``benchmarks/results/ppo_learning_curve.
 ``ppo_learning_curve.csv`` and ``ppo_learning_curve.md`` (the table).
 
 Run: ``python -m benchmarks.ppo_learning_curve`` (about 6 to 10 minutes on the 2-core box,
-depending on its load).
+depending on its load). ``--seeds 0 1 2 3 4`` trains once per seed and writes the spread over
+seeds instead (``ppo_learning_curve_seeds.md``: mean ± std, min-max per checkpoint, PPO and
+random); ``--from DIR`` aggregates ``DIR/seed<N>/learning_curve.csv`` of runs made already.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ def wilson_interval(rate: float, n: int, z: float = 1.96) -> tuple[float, float]
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def run_training(out: Path) -> list[dict[str, float]]:
+def run_training(out: Path, seed: int = SEED) -> list[dict[str, float]]:
     """Train with the example script; its learning-curve rows."""
     command = [
         sys.executable,
@@ -49,7 +51,7 @@ def run_training(out: Path) -> list[dict[str, float]]:
         "--envs",
         str(ENVS),
         "--seed",
-        str(SEED),
+        str(seed),
         "--eval-every",
         str(EVAL_EVERY),
         "--eval-episodes",
@@ -58,6 +60,11 @@ def run_training(out: Path) -> list[dict[str, float]]:
         str(out),
     ]
     subprocess.run(command, check=True, timeout=3600)
+    return read_curve(out)
+
+
+def read_curve(out: Path) -> list[dict[str, float]]:
+    """The learning-curve rows ``examples/ppo_miniwob.py`` wrote to ``out``."""
     with open(out / "learning_curve.csv", newline="") as file:
         return [
             {key: int(value) if key == "steps" else float(value) for key, value in row.items()}
@@ -104,9 +111,56 @@ def plot(rows: list[dict[str, float]], path: Path) -> None:
     plt.close(figure)
 
 
+def seeds_table(curves: dict[int, list[dict[str, float]]]) -> str:
+    """Per checkpoint over seeds: PPO and random success as mean ± std (min-max), and wall time."""
+    import statistics
+
+    def cell(values: list[float]) -> str:
+        spread = statistics.stdev(values) if len(values) > 1 else 0.0
+        return f"{statistics.mean(values):.2f} ± {spread:.2f} ({min(values):.2f}-{max(values):.2f})"
+
+    lines = [
+        "| training steps | wall s (mean) | PPO success | random success |",
+        "|---:|---:|---:|---:|",
+    ]
+    for i in range(min(len(rows) for rows in curves.values())):
+        rows = [curve[i] for curve in curves.values()]
+        lines.append(
+            f"| {int(rows[0]['steps'])} | {statistics.mean(r['seconds'] for r in rows):.0f} "
+            f"| {cell([r['ppo'] for r in rows])} | {cell([r['random'] for r in rows])} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def main_seeds(seeds: list[int], source: Path | None) -> None:
+    """Train once per seed (or read ``source``), then write ``ppo_learning_curve_seeds.md``."""
+    curves = {}
+    for seed in seeds:
+        out = (source or RESULTS / "ppo_seed_runs") / f"seed{seed}"
+        if (out / "learning_curve.csv").exists():
+            curves[seed] = read_curve(out)
+        elif source is None:
+            curves[seed] = run_training(out, seed)
+    table = seeds_table(curves)
+    (RESULTS / "ppo_learning_curve_seeds.md").write_text(
+        f"PPO vs random on MiniWoB++ {TASK}, seeds {', '.join(map(str, curves))}: {STEPS} training steps, "
+        f"{ENVS} envs, {EVAL_EPISODES} evaluation episodes per point; mean ± std (min-max) over seeds.\n\n{table}"
+    )
+    print(table)
+
+
 def main() -> None:
     """Train, then write the plot, the CSV and the markdown table to ``benchmarks/results``."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seeds", type=int, nargs="*", help="train once per seed and report the spread")
+    parser.add_argument("--from", dest="source", type=Path, help="aggregate DIR/seed<N>/learning_curve.csv")
+    args = parser.parse_args()
     RESULTS.mkdir(exist_ok=True)
+    if args.seeds or args.source:
+        main_seeds(args.seeds or [0, 1, 2, 3, 4], args.source)
+        return
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="ppo-miniwob-") as out:
         rows = run_training(Path(out))

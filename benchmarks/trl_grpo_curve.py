@@ -1,6 +1,6 @@
 """TRL GRPO on MiniWoB++ click-test with a tiny tool-calling LM built in code: does success rise?
 
-Runs ``examples/trl_grpo_miniwob.py`` (40 GRPO steps x 8 rollouts, one click per episode on a 3x3
+Runs ``examples/trl_grpo_miniwob.py --mode grid`` (40 GRPO steps x 8 rollouts, one click per episode on a 3x3
 grid of tool calls, real Chromium, CPU) for seeds 0-4, and measures the random policy on the same
 grid (a uniformly random one of the 9 clicks) on 200 instances. Writes
 ``benchmarks/results/trl_grpo_curve.png``, ``.csv`` (success per step and seed) and ``.md`` (the
@@ -56,7 +56,8 @@ def random_baseline(episodes: int = 200) -> float:
 
 
 def run(seed: int, out: Path) -> dict[str, Any]:
-    subprocess.run([sys.executable, str(EXAMPLE), "--seed", str(seed), "--out", str(out)], check=True, cwd=ROOT)
+    command = [sys.executable, str(EXAMPLE), "--mode", "grid", "--steps", "40", "--seed", str(seed), "--out", str(out)]
+    subprocess.run(command, check=True, cwd=ROOT)
     return json.loads((out / "summary.json").read_text())
 
 

@@ -40,7 +40,9 @@ def test_trl_grpo_example(tmp_path: Path) -> None:
     _run(sys.executable, "trl_grpo_miniwob.py", "--steps", "1", "--group", "2", "--out", str(tmp_path))
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert summary["steps"] == 1 and summary["rollouts"] == 2
-    assert all(r in (0.0, 0.5, 1.0) for r in summary["rewards"])  # the mean of 2 click outcomes
+    # The default reads the element list of focus-text-2; TRL logs the mean of 2 successes (1) or not (0).
+    assert summary["mode"] == "elements" and summary["task"] == "focus-text-2"
+    assert all(r in (0.0, 0.5, 1.0) for r in summary["rewards"]) and summary["success"] == summary["rewards"]
 
 
 @pytest.mark.timeout(300)

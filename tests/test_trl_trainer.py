@@ -166,3 +166,40 @@ def test_screenshots_mode_returns_trl_image_blocks() -> None:
         assert env.env is None
     finally:
         close_all()
+
+
+@pytest.mark.timeout(120)
+def test_elements_mode_lists_the_task_area_and_clicks_by_index() -> None:
+    pytest.importorskip("miniwob")
+    import inspect
+
+    from hud_gym.controllers.browser.chromium import ChromiumNotFoundError, find_chromium
+
+    try:
+        find_chromium()
+    except ChromiumNotFoundError as exc:
+        pytest.skip(str(exc))
+
+    env_cls = trl_environment_factory(
+        "hud-browser", elements=True, max_steps=1, screen_size=(500, 320), observation_crop=(0, 0, 160, 210)
+    )
+    tools = {n for n, _ in inspect.getmembers(env_cls, inspect.isfunction) if not n.startswith("_")}
+    assert "click_element" in tools and "close_all" not in tools
+    assert "click_element" not in {n for n, _ in inspect.getmembers(trl_environment_factory("qa"), inspect.isfunction)}
+    env = env_cls()
+    try:
+        text = env.reset(task="miniwob/focus-text-2", seed=0)
+        lines = text.splitlines()
+        # The four elements of the 160x210 task area (not MiniWoB's reward panel beside it), instruction last.
+        assert lines[:5] == ["Elements:", '[0] div id=query "' + lines[-1] + '"'] + [
+            f"[{i}] input id=tt{i}" for i in (1, 2, 3)
+        ]
+        ordinal = int(lines[-1].split("Focus into the ")[1][0])  # "1st" / "2nd" / "3rd"
+        assert env.click_element(7).startswith("Error: no element 7")  # refused, the episode goes on
+        assert "The episode is over." in env.click_element(ordinal)
+        assert env.get_reward() == 1.0
+        env.reset(task="miniwob/focus-text-2", seed=0)
+        env.click_element(ordinal % 3 + 1)  # another input
+        assert env.get_reward() == -1.0
+    finally:
+        close_all()

@@ -17,6 +17,11 @@ With ``screenshots=True`` every tool returns TRL's multimodal content blocks
 env's ``observation_size``), which TRL feeds to a VLM; the default returns the text only (for a
 text-only model) and keeps the last screenshot in ``last_image``.
 
+With ``elements=True`` (browser gyms) the model reads the page as text: ``reset`` and every tool
+append the elements inside the observed image, one numbered line each (``[2] button id=subbtn "ONE"``, from
+``info["elements"]``), and the extra tool ``click_element(index)`` clicks the centre of the
+element with that number, so a text-only policy can act on what it reads.
+
 TRL calls ``reset`` and the tools one rollout after another (a sync loop); each call goes through
 the env's sync facade, which runs the work on hud-gym's private event-loop thread.
 
@@ -43,7 +48,7 @@ from hud_gym.task import Task
 from hud_gym.tasksets import resolve_task
 from hud_gym.trajectory import FAILED
 
-__all__ = ["ToolResult", "close_all", "trl_environment_factory"]
+__all__ = ["ToolResult", "close_all", "element_lines", "trl_environment_factory"]
 
 ToolResult = str | list[dict[str, Any]]
 """What a tool returns: the text, or TRL's content blocks (an image block, then a text block)."""
@@ -109,13 +114,44 @@ def close_all() -> None:
     _close_slots()
 
 
-def trl_environment_factory(gym: str = "qa", *, screenshots: bool = False, **env_kwargs: Any) -> type:
+def element_lines(elements: list[dict[str, Any]]) -> str:
+    """``info["elements"]`` as numbered lines: ``[index] tag id=... "text"`` (id and text when present)."""
+    lines = []
+    for index, element in enumerate(elements):
+        parts = [f"[{index}]", str(element.get("tag") or "element")]
+        if element.get("id"):
+            parts.append(f"id={element['id']}")
+        text = str(element.get("text") or element.get("value") or "").strip()
+        if text:
+            parts.append(f'"{text}"')
+        lines.append(" ".join(parts))
+    return "\n".join(lines)
+
+
+def _visible(info: dict[str, Any], observation: Any) -> list[dict[str, Any]]:
+    """``info["elements"]`` whose centre lies inside the observed image (a MiniWoB page's side panel,
+    outside its observed task area, is left out)."""
+    screenshot = observation.get("screenshot") if isinstance(observation, dict) else None
+    height, width = screenshot.shape[:2] if screenshot is not None else (math.inf, math.inf)
+    kept = []
+    for element in info.get("elements") or []:
+        x, y, w, h = element.get("bbox") or (0, 0, 0, 0)
+        if 0 <= x + w / 2 < width and 0 <= y + h / 2 < height:
+            kept.append(element)
+    return kept
+
+
+def trl_environment_factory(
+    gym: str = "qa", *, screenshots: bool = False, elements: bool = False, **env_kwargs: Any
+) -> type:
     """A class for TRL's ``GRPOTrainer(environment_factory=Cls)`` over the hud-gym ``gym``.
 
     Args:
         gym: the gym name or id (``"qa"``, ``"hud-browser"``, ``"hud-ubuntu"``, ``"hud/QA-v0"``).
         screenshots: tools return the screenshot and the text as TRL content blocks (for a VLM);
             ``False`` returns the text only.
+        elements: observations list the page's elements as numbered text lines and the tool
+            ``click_element(index)`` clicks one (browser gyms; the env is made with ``elements=True``).
         **env_kwargs: keyword arguments for ``hud_gym.make`` (``max_steps``, ``observation_size``, ...).
 
     The env is made lazily at the first ``reset`` (constructing an instance launches nothing) and
@@ -125,6 +161,8 @@ def trl_environment_factory(gym: str = "qa", *, screenshots: bool = False, **env
 
     gym_id = gym_id_for(gym)
     kwargs = dict(env_kwargs)
+    if elements:
+        kwargs["elements"] = True
 
     class HudTRLEnvironment:
         """One hud-gym env as a TRL environment: ``reset``, tool methods, ``get_reward``."""
@@ -137,6 +175,7 @@ def trl_environment_factory(gym: str = "qa", *, screenshots: bool = False, **env
             self._reward: float | None = None
             self._status = "ok"
             self._over = True
+            self._elements: list[dict[str, Any]] = []
 
         @property
         def env(self) -> Any:
@@ -164,9 +203,12 @@ def trl_environment_factory(gym: str = "qa", *, screenshots: bool = False, **env
             observation, info = self.env.reset(seed=None if seed is None else int(seed), options={"task": task})
             self._task, self._reward, self._status, self._over = task, None, "ok", False
             self._keep_image(observation)
+            self._elements = _visible(info, observation)
+            listing = f"Elements:\n{element_lines(self._elements)}" if elements else ""
             if row.get("prompt") is not None:
-                return None
-            return str(info.get("prompt") or task.prompt)
+                return listing or None
+            # The instruction last, right before the model's turn.
+            return "\n".join(p for p in (listing, str(info.get("prompt") or task.prompt)) if p)
 
         def get_reward(self) -> float:
             """The evaluator's reward of the episode (graded now if it has not ended); NaN when the
@@ -258,8 +300,11 @@ def trl_environment_factory(gym: str = "qa", *, screenshots: bool = False, **env
                 return "Error: the episode is over; no more actions are accepted."
             observation, reward, terminated, truncated, info = self.env.step(action)
             self._keep_image(observation)
+            self._elements = _visible(info, observation)
             status = info.get("status", "ok")
             lines = [observation.get("text", ""), f"Status: {status}"]
+            if elements and not (terminated or truncated):
+                lines.append(f"Elements:\n{element_lines(self._elements)}")
             error = info.get("action_error") or info.get("error")
             if error:
                 lines.append(f"Error: {error}")
@@ -271,6 +316,31 @@ def trl_environment_factory(gym: str = "qa", *, screenshots: bool = False, **env
             if screenshots and self.last_image is not None:
                 return [{"type": "image", "image": self.last_image}, {"type": "text", "text": text}]
             return text
+
+    if elements:
+
+        class HudTRLElementEnvironment(HudTRLEnvironment):
+            """A hud-gym env as a TRL environment whose observations list the page's elements."""
+
+            def click_element(self, index: int) -> ToolResult:
+                """Click the centre of a listed element.
+
+                Args:
+                    index: the element's number in the last element list.
+
+                Returns:
+                    The observation text, the step status and the new element list.
+                """
+                if self.env is not None and not self._over and not 0 <= int(index) < len(self._elements):
+                    return (
+                        f"Error: no element {index}; the list has {len(self._elements)} (0-{len(self._elements) - 1})."
+                    )
+                if self._over or self.env is None:
+                    return self._act({})
+                x, y, width, height = self._elements[int(index)]["bbox"]
+                return self._act({"type": "click", "point": {"x": round(x + width / 2), "y": round(y + height / 2)}})
+
+        HudTRLEnvironment = HudTRLElementEnvironment  # type: ignore[misc]
 
     HudTRLEnvironment.__name__ = HudTRLEnvironment.__qualname__ = (
         f"HudTRLEnvironment_{gym_id.split('/')[-1].replace('-', '_')}"
