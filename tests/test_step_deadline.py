@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import time
 
-import gymnasium
 import pytest
 from counter_gym import CounterController, CounterEnv
 
@@ -23,7 +22,6 @@ pytestmark = pytest.mark.timeout(30)
 class StubbornController(CounterController):
     """``press x`` hangs, and once cancelled hangs again in its ``finally`` until ``close``."""
 
-    gym = "stubborn-test"
     closed: list[StubbornController] = []
 
     async def start(self) -> None:
@@ -46,19 +44,15 @@ class StubbornController(CounterController):
         StubbornController.closed.append(self)
 
 
-hud_gym.register_gym(
-    hud_gym.GymType(
-        name="stubborn-test",
-        id="test/Stubborn-v0",
-        env=CounterEnv,
-        controller=StubbornController,
-        description="a counter whose 'press x' ignores cancellation (tests/test_step_deadline.py)",
-    )
-)
+class StubbornEnv(CounterEnv):
+    """The counter gym (no gym of its own to register) with a :class:`StubbornController`."""
+
+    def _make_controller(self) -> StubbornController:
+        return StubbornController(self.screen_size, **self.controller_options())
 
 
 def test_a_step_whose_call_ignores_cancellation_still_times_out() -> None:
-    env = gymnasium.make("test/Stubborn-v0", step_timeout=0.5)
+    env = StubbornEnv(step_timeout=0.5)
     try:
         env.reset(seed=0)
         controller = env.unwrapped.controller
