@@ -15,6 +15,7 @@ from gymnasium.utils.env_checker import check_env
 
 import hud_gym
 from hud_gym import ClickAction, PressAction, ResponseAction, Task, TypeAction
+from hud_gym.core.gym_type import gym_of_env
 from hud_gym.evaluation import REGISTRY, UnknownFunctionError
 from hud_gym.gyms import BUILTIN_GYMS, UnknownGymError, all_gyms, get_gym, register_gym
 from hud_gym.registration import GYM_IDS, gym_id_for
@@ -77,6 +78,11 @@ def test_a_gym_registers_through_its_descriptor_alone() -> None:
     assert register_gym(counter_gym.GYM) is counter_gym.GYM  # again: nothing happens
     with pytest.raises(ValueError, match="tally"):
         register_gym(dataclasses.replace(counter_gym.GYM, name="abacus", id="test/Abacus-v0"))
+    with pytest.raises(ValueError, match="env class CounterEnv is gym 'counter''s"):  # it would take over the class
+        register_gym(dataclasses.replace(counter_gym.GYM, name="abacus", id="test/Abacus-v0", aliases=()))
+    assert gym_of_env(counter_gym.CounterEnv) is counter_gym.GYM
+    with pytest.raises(UnknownGymError):
+        get_gym("abacus")
     with pytest.raises(ValueError, match="lower case"):
         hud_gym.GymType(
             name="Abacus", id="test/Abacus-v0", env=counter_gym.CounterEnv, controller=counter_gym.CounterController

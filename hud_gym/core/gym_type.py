@@ -176,7 +176,8 @@ def register_gym(gym: GymType, *, replace: bool = False) -> GymType:
     (see the module docstring). Registering the same descriptor again does nothing.
 
     Raises:
-        ValueError: another gym already has this name, an alias or the id (unless ``replace``).
+        ValueError: another gym already has this name, an alias, the id or the env class (which
+            names its gym: :func:`gym_of_env`), unless ``replace``.
     """
     current = _GYMS.get(gym.name)
     if current == gym:
@@ -187,6 +188,12 @@ def register_gym(gym: GymType, *, replace: bool = False) -> GymType:
         raise ValueError(
             f"gym {gym.name!r}: {', '.join(taken) or gym.name!r} already names another gym "
             "(pass replace=True to redefine it)"
+        )
+    owner = next((other.name for other in _GYMS.values() if other.env is gym.env and other.name != gym.name), None)
+    if owner is not None and not replace:
+        raise ValueError(
+            f"gym {gym.name!r}: its env class {gym.env.__name__} is gym {owner!r}'s (the class names its gym): "
+            "give this gym a subclass of it"
         )
     if current is not None:
         for key in [k for k, owner in _LOOKUP.items() if owner == current.name]:
