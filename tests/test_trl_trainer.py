@@ -119,17 +119,24 @@ def test_grpo_trainer_on_qa_logs_the_env_rewards(tmp_path: Path) -> None:
     assert all(env.env is None for env in trainer.environments)
 
 
-@pytest.mark.timeout(240)
-def test_grpo_trainer_on_miniwob_click_test_releases_chromium(tmp_path: Path) -> None:
+def needs_miniwob_in_chromium() -> None:
+    """Skip (with the reason) without MiniWoB++ or a Chromium."""
     pytest.importorskip("miniwob")
-    import psutil
-
-    from hud_gym.controllers.browser.chromium import MANAGER, ChromiumNotFoundError, find_chromium
+    from hud_gym.controllers.browser.chromium import ChromiumNotFoundError, find_chromium
 
     try:
         find_chromium()
     except ChromiumNotFoundError as exc:
         pytest.skip(str(exc))
+
+
+@pytest.mark.timeout(240)
+def test_grpo_trainer_on_miniwob_click_test_releases_chromium(tmp_path: Path) -> None:
+    needs_miniwob_in_chromium()
+    import psutil
+
+    from hud_gym.controllers.browser.chromium import MANAGER
+
     env_cls = trl_environment_factory(
         "hud-browser", screen_size=(500, 320), observation_size=(160, 160), observation_crop=(0, 50, 160, 160)
     )
@@ -170,15 +177,8 @@ def test_screenshots_mode_returns_trl_image_blocks() -> None:
 
 @pytest.mark.timeout(120)
 def test_elements_mode_lists_the_task_area_and_clicks_by_index() -> None:
-    pytest.importorskip("miniwob")
+    needs_miniwob_in_chromium()
     import inspect
-
-    from hud_gym.controllers.browser.chromium import ChromiumNotFoundError, find_chromium
-
-    try:
-        find_chromium()
-    except ChromiumNotFoundError as exc:
-        pytest.skip(str(exc))
 
     env_cls = trl_environment_factory(
         "hud-browser", elements=True, max_steps=1, screen_size=(500, 320), observation_crop=(0, 0, 160, 210)
