@@ -1,15 +1,20 @@
-"""MiniWoB++ click-test-2: hud/Browser-v0 vs the official ``miniwob`` env, side by side.
+"""MiniWoB++ click-test-2: hud/Browser-v0 (each capture path) vs the official ``miniwob`` env, side by side.
 
-Both run the same task pages from the ``miniwob`` package on the same Debian Chromium: the
-official env through Selenium and Debian's ``chromium-driver``, ours through Playwright/CDP.
-Both observe the 160x210 task area. Resets are seeded; steps click an empty spot of the task area
-(so the episode goes on). The two envs are measured interleaved, medians of N calls.
+All sides run the same task pages from the ``miniwob`` package on the same Debian Chromium: the
+official env through Selenium and Debian's ``chromium-driver``, ours through Playwright with
+``capture="cdp"`` (CDP JPEG) and ``capture="headed"`` (MIT-SHM grab from a private Xvfb). Each observes
+the 160x210 task area. Resets are seeded; steps click an empty spot of the task area (so the
+episode goes on). The sides are measured interleaved call by call; wall is the median of N calls,
+CPU the mean (``/proc`` counts 10 ms ticks). CPU is every process of the benchmark (this Python and all its descendants: drivers, every
+Chromium, Xvfb) over the call: idle neighbours' page timers are included, the same for every side.
 
-Run: ``python -m benchmarks.miniwob_vs_official`` (needs ``apt-get install chromium-driver``).
+Run: ``python -m benchmarks.miniwob_vs_official [--n 40] [--captures cdp headed]`` (needs
+``apt-get install chromium-driver``).
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import shutil
 import statistics
@@ -18,12 +23,13 @@ from collections.abc import Callable
 
 import gymnasium
 import numpy as np
+import psutil
 
 import hud_gym
+from benchmarks.browser_capture import cpu_ms
 from hud_gym.controllers.browser.chromium import find_chromium
 from hud_gym.controllers.browser.miniwob import MINIWOB_TASK_AREA
 
-N = 40
 TASK = "click-test-2"
 EMPTY_SPOT = (5, 205)  # bottom-left corner of the task area: no element there
 
@@ -39,47 +45,92 @@ def _official_env() -> gymnasium.Env:
     return gymnasium.make(f"miniwob/{TASK}-v1")
 
 
-def _median_ms(samples: list[float]) -> float:
-    return statistics.median(samples) * 1000
+def _all_cpu_ms() -> float:
+    """CPU ms so far of this process and every descendant alive now."""
+    pids = {os.getpid()} | {p.pid for p in psutil.Process().children(recursive=True)}
+    return sum(cpu_ms(pids).values())
 
 
-def main() -> None:
-    """Print the table of medians and ratios."""
-    ours = gymnasium.make(
-        "hud/Browser-v0", task=f"miniwob/{TASK}", observation_crop=MINIWOB_TASK_AREA, screen_size=(500, 320)
-    )
+class Side:
+    """One env and its reset/step calls, with per-call wall and CPU samples."""
+
+    def __init__(self, name: str, env: gymnasium.Env, click: object) -> None:
+        self.name, self.env, self.click = name, env, click
+        self.samples: dict[str, list[tuple[float, float]]] = {"reset": [], "step": []}
+
+    def timed(self, what: str, call: Callable[[], object]) -> None:
+        cpu = _all_cpu_ms()
+        started = time.perf_counter()
+        call()
+        wall = (time.perf_counter() - started) * 1000
+        self.samples[what].append((wall, _all_cpu_ms() - cpu))
+
+    def reset(self, seed: int) -> None:
+        self.timed("reset", lambda: self.env.reset(seed=seed))
+
+    def step(self) -> None:
+        self.timed("step", lambda: self.env.step(self.click))
+
+    def wall(self, what: str) -> float:
+        """Median wall ms of the calls."""
+        return statistics.median(s[0] for s in self.samples[what])
+
+    def cpu(self, what: str) -> float:
+        """Mean CPU ms of the calls (``/proc`` counts in 10 ms ticks: a median would round)."""
+        return statistics.fmean(s[1] for s in self.samples[what])
+
+
+def _sides(captures: list[str]) -> list[Side]:
+    from miniwob.action import ActionTypes
+
+    sides = []
+    for capture in captures:
+        env = gymnasium.make(
+            "hud/Browser-v0",
+            task=f"miniwob/{TASK}",
+            observation_crop=MINIWOB_TASK_AREA,
+            screen_size=(500, 320),
+            capture=capture,
+        )
+        sides.append(Side(f"hud-gym {capture}", env, hud_gym.ClickAction(point=EMPTY_SPOT)))
     official = _official_env()
+    click = official.unwrapped.create_action(ActionTypes.CLICK_COORDS, coords=np.array(EMPTY_SPOT))
+    sides.append(Side("official", official, click))
+    return sides
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Print the table of medians and ratios to the official env."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=40, help="resets per side (2 steps after each)")
+    parser.add_argument("--captures", nargs="+", default=["cdp", "headed"], choices=["cdp", "headed"])
+    args = parser.parse_args(argv)
+    sides = _sides(args.captures)
     try:
-        from miniwob.action import ActionTypes
-
-        official_click = official.unwrapped.create_action(ActionTypes.CLICK_COORDS, coords=np.array(EMPTY_SPOT))
-        our_click = hud_gym.ClickAction(point=EMPTY_SPOT)
-        ours.reset(seed=0)
-        official.reset(seed=0)
-        timings: dict[str, list[float]] = {"ours reset": [], "official reset": [], "ours step": [], "official step": []}
-
-        def timed(name: str, call: Callable[[], object]) -> None:
-            started = time.perf_counter()
-            call()
-            timings[name].append(time.perf_counter() - started)
-
-        for i in range(N):
-            timed("ours reset", lambda i=i: ours.reset(seed=i))
-            timed("official reset", lambda i=i: official.reset(seed=i))
+        for side in sides:
+            side.env.reset(seed=0)
+            side.env.step(side.click)
+        for i in range(args.n):
+            for side in sides:
+                side.reset(i + 1)
             for _ in range(2):
-                timed("ours step", lambda: ours.step(our_click))
-                timed("official step", lambda: official.step(official_click))
-        medians = {k: _median_ms(v) for k, v in timings.items()}
-        print(f"MiniWoB++ {TASK}, medians of {N} resets and {2 * N} steps (ms)")
-        print(f"{'':<10} {'hud-gym':>9} {'official':>9} {'ratio':>7}  target")
-        for what in ("reset", "step"):
-            ratio = medians[f"ours {what}"] / medians[f"official {what}"]
+                for side in sides:
+                    side.step()
+        official = sides[-1]
+        print(
+            f"MiniWoB++ {TASK}, {args.n} resets + {2 * args.n} steps per side, interleaved (wall: median, CPU: mean); "
+            f"load {os.getloadavg()[0]:.1f}"
+        )
+        print(f"{'':<18} {'reset ms':>9} {'CPU-ms':>7} {'step ms':>8} {'CPU-ms':>7} {'reset x':>8} {'step x':>7}")
+        for side in sides:
+            reset, step = side.wall("reset"), side.wall("step")
             print(
-                f"{what:<10} {medians[f'ours {what}']:>9.1f} {medians[f'official {what}']:>9.1f} {ratio:>7.2f}  <= 0.5"
+                f"{side.name:<18} {reset:>9.1f} {side.cpu('reset'):>7.1f} {step:>8.1f} {side.cpu('step'):>7.1f} "
+                f"{reset / official.wall('reset'):>8.2f} {step / official.wall('step'):>7.2f}"
             )
     finally:
-        ours.close()
-        official.close()
+        for side in sides:
+            side.env.close()
 
 
 if __name__ == "__main__":
