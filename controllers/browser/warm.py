@@ -3,12 +3,13 @@
 A task whose page keeps its document across episodes (``config["keep_page"]``) opens it with
 :meth:`BrowserWarm.show_warm`. When the env then switches from page A to page B, A's browser
 context, just cleared by the reset that ended A's episode, is *parked*: its tab's scripts paused
-in the debugger (``Debugger.pause``: no timer, animation frame or event handler of it runs, and it
-costs no CPU), its tab left out of every list the agent sees. B's parked context, if there is one,
-becomes the env's context at once (its tab the only tab, what actions target and observations
-capture; on the headed path its window is raised on the env's tile by the next observation), its
-scripts resumed; otherwise a new context opens B. An env keeps at most ``warm_pages`` parked
-contexts (the least recently used is closed first; 0 turns warm pages off: the one tab navigates).
+in the debugger (``Debugger.pause``, sent in the background: from then on no timer, animation frame
+or event handler of it runs, and it costs no CPU), its tab left out of every list the agent sees.
+B's parked context, if there is one, becomes the env's context at once (its tab the only tab, what
+actions target and observations capture; on the headed path its window is raised on the env's
+tile by the next observation), its scripts resumed. Otherwise B is loaded in the least recently
+used parked context once ``warm_pages`` are parked (its HTTP cache holds the shared scripts), in a
+new context before that. 0 turns warm pages off: the one tab navigates, as before.
 
 Why a context per page rather than a tab per page: tabs of one context share their origin's
 storage, cookies and cross-tab channels, and a paused tab still receives another task's storage

@@ -79,8 +79,9 @@ class BrowserEnv(HudEnv):
             is installed and ``headless=True`` (falling back to CDP when the display does not
             start), else ``"cdp"``.
         warm_pages: MiniWoB++ tasks: how many recently used task pages stay warm (each paused in
-            a browser context of its own), so that a reset onto one of them loads nothing (~10x
-            faster than loading the page; each costs a renderer's memory); 0 turns this off.
+            a browser context of its own), so that a reset onto one of them loads nothing (2-5x
+            faster than loading the page, ``benchmarks/README.md``; each costs a renderer's memory,
+            ~25-40 MiB); 0 turns this off.
         **kwargs: :class:`~hud_gym.core.env.HudEnv` arguments (``task``, ``taskset``,
             ``screen_size``, ``observation_size``, ``max_episode_steps``, ``step_timeout``, ...).
 
