@@ -10,6 +10,7 @@ Modules, one job each:
 - :mod:`.input`: click, press, type, scroll, move, drag as trusted input events;
 - :mod:`.custom`: the custom actions (``goto``, ``new_tab``, ...);
 - :mod:`.observation`: the frame after an action; :mod:`.capture` its screenshot and page state;
+- :mod:`.warm`: warm pages, each in a parked context, for resets onto recently used MiniWoB++ tasks;
 - :mod:`.chromium` (the shared browsers), :mod:`.binary` (which Chromium, with which flags),
   :mod:`.session` (a tab's DevTools session),
   :mod:`.dialogs`, :mod:`.urls` (the navigation policy), :mod:`.keys` (CLA keys to Playwright's).

@@ -8,7 +8,8 @@ sent with Playwright's mouse and keyboard, at screen-pixel coordinates of the vi
 The controller is composed of parts, one job each (see the package docstring):
 :mod:`.lifecycle` (start, episode reset, close), :mod:`.tabs` (tabs, targets, downloads,
 crashes), :mod:`.input` (pointer and keyboard actions), :mod:`.custom` (``goto``, ``new_tab``, ...
-and the navigation policy), :mod:`.observation` (the frame after an action). This module puts them
+and the navigation policy), :mod:`.observation` (the frame after an action), :mod:`.warm` (the
+warm pages of MiniWoB++ tasks). This module puts them
 together and runs each CLA action through :data:`ACTIONS`.
 
 Faults: a tab whose renderer crashed (killed, out of memory) has lost the episode's page state, so
@@ -45,12 +46,13 @@ from hud_gym.controllers.browser.input import BrowserInput
 from hud_gym.controllers.browser.observation import BrowserObservation
 from hud_gym.controllers.browser.state import ResetMode
 from hud_gym.controllers.browser.urls import with_scheme
+from hud_gym.controllers.browser.warm import BrowserWarm
 from hud_gym.controllers.dispatch import ActionTable
 
 __all__ = ["ACTIONS", "CUSTOM", "CUSTOM_ACTIONS", "BrowserController", "ResetMode", "with_scheme"]
 
 
-class BrowserController(BrowserInput, BrowserCustom, BrowserObservation):
+class BrowserController(BrowserInput, BrowserCustom, BrowserWarm, BrowserObservation):
     """Drives one isolated browser context in the shared Chromium; see the module docstring.
 
     Args:
@@ -74,6 +76,9 @@ class BrowserController(BrowserInput, BrowserCustom, BrowserObservation):
             grabbed through MIT-SHM: :mod:`.headed`), ``"cdp"`` (``Page.captureScreenshot``:
             :mod:`.capture`; the default), or ``"auto"`` (headed where Xvfb is installed and
             ``headless``, falling back to CDP when the display does not start).
+        warm_pages: how many recently used pages of tasks that keep their page (MiniWoB++) stay
+            warm, each in a parked context of its own, so that a reset back onto one loads nothing
+            (:mod:`.warm`); 0 turns this off.
 
     Attributes:
         browser: the shared Playwright ``Browser`` (after :meth:`start`).

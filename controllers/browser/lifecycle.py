@@ -12,7 +12,8 @@ whole context instead (~170 ms); a clear reset does so too every ``fresh_context
 whenever the context is unhealthy (a tab crashed), and after an episode whose pages opened dialogs
 (a ``setInterval(alert)`` page cannot hold a context close back). A task with
 ``config["keep_page"]`` keeps the main tab's document (MiniWoB++ pages reset themselves in
-JavaScript).
+JavaScript); the warm pages of such tasks (:mod:`.warm`) are kept in contexts of their own, which
+a reset onto a task without ``keep_page``, and every context replacement, closes.
 
 :meth:`~BrowserLifecycle.close` never hangs: a context that does not close within 10 s (a wedged
 renderer) gets the whole browser killed.
@@ -24,6 +25,7 @@ import asyncio
 import contextlib
 import shutil
 import tempfile
+from collections import OrderedDict
 from collections.abc import Awaitable
 from pathlib import Path
 from typing import Any
@@ -127,18 +129,38 @@ class BrowserLifecycle(BrowserTabs):
         self._responses.clear()
         self._pending_targets.clear()
         self._targets_settled.set()
+        self._warm_url = None
         if cdp is not None:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(cdp.detach(), 2)
+        closed = await self._close_parked(timeout)
         if context is None:
-            return True
+            return closed
         try:
             await asyncio.wait_for(context.close(), timeout)
         except asyncio.TimeoutError:
             return False
         except PlaywrightError:
             pass  # already gone with its browser
-        return True
+        return closed
+
+    async def _close_parked(self, timeout: float = 10.0) -> bool:
+        """Close every parked context (:mod:`.warm`); False when one did not close in time."""
+        parked, self._parked = list(self._parked.values()), OrderedDict()
+        closed = True
+        for entry in parked:
+            self._sessions.pop(entry.page, None)
+            self._session_tasks.pop(entry.page, None)
+            if entry.watcher is not None:
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(entry.watcher.detach(), 2)
+            try:
+                await asyncio.wait_for(entry.context.close(), timeout)
+            except asyncio.TimeoutError:
+                closed = False
+            except PlaywrightError:
+                pass
+        return closed
 
     async def close(self) -> None:
         """Close the context, remove the download folder, and give the browser lease back (the
@@ -199,6 +221,8 @@ class BrowserLifecycle(BrowserTabs):
                     raise ControllerError("the previous browser context did not close (wedged renderer)")
                 await self._open_context()
             else:
+                if not keep_page and self._parked:
+                    await self._close_parked()  # warm pages are for tasks that keep their page
                 await self._clear(keep_page)
         except PlaywrightError as exc:
             self._check_alive()

@@ -1,8 +1,9 @@
 """MiniWoB++ as a bundled task set of the browser gym, from the ``miniwob`` package's own HTML.
 
 The pages are served from a loopback HTTP server (one per process; the flight tasks need HTTP).
-Each task's setup (``miniwob_start``) opens the task page (kept open across episodes), then starts
-a seeded episode in one ``page.evaluate``: same seed, same instance. The in-page time limit is
+Each task's setup (``miniwob_start``) opens the task page (kept open across episodes; the last few
+tasks' pages kept warm in parked contexts, :mod:`.warm`, so a switch back loads nothing), then
+starts a seeded episode in one ``page.evaluate``: same seed, same instance. The in-page time limit is
 disabled. The evaluator (``miniwob_reward``) reads MiniWoB's raw reward and ``done`` from the page
 (``WOB_RAW_REWARD_GLOBAL``, ``WOB_DONE_GLOBAL``); the time-decayed reward the task would have given
 with its own time limit is in the grade's ``info["time_reward"]``. MiniWoB tasks are graded after
@@ -224,10 +225,14 @@ async def miniwob_start(ctx: FunctionContext, name: str, mode: str = "train") ->
     page = ctx.controller.page
     url = task_url(name)
     if page.url != url:
-        # Scripts come from the HTTP cache after the first load (long cache lifetimes, and the
-        # clear reset keeps the cache for this server); readiness is waited for in _START_JS,
-        # in the same round trip as the episode's start.
-        await page.goto(url, wait_until="load", timeout=15_000)
+        if name in FLIGHT_TASKS:
+            # The flight sites keep state in cookies and storage: loaded in place, never warm.
+            await page.goto(url, wait_until="load", timeout=15_000)
+        else:
+            # A recently used task's page is kept warm, paused in a context of its own
+            # (controllers/browser/warm.py); else loaded, its scripts from the HTTP cache.
+            # Readiness is waited for in _START_JS, in the same round trip as the episode's start.
+            page = await ctx.controller.show_warm(url, timeout=15.0)
     seed = ctx.seed if ctx.seed is not None else 0
     result = await page.evaluate(_START_JS, {"seed": seed, "mode": mode, "maxTime": NO_TIME_LIMIT_MS})
     if not result["ready"]:

@@ -14,6 +14,8 @@ the state its parts work on, each part owning its own:
 from __future__ import annotations
 
 import asyncio
+from collections import OrderedDict
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -27,7 +29,7 @@ from hud_gym.controllers.browser.headed import HeadedView, xvfb_available
 from hud_gym.controllers.browser.session import PageSession
 from hud_gym.controllers.browser.urls import UrlPolicy
 
-__all__ = ["AUTO_HEADED_MIN_PIXELS", "BrowserState", "Capture", "ResetMode", "resolve_capture"]
+__all__ = ["AUTO_HEADED_MIN_PIXELS", "BrowserState", "Capture", "Parked", "ResetMode", "resolve_capture"]
 
 ResetMode = Literal["clear", "fresh"]
 Capture = Literal["auto", "headed", "cdp"]
@@ -55,6 +57,19 @@ def resolve_capture(capture: str, screen_size: tuple[int, int], headless: bool) 
     return "headed" if capture == "headed" else "cdp"
 
 
+@dataclass
+class Parked:
+    """A warm page's browser context, set aside with its scripts paused (:mod:`.warm`)."""
+
+    url: str
+    context: BrowserContext
+    page: Page
+    context_id: str | None
+    watcher: CDPSession | None
+    pausing: asyncio.Future[Any] | None = None
+    """The pause of its tab's scripts, sent in the background when it was parked."""
+
+
 class BrowserState(Controller):
     """The browser controller's options and state (the parts are its subclasses)."""
 
@@ -78,6 +93,7 @@ class BrowserState(Controller):
         max_elements: int = 500,
         allow_file_urls: str | Path | None = None,
         capture: Capture = "cdp",
+        warm_pages: int = 4,
     ) -> None:
         super().__init__(screen_size)
         if reset_mode not in ("clear", "fresh"):
@@ -86,6 +102,8 @@ class BrowserState(Controller):
             raise ValueError(f"screenshot_format must be 'jpeg' or 'png', got {screenshot_format!r}")
         if not 1 <= jpeg_quality <= 100:
             raise ValueError(f"jpeg_quality must be in 1..100, got {jpeg_quality}")
+        if isinstance(warm_pages, bool) or not isinstance(warm_pages, int) or not 0 <= warm_pages <= 32:
+            raise ValueError(f"warm_pages must be a whole number from 0 to 32, got {warm_pages!r}")
         self.headless = headless
         self.capture_option: Capture = capture
         self.capture: Literal["headed", "cdp"] = resolve_capture(capture, screen_size, headless)
@@ -100,6 +118,7 @@ class BrowserState(Controller):
         self.navigation_timeout = navigation_timeout
         self.max_elements = max_elements
         self.url_policy = UrlPolicy(allow_file_urls)
+        self.warm_pages = warm_pages
 
         self.browser: Browser | None = None
         self.context: BrowserContext | None = None
@@ -134,3 +153,7 @@ class BrowserState(Controller):
         self._loads_at_action: dict[Page, int] = {}
         self._view: HeadedView | None = None
         self._shown: Page | None = None
+        # The URL the context's only tab was opened on by ``show_warm`` (:mod:`.warm`), and the
+        # parked contexts by URL, least recently used first.
+        self._warm_url: str | None = None
+        self._parked: OrderedDict[str, Parked] = OrderedDict()

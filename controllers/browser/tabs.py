@@ -28,7 +28,7 @@ from playwright.async_api import Error as PlaywrightError
 from hud_gym.controllers.base import ControllerError
 from hud_gym.controllers.browser.dialogs import retrieve
 from hud_gym.controllers.browser.session import PageSession
-from hud_gym.controllers.browser.state import BrowserState
+from hud_gym.controllers.browser.state import BrowserState, Parked
 
 __all__ = ["CACHE_KEPT_ORIGINS", "BrowserTabs", "origin_of"]
 
@@ -46,6 +46,14 @@ def origin_of(url: str) -> str | None:
     if parts.scheme == "file":
         return "file://"
     return None
+
+
+async def _close_quietly(parked: Parked, timeout: float = 10.0) -> None:
+    if parked.watcher is not None:
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(parked.watcher.detach(), 2)
+    with contextlib.suppress(Exception):
+        await asyncio.wait_for(parked.context.close(), timeout)
 
 
 class BrowserTabs(BrowserState):
@@ -207,9 +215,23 @@ class BrowserTabs(BrowserState):
         return list(self.downloads)
 
     def _on_crash(self, page: Page) -> None:
+        for url, parked in list(self._parked.items()):
+            if parked.page is page:
+                # A warm page set aside (:mod:`.warm`): dropped, never reused, and no fault of
+                # the episode in progress (another context).
+                del self._parked[url]
+                self._discard_parked(parked)
+                return
         if page not in self._crashed:
             self._crashed.add(page)
             self.crashes.append(page.url)
+
+    def _discard_parked(self, parked: Parked) -> None:
+        """Close a parked context in the background (nothing waits for it)."""
+        self._sessions.pop(parked.page, None)
+        self._session_tasks.pop(parked.page, None)
+        task = asyncio.ensure_future(_close_quietly(parked))
+        task.add_done_callback(retrieve)
 
     def _check_crashes(self) -> None:
         """Raise once a tab of this episode crashed: the episode's page state is lost with it."""

@@ -78,6 +78,10 @@ class BrowserEnv(HudEnv):
             a stale frame; a browser per env, so more memory). ``"auto"``: ``"headed"`` where Xvfb
             is installed and ``headless=True`` (falling back to CDP when the display does not
             start), else ``"cdp"``.
+        warm_pages: MiniWoB++ tasks: how many recently used task pages stay warm (each paused in
+            a browser context of its own), so that a reset onto one of them loads nothing (2-5x
+            faster than loading the page, ``benchmarks/README.md``; each costs a renderer's memory,
+            ~25-40 MiB); 0 turns this off.
         **kwargs: :class:`~hud_gym.core.env.HudEnv` arguments (``task``, ``taskset``,
             ``screen_size``, ``observation_size``, ``max_episode_steps``, ``step_timeout``, ...).
 
@@ -111,6 +115,7 @@ class BrowserEnv(HudEnv):
         reward_threshold: float = 1.0,
         terminal_frame: TerminalFrame = "page",
         capture: str = "cdp",
+        warm_pages: int = 4,
         **kwargs: Any,
     ) -> None:
         from hud_gym.controllers.browser import miniwob_env
@@ -142,6 +147,7 @@ class BrowserEnv(HudEnv):
             "max_elements": max_elements,
             "allow_file_urls": allow_file_urls,
             "capture": capture,
+            "warm_pages": warm_pages,
         }
         # Fail at make time, not at the first reset, on a bad option. The allowed directory of a
         # controller in a container or on another machine is a path there, not here.
