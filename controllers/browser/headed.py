@@ -9,23 +9,47 @@ env (:mod:`.tiles`). Each env's windows are fullscreen on its tile (``--kiosk``)
 env's viewport (Playwright's viewport emulation), drawn at the tile's top-left, where the grab is.
 
 A :class:`HeadedView` is one env's view of its tile: an X connection that follows the damage of
-the viewport's rectangle (XDamage raw rectangles on the root window; other envs' drawing elsewhere
-on the screen does not count) and a MIT-SHM grab of that rectangle.
-:meth:`HeadedView.observe` makes an observation never stale:
+the tile's rectangle (XDamage raw rectangles on the root window; other envs' drawing elsewhere on
+the screen does not count) and a MIT-SHM grab of that rectangle. The page's viewport is
+:data:`MARKER_ROWS` row taller than the observation (``innerHeight`` is one more than the
+observation's height; the elements list leaves that row out), and that row is the *frame marker*
+(:data:`MARKER_JS`). An observation is proven fresh, not waited for:
 
-1. the state round trip (title, elements) resolves in the page's second ``requestAnimationFrame``
-   after the action: the frame holding every DOM change the action made has been committed;
-2. the X server must then have the pixels: damage since the action began must have arrived (else
-   it is waited for up to :data:`FIRST_PAINT` s: an action that changed nothing pays this, idle)
-   and gone :data:`QUIET` s quiet (``XSync`` first, so the server has handled what it received);
-   After a step that answered a dialog, quiet means :data:`DIALOG_QUIET` (the dialog box's
-   removal is drawn by the browser's UI, outside the page's frames);
-3. after the grab, an ``XSync`` round trip: any damage the server handled in the meantime (a
-   late or split ``PutImage`` of Chromium's compositor) means the grab may mix two frames, so it
-   is made again, until a grab is followed by no damage.
+1. the state round trip (title, elements) runs in a ``setTimeout(0)`` queued in the page's next
+   animation frame after the action (:func:`frame_state_expression`), and in the same task sets
+   the marker to this step's number ``k`` (24 bits, a fresh random start per view): a coloured
+   strip whose left half is ``k``'s colour and right half the complement's;
+2. the tile, marker row included, is grabbed (one ``XShmGetImage``); the grab is this step's frame
+   iff its marker row shows ``k``. Else the view waits for damage of the tile (at most
+   :data:`MARKER_POLL` s between grabs) and grabs again, for up to :data:`MARKER_LIMIT` s;
+3. after a grab that carries ``k``, an ``XSync`` round trip: damage the server handled during the
+   grab (a later frame being drawn) means it may mix two frames, both after ``k``, so it is made
+   again (up to :data:`MAX_REGRABS` times; each must carry ``k``).
 
-Headed Chromium keeps drawing at 60 Hz, so step 1 costs one or two frame periods of wall time
-(idle, not CPU). Measured in ``benchmarks/browser_capture.py`` and ``benchmarks/README.md``.
+Why a grab that shows ``k`` is fresh: ``k`` was set after the action's input had been handled and
+after the animation-frame callbacks and due timers it queued, in one task with the state read;
+Chromium's compositor draws a frame from one committed main-thread state, so a frame holding the
+marker's change holds every DOM change made before it; the software compositor puts each frame
+(one damaged rectangle around every change of it, the marker row included) into the window with
+one ``ShmPutImage`` (Chromium's ``X11SoftwareBitmapPresenter::EndPaint``; Xvfb runs one request at
+a time, so a grab sees a put wholly or not at all; step 3 covers a non-SHM ``PutImage`` in parts);
+and no earlier frame of this env's windows ever showed ``k`` (each step has a new number, only the
+active tab is marked, and the two halves together never match a uniform row of a page). It also
+proves the window is in place: the strip spans the viewport's bottom row at the tile's origin only
+when the active tab's window is there and on top (a new popup's first frame, a re-placed window).
+
+What the marker does not cover: a JavaScript dialog's box is drawn by the browser's UI, not the
+page's frames. After a step that answered a dialog the view also waits :data:`DIALOG_QUIET` s
+without damage (up to :data:`DIALOG_SETTLE_LIMIT` s), then checks the marker again. A document that
+cannot show the marker (not HTML, e.g. an SVG file; or its root element filtered, faded or
+transformed, which :data:`MARKER_JS` checks) gets the old damage settle
+(:data:`FALLBACK_FIRST_PAINT`, :data:`FALLBACK_QUIET`) and its frame is flagged: the step's
+``info["frame_unverified"] = True`` (and :attr:`HeadedView.unverified` counts it), as is a frame
+whose marker did not come within :data:`MARKER_LIMIT` s. Never a silent stale frame.
+
+An action that changes nothing still changes the marker, so its frame comes at the next vsync:
+no first-paint wait. Headed Chromium draws at 60 Hz, so a step costs one or two frame periods of
+wall time (idle, not CPU). Measured in ``benchmarks/browser_capture.py`` and ``benchmarks/README.md``.
 """
 
 from __future__ import annotations
@@ -143,13 +167,16 @@ def xvfb_available() -> bool:
 
 
 def frame_state_expression(state_expression: str, marker: int) -> str:
-    """A ``Runtime.evaluate`` expression resolving, in the page's second animation frame, to
-    ``state_expression``'s value (an object) with ``marked``: whether that frame carries
-    ``marker`` (:data:`MARKER_JS`; await it with ``awaitPromise``)."""
+    """A ``Runtime.evaluate`` expression resolving to ``state_expression``'s value (an object) with
+    ``marked``: whether the page's next frame carries ``marker`` (:data:`MARKER_JS`; await it with
+    ``awaitPromise``). Both are read in a ``setTimeout(0)`` queued in the page's next animation
+    frame: after the animation-frame callbacks and the timers due by then that the action queued
+    (timers run in the order they fall due: a navigation a click scheduled with ``setTimeout(0)``
+    has begun, and the state says the document is leaving)."""
     return (
-        "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => {"
+        "new Promise(r => requestAnimationFrame(() => setTimeout(() => {"
         f" const marked = {MARKER_JS}({int(marker)}, {MARKER_ROWS}); const s = {state_expression};"
-        " s.marked = marked; r(s); })))"
+        " s.marked = marked; r(s); }, 0)))"
     )
 
 
