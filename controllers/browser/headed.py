@@ -44,8 +44,9 @@ without damage (up to :data:`DIALOG_SETTLE_LIMIT` s), then checks the marker aga
 cannot show the marker (not HTML, e.g. an SVG file; or its root element filtered, faded or
 transformed, which :data:`MARKER_JS` checks) gets the old damage settle
 (:data:`FALLBACK_FIRST_PAINT`, :data:`FALLBACK_QUIET`) and its frame is flagged: the step's
-``info["frame_unverified"] = True`` (and :attr:`HeadedView.unverified` counts it), as is a frame
-whose marker did not come within :data:`MARKER_LIMIT` s. Never a silent stale frame.
+``info["frame_unverified"] = "unmarked"`` (and :attr:`HeadedView.unverified` counts it); a frame
+whose marker did not come within :data:`MARKER_LIMIT` s is returned as the last grab with
+``"late"``. Never a silent stale frame.
 
 An action that changes nothing still changes the marker, so its frame comes at the next vsync:
 no first-paint wait. Headed Chromium draws at 60 Hz, so a step costs one or two frame periods of
@@ -93,6 +94,7 @@ HEADED_ARGS: tuple[str, ...] = (
     "--window-position=0,0",  # a new window opens on the parking monitor
     "--force-device-scale-factor=1",
     "--hide-scrollbars",
+    "--disable-backgrounding-occluded-windows",  # a tab's window under another still draws its frames
 )
 """Flags a headed browser gets on top of :data:`~.binary.LAUNCH_ARGS` (and ``--window-size``)."""
 
@@ -273,6 +275,8 @@ class HeadedView:
         self.unverified = 0
         """Frames returned without this step's marker (:data:`MARKER_LIMIT` passed, or a document
         that cannot show it)."""
+        self.last_unverified: tuple[str, int, list[int], list[int]] | None = None
+        """The last of them: why, the marker, and the marker row's first and last pixels."""
 
     def next_marker(self) -> int:
         """A new step number for :func:`frame_state_expression` (24 bits, wrapping)."""
@@ -283,23 +287,29 @@ class HeadedView:
         """Forget damage reported before an action (call before its input)."""
         self.x.begin()
 
-    async def frame(self, marker: int, marked: bool, dialog: bool = False) -> tuple[np.ndarray, bool]:
-        """``(the frame, verified)`` after the state round trip set ``marker`` (``marked``: the
-        page says it shows); ``dialog``: the step answered a dialog. See the module docstring."""
+    async def frame(self, marker: int, marked: bool, dialog: bool = False) -> tuple[np.ndarray, str | None]:
+        """``(the frame, None)`` after the state round trip set ``marker`` (``marked``: the page
+        says it shows); ``dialog``: the step answered a dialog. Unverified frames come with why:
+        ``"unmarked"`` (the document cannot show the marker) or ``"late"`` (no grab carried it
+        within :data:`MARKER_LIMIT` s). See the module docstring."""
+        problem: str | None = None
         try:
             if not marked:
                 await self.x.settle(first_paint=FALLBACK_FIRST_PAINT, quiet=FALLBACK_QUIET, limit=FALLBACK_LIMIT)
-                image, verified = self._grab(None), False
+                image, problem = self._grab(None), "unmarked"
             else:
                 image, verified = await self._marked(marker)
                 if verified and dialog:
                     await self.x.settle(first_paint=0.0, quiet=DIALOG_QUIET, limit=DIALOG_SETTLE_LIMIT)
                     image, verified = await self._marked(marker)
+                problem = None if verified else "late"
         except X_ERRORS as exc:
             raise ControllerError(f"the X server of {self.display} is gone: {exc}") from exc
-        if not verified:
+        if problem is not None:
             self.unverified += 1
-        return image[: self.viewport[1]], verified
+            rows = image[self.viewport[1] :]
+            self.last_unverified = (problem, marker, rows[0, 0].tolist(), rows[0, -1].tolist())
+        return image[: self.viewport[1]], problem
 
     def _carries(self, image: np.ndarray, marker: int) -> bool:
         """Whether the grab's marker rows show ``marker`` (each half checked away from the middle)."""

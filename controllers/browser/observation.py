@@ -125,9 +125,9 @@ class BrowserObservation(BrowserLifecycle):
                         # A dialog answered during the action: the browser's own UI (not the
                         # page's frames) removes its box; the view waits until that has stopped.
                         dialogs = len(self.dialogs) > self._reported_dialogs
-                        screenshot, verified = await view.frame(marker, state["marked"], dialog=dialogs)
-                        if not verified:
-                            info["frame_unverified"] = True
+                        screenshot, problem = await view.frame(marker, state["marked"], dialog=dialogs)
+                        if problem is not None:
+                            info["frame_unverified"] = problem
                     if not navigated() and self._active is page:
                         titles = await asyncio.gather(*(self._title(p) for p in others))
                         names = {**dict(zip(others, titles, strict=True)), page: state["title"]}
