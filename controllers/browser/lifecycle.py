@@ -78,7 +78,8 @@ class BrowserLifecycle(BrowserTabs):
     async def _show(self, page: Page, session: PageSession) -> None:
         """Make ``page`` the one this env's tile shows: its window fullscreen there, and on top."""
         self._shown = page
-        await self._place(session)
+        force, self._replace_window = self._replace_window, False
+        await self._place(session, force=force)
         await page.bring_to_front()
 
     async def _open_context(self) -> None:

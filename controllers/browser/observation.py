@@ -71,6 +71,7 @@ class BrowserObservation(BrowserLifecycle):
         # Wait for a load the last action (or setup) started; a page that keeps loading after
         # that wait timed out, or that was loading before the action, is observed as it is.
         patient = True
+        replaced = False
         for _attempt in range(6):
             if not self._targets_settled.is_set():
                 # The page opened a tab during the action: wait until Playwright has it.
@@ -126,6 +127,12 @@ class BrowserObservation(BrowserLifecycle):
                         # page's frames) removes its box; the view waits until that has stopped.
                         dialogs = len(self.dialogs) > self._reported_dialogs
                         screenshot, problem = await view.frame(marker, state["marked"], dialog=dialogs)
+                        if problem == "late" and not replaced:
+                            # The tab's window drew no frame with the marker (seen with a new
+                            # tab's window on a shared browser): place it again, observe again.
+                            replaced = self._replace_window = True
+                            self._shown = None
+                            continue
                         if problem is not None:
                             info["frame_unverified"] = problem
                     if not navigated() and self._active is page:

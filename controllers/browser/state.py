@@ -134,3 +134,5 @@ class BrowserState(Controller):
         self._loads_at_action: dict[Page, int] = {}
         self._view: HeadedView | None = None
         self._shown: Page | None = None
+        self._replace_window = False
+        self._placing = asyncio.Lock()

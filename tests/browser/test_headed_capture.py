@@ -57,7 +57,10 @@ def step(env: gymnasium.Env, action: Any) -> tuple[np.ndarray, dict[str, Any]]:
     obs, _, _, _, info = env.step(action)
     assert info["status"] == "ok", info
     view = getattr(env.unwrapped.controller, "_view", None)
-    assert not info.get("frame_unverified"), (action, info["frame_unverified"], view and view.last_unverified)
+    if info.get("frame_unverified"):
+        raise AssertionError(
+            f"unverified frame ({info['frame_unverified']}, {view and view.last_unverified}) after {action!r}"
+        )
     return obs["screenshot"], info
 
 
