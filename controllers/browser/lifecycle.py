@@ -35,7 +35,7 @@ from playwright.async_api import Page
 
 from hud_gym.controllers.base import ControllerError
 from hud_gym.controllers.browser.chromium import MANAGER, BrowserLease
-from hud_gym.controllers.browser.headed import HeadedView
+from hud_gym.controllers.browser.headed import MARKER_ROWS, HeadedView
 from hud_gym.controllers.browser.session import PageSession
 from hud_gym.controllers.browser.tabs import BrowserTabs, origin_of
 from hud_gym.task import Task
@@ -80,13 +80,16 @@ class BrowserLifecycle(BrowserTabs):
     async def _show(self, page: Page, session: PageSession) -> None:
         """Make ``page`` the one this env's tile shows: its window fullscreen there, and on top."""
         self._shown = page
-        await self._place(session)
+        force, self._replace_window = self._replace_window, False
+        await self._place(session, force=force)
         await page.bring_to_front()
 
     async def _open_context(self) -> None:
         assert self.browser is not None
+        # Headed: the frame marker's rows below the observation (:mod:`.headed`).
+        rows = MARKER_ROWS if self._view is not None else 0
         options: dict[str, Any] = {
-            "viewport": {"width": self.screen_size[0], "height": self.screen_size[1]},
+            "viewport": {"width": self.screen_size[0], "height": self.screen_size[1] + rows},
             "screen": {"width": self.screen_size[0], "height": self.screen_size[1]},
             "device_scale_factor": 1,
             "accept_downloads": True,

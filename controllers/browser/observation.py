@@ -29,7 +29,6 @@ from hud_gym.controllers.browser.capture import (
     decode_image,
     page_state_expression,
 )
-from hud_gym.controllers.browser.headed import DIALOG_QUIET, DIALOG_SETTLE_LIMIT
 from hud_gym.controllers.browser.lifecycle import BrowserLifecycle
 from hud_gym.controllers.browser.miniwob_dom import dom_elements
 
@@ -72,6 +71,7 @@ class BrowserObservation(BrowserLifecycle):
         # Wait for a load the last action (or setup) started; a page that keeps loading after
         # that wait timed out, or that was loading before the action, is observed as it is.
         patient = True
+        replaced = False
         for _attempt in range(6):
             if not self._targets_settled.is_set():
                 # The page opened a tab during the action: wait until Playwright has it.
@@ -99,14 +99,13 @@ class BrowserObservation(BrowserLifecycle):
             # after any navigation the action started was reported: then the capture (which
             # may never finish on a document being replaced) is dropped, the navigation waited
             # for, and the page observed again.
-            # Headed: the round trip resolves in the page's second animation frame, then the
-            # display's pixels are grabbed (:mod:`.headed`); no capture goes out.
+            # Headed: the round trip resolves in the page's second animation frame, where it sets
+            # the frame marker; the tile is grabbed until a grab carries it (:mod:`.headed`).
             view = self._view
             if view is not None and self._shown is not page:
                 await self._show(page, session)
-            state_task = asyncio.ensure_future(
-                session.state(self.elements, self.max_elements, next_frame=view is not None)
-            )
+            marker = view.next_marker() if view is not None else None
+            state_task = asyncio.ensure_future(session.state(self.elements, self.max_elements, marker=marker))
             shot_task = (
                 asyncio.ensure_future(session.screenshot(self.screenshot_format, self.jpeg_quality))
                 if view is None
@@ -123,15 +122,19 @@ class BrowserObservation(BrowserLifecycle):
                     if shot_task is not None:
                         screenshot = await asyncio.wait_for(asyncio.shield(shot_task), self.navigation_timeout)
                     else:
-                        assert view is not None
+                        assert view is not None and marker is not None
                         # A dialog answered during the action: the browser's own UI (not the
-                        # page's frames) removes its box, animated; wait until that has stopped.
+                        # page's frames) removes its box; the view waits until that has stopped.
                         dialogs = len(self.dialogs) > self._reported_dialogs
-                        if dialogs:
-                            await view.settle(quiet=DIALOG_QUIET, limit=DIALOG_SETTLE_LIMIT)
-                        else:
-                            await view.settle()
-                        screenshot = view.grab()
+                        screenshot, problem = await view.frame(marker, state["marked"], dialog=dialogs)
+                        if problem == "late" and not replaced:
+                            # The tab's window drew no frame with the marker (seen with a new
+                            # tab's window on a shared browser): place it again, observe again.
+                            replaced = self._replace_window = True
+                            self._shown = None
+                            continue
+                        if problem is not None:
+                            info["frame_unverified"] = problem
                     if not navigated() and self._active is page:
                         titles = await asyncio.gather(*(self._title(p) for p in others))
                         names = {**dict(zip(others, titles, strict=True)), page: state["title"]}

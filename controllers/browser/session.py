@@ -98,26 +98,27 @@ class PageSession:
                 return False
         return True
 
-    async def state(self, elements: bool = False, limit: int = 500, *, next_frame: bool = False) -> dict[str, Any]:
-        """``{"title": str, "elements": list | None, "dom": dict | None, "leaving": bool}`` of the
-        current document (one round trip; ``dom``: a MiniWoB page's ``core.getDOMInfo()``;
-        ``leaving``: :data:`~.capture.LEAVING_JS`);
-        with ``next_frame``, read in the page's second animation frame from now (the frame with
-        every change made so far has been committed: :mod:`.headed`)."""
+    async def state(self, elements: bool = False, limit: int = 500, *, marker: int | None = None) -> dict[str, Any]:
+        """``{"title": str, "elements": list | None, "dom": dict | None, "leaving": bool, "marked":
+        bool}`` of the current document (one round trip; ``dom``: a MiniWoB page's
+        ``core.getDOMInfo()``; ``leaving``: :data:`~.capture.LEAVING_JS`);
+        with ``marker`` (the headed path), read in the page's second animation frame from now,
+        which also sets the frame marker to ``marker`` (``marked``: the page shows it; :mod:`.headed`)."""
         expression = page_state_expression(elements, limit)
         params: dict[str, Any] = {"expression": expression, "returnByValue": True, "silent": True}
-        if next_frame:
-            params["expression"] = frame_state_expression(expression)
+        if marker is not None:
+            params["expression"] = frame_state_expression(expression, marker)
             params["awaitPromise"] = True
         result = await self.cdp.send("Runtime.evaluate", params)
         if "exceptionDetails" in result:
-            return {"title": "", "elements": [] if elements else None, "dom": None, "leaving": False}
+            return {"title": "", "elements": [] if elements else None, "dom": None, "leaving": False, "marked": False}
         value = result.get("result", {}).get("value") or {}
         return {
             "title": value.get("title") or "",
             "elements": value.get("elements"),
             "dom": value.get("dom"),
             "leaving": bool(value.get("leaving")),
+            "marked": bool(value.get("marked")),
         }
 
     async def screenshot(self, image_format: ImageFormat = "jpeg", quality: int = 85) -> Any:

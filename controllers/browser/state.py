@@ -157,3 +157,5 @@ class BrowserState(Controller):
         # parked contexts by URL, least recently used first.
         self._warm_url: str | None = None
         self._parked: OrderedDict[str, Parked] = OrderedDict()
+        self._replace_window = False
+        self._placing = asyncio.Lock()

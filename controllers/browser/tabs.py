@@ -131,21 +131,25 @@ class BrowserTabs(BrowserState):
         self._target_done(session.target_id)
         return session
 
-    async def _place(self, session: PageSession) -> None:
+    async def _place(self, session: PageSession, force: bool = False) -> None:
         """Put the window of ``session``'s tab fullscreen on this env's tile (:mod:`.tiles`): a new
-        window opens on the parking monitor, or where a page's ``window.open`` asked."""
+        window opens on the parking monitor, or where a page's ``window.open`` asked. One window
+        at a time (a new tab's session task and the observation may both place it); ``force``:
+        take it out of fullscreen and back even when it is in place."""
         origin = self._lease.origin if self._lease is not None else None
         if origin is None:
             return
-        window = await session.send("Browser.getWindowForTarget")
-        bounds, window_id = window.get("bounds", {}), window["windowId"]
-        if bounds.get("windowState") == "fullscreen" and (bounds.get("left"), bounds.get("top")) == origin:
-            return
-        steps: list[dict[str, Any]] = [{"left": origin[0], "top": origin[1]}, {"windowState": "fullscreen"}]
-        if bounds.get("windowState") != "normal":
-            steps.insert(0, {"windowState": "normal"})  # a window is moved in its normal state only
-        for step in steps:
-            await session.send("Browser.setWindowBounds", {"windowId": window_id, "bounds": step})
+        async with self._placing:
+            window = await session.send("Browser.getWindowForTarget")
+            bounds, window_id = window.get("bounds", {}), window["windowId"]
+            placed = bounds.get("windowState") == "fullscreen" and (bounds.get("left"), bounds.get("top")) == origin
+            if placed and not force:
+                return
+            steps: list[dict[str, Any]] = [{"left": origin[0], "top": origin[1]}, {"windowState": "fullscreen"}]
+            if bounds.get("windowState") != "normal":
+                steps.insert(0, {"windowState": "normal"})  # a window is moved in its normal state only
+            for step in steps:
+                await session.send("Browser.setWindowBounds", {"windowId": window_id, "bounds": step})
 
     async def _session(self, page: Page) -> PageSession | None:
         session = self._sessions.get(page)

@@ -29,8 +29,9 @@ TILES_PER_BROWSER = 1
 the layout whose freshness holds: 0 stale frames in 6,000 toggles). ``HUD_GYM_HEADED_TILES=N``
 shares one browser between N envs of the same viewport (8: 0.40x the memory of 8 headless
 browsers), which is not the default yet: with several envs stepping at once the browser's CPU per
-step doubles, and a stale frame was seen in about 1 of 360 concurrent steps at load 15 (issue 13;
-``benchmarks/README.md``)."""
+step doubles, and (with the frame marker of :mod:`.headed`, which proves every frame or flags it)
+a 2,000-step soak of 3 envs stepping at once still ends with one frame flagged
+``frame_unverified="late"`` after a new tab or a navigation (issue 13; ``benchmarks/README.md``)."""
 
 
 def tiles_per_browser() -> int:

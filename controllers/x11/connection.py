@@ -171,8 +171,9 @@ class XConnection:
         inside = area.x < x + width and x < area.x + area.width and area.y < y + height and y < area.y + area.height
         return int(inside)
 
-    async def _readable(self, timeout: float) -> None:
-        """Wait until the socket has data (or ``timeout`` seconds), without blocking the loop."""
+    async def wait_readable(self, timeout: float) -> None:
+        """Wait until the socket has data (or ``timeout`` seconds), without blocking the loop;
+        :meth:`drain` then handles it."""
         loop = asyncio.get_running_loop()
         ready = loop.create_future()
         fd = self.fileno()
@@ -221,7 +222,7 @@ class XConnection:
                 deadline = min(deadline, started + limit)
                 if now >= deadline or self._damage is None:
                     break
-                await self._readable(deadline - now)
+                await self.wait_readable(deadline - now)
         except X_ERRORS as exc:
             raise ControllerError(f"the X server of {self.name} is gone: {exc}") from exc
         count = self.damage_events - self._mark

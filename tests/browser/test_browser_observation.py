@@ -91,11 +91,7 @@ def test_link_click_observes_the_new_page(env: gymnasium.Env, site: str) -> None
     assert np.abs(obs["screenshot"][600, 500].astype(int) - (0, 128, 0)).max() < 8
 
 
-def test_navigation_scheduled_by_the_click_is_waited_for(
-    env: gymnasium.Env, site: str, capture: str, request: pytest.FixtureRequest
-) -> None:
-    if capture == "headed":  # still failed once on the clean-clone run after the beforeunload fix (40/40 alone)
-        request.applymarker(pytest.mark.xfail(reason="headed path, issue 13 (open): not always waited for"))
+def test_navigation_scheduled_by_the_click_is_waited_for(env: gymnasium.Env, site: str) -> None:
     env.reset(seed=0)
     goto(env, f"{site}/tabs.html")
     _, info = step(env, ClickAction(point=(80, 280)))  # setTimeout(0) then location.href = ...
@@ -111,11 +107,7 @@ def test_fragment_link_does_not_wait(env: gymnasium.Env, site: str) -> None:
 
 
 @pytest.mark.parametrize("point", [(80, 30), (80, 80)], ids=["window.open", "target=_blank"])
-def test_popup_becomes_the_active_tab(
-    env: gymnasium.Env, site: str, point: tuple[int, int], capture: str, request: pytest.FixtureRequest
-) -> None:
-    if capture == "headed":  # the clean-clone run after the tiles change once grabbed the popup's window still white
-        request.applymarker(pytest.mark.xfail(reason="headed path, issue 13 (open): a new window's first frame"))
+def test_popup_becomes_the_active_tab(env: gymnasium.Env, site: str, point: tuple[int, int]) -> None:
     env.reset(seed=0)
     goto(env, f"{site}/tabs.html")
     obs, info = step(env, ClickAction(point=point))
