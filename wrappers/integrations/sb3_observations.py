@@ -2,7 +2,8 @@
 
 SB3 refuses nested or ``Text`` spaces. :class:`ObservationMapper` gives either the image alone
 (``Box(0, 255, (h, w, 3), uint8)``, for ``CnnPolicy``) or a single-level ``Dict`` with the image and
-the text as fixed-length character codes (``"codes"``, for ``MultiInputPolicy``).
+the text as fixed-length character codes (``"codes"``) or as a hashed bag of words (``"words"``), for
+``MultiInputPolicy``.
 
 Example:
     >>> env = SB3ObservationWrapper(gymnasium.make("hud/QA-v0"), size=(84, 84))  # doctest: +SKIP

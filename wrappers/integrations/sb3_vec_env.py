@@ -103,8 +103,9 @@ class HudSB3VecEnv(VecEnv):
         keys: keys the agent can press (``()``: none).
         texts: snippets the agent can type (``()``: none).
         observation_size: ``(width, height)`` of the SB3 image.
-        text: ``"drop"`` (observations are images) or ``"codes"`` (a Dict with the text as codes).
-        text_length: characters kept with ``text="codes"``.
+        text: ``"drop"`` (observations are images), ``"codes"`` (a Dict with the text as codes) or
+            ``"words"`` (a Dict with the text as a hashed bag of words: the instruction next to the pixels).
+        text_length: characters kept with ``text="codes"``; hash buckets with ``text="words"``.
         failed_reward: the reward SB3 gets for a failed step, whose own reward is absent (see
             the module docstring); a finite number.
 
@@ -327,7 +328,7 @@ def to_sb3_vec_env(
         num_envs: number of envs for an id (default 1); for a vector env, ``None`` or its size.
         action_mode, grid, keys, texts: the action vocabulary (:class:`ActionMapper`).
         observation_size: ``(width, height)`` of the image observations.
-        text, text_length: ``"drop"`` the observation's text, or give it as ``"codes"``.
+        text, text_length: ``"drop"`` the observation's text, or give it as ``"codes"`` or ``"words"``.
         failed_reward: what SB3 gets for a failed step's absent reward (see :class:`HudSB3VecEnv`).
         **env_kwargs: arguments of each env (``task``, ``taskset``, ``observation_crop``, ``max_steps``, ...).
 

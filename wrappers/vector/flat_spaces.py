@@ -3,7 +3,8 @@
 
 :class:`ObservationMapper` gives the screenshot resized (``Box(0, 255, (h, w, 3), uint8)``), alone
 (``text="drop"``) or in a single-level ``Dict`` with the text as fixed-length character codes
-(``"codes"``). :class:`ActionMapper` gives a small action vocabulary: a click at the centre of a
+(``"codes"``) or as a hashed bag of words (``"words"``: what an MLP or a ``MultiInputPolicy`` can
+condition on, e.g. a MiniWoB++ instruction). :class:`ActionMapper` gives a small action vocabulary: a click at the centre of a
 cell of a ``grid`` over the observation, a press of one of ``keys``, or typing one of ``texts``;
 encoded as
 
@@ -22,6 +23,8 @@ Example:
 
 from __future__ import annotations
 
+import re
+import zlib
 from collections.abc import Sequence
 from typing import Any, Literal
 
@@ -35,7 +38,8 @@ from hud_gym.keys import normalize_key
 __all__ = ["DEFAULT_KEYS", "ActionMapper", "Mode", "ObservationMapper", "TextMode"]
 
 Mode = Literal["multidiscrete", "discrete", "box"]
-TextMode = Literal["drop", "codes"]
+TextMode = Literal["drop", "codes", "words"]
+_WORD = re.compile(r"[^\W_]+")
 DEFAULT_KEYS: tuple[str, ...] = ("enter", "tab", "backspace", "space", "up", "down", "esc")
 
 
@@ -44,20 +48,25 @@ class ObservationMapper:
 
     Args:
         size: ``(width, height)`` of the image (at least 36x36 for SB3's NatureCNN, 42x42 or 84x84 for RLlib's default CNNs).
-        text: ``"drop"`` (image only) or ``"codes"`` (a Dict with the first ``text_length``
-            characters as Unicode code points, 0 = padding, capped at 65535).
-        text_length: number of characters kept with ``"codes"``.
+        text: ``"drop"`` (image only), ``"codes"`` (a Dict with the first ``text_length``
+            characters as Unicode code points, 0 = padding, capped at 65535) or ``"words"`` (a Dict
+            with the text as a bag of words, see :meth:`words`).
+        text_length: number of characters kept with ``"codes"``; number of hash buckets with ``"words"``.
     """
 
     def __init__(self, size: tuple[int, int] = (84, 84), text: TextMode = "drop", text_length: int = 256) -> None:
-        if text not in ("drop", "codes"):
-            raise ValueError(f"text must be 'drop' or 'codes', got {text!r}")
+        if text not in ("drop", "codes", "words"):
+            raise ValueError(f"text must be 'drop', 'codes' or 'words', got {text!r}")
+        if text_length < 1:
+            raise ValueError(f"text_length must be at least 1, got {text_length}")
         self.size = size
         self.text = text
         self.text_length = text_length
         image = spaces.Box(0, 255, (size[1], size[0], 3), np.uint8)
         if text == "drop":
             self.space: spaces.Space = image
+        elif text == "words":
+            self.space = spaces.Dict({"image": image, "text": spaces.Box(0.0, 1.0, (text_length,), np.float32)})
         else:
             self.space = spaces.Dict({"image": image, "text": spaces.Box(0, 65535, (text_length,), np.int32)})
 
@@ -74,11 +83,30 @@ class ObservationMapper:
         codes[: len(values)] = values
         return codes
 
+    def words(self, text: str) -> np.ndarray:
+        """``text`` as a multi-hot bag of words: each lowercased word (a run of letters or digits)
+        sets bucket ``crc32(word) % text_length`` to 1. The ``URL:`` line a browser env appends to
+        its prompt is left out: its server port differs from run to run.
+
+        Example:
+            >>> ObservationMapper(text="words", text_length=4).words("Click ONE. click one").tolist()
+            [1.0, 1.0, 0.0, 0.0]
+        """
+        vector = np.zeros(self.text_length, np.float32)
+        for line in text.splitlines():
+            if line.startswith("URL: "):
+                continue
+            for word in _WORD.findall(line.lower()):
+                vector[zlib.crc32(word.encode()) % self.text_length] = 1.0
+        return vector
+
     def map(self, observation: dict[str, Any]) -> Any:
         """The SB3 observation for one hud-gym observation."""
         image = self.image(observation["screenshot"])
         if self.text == "drop":
             return image
+        if self.text == "words":
+            return {"image": image, "text": self.words(observation["text"])}
         return {"image": image, "text": self.codes(observation["text"])}
 
 
