@@ -37,7 +37,7 @@ from hud_gym.controllers.base import ControllerError
 from hud_gym.controllers.browser.chromium import MANAGER, BrowserLease
 from hud_gym.controllers.browser.headed import MARKER_ROWS, HeadedView
 from hud_gym.controllers.browser.session import PageSession
-from hud_gym.controllers.browser.tabs import BrowserTabs, origin_of
+from hud_gym.controllers.browser.tabs import BrowserTabs, close_parked, origin_of
 from hud_gym.task import Task
 
 __all__ = ["BrowserLifecycle"]
@@ -154,15 +154,7 @@ class BrowserLifecycle(BrowserTabs):
         for entry in parked:
             self._sessions.pop(entry.page, None)
             self._session_tasks.pop(entry.page, None)
-            if entry.watcher is not None:
-                with contextlib.suppress(Exception):
-                    await asyncio.wait_for(entry.watcher.detach(), 2)
-            try:
-                await asyncio.wait_for(entry.context.close(), timeout)
-            except asyncio.TimeoutError:
-                closed = False
-            except PlaywrightError:
-                pass
+            closed = await close_parked(entry, timeout) and closed
         return closed
 
     async def close(self) -> None:

@@ -30,7 +30,7 @@ from hud_gym.controllers.browser.dialogs import retrieve
 from hud_gym.controllers.browser.session import PageSession
 from hud_gym.controllers.browser.state import BrowserState, Parked
 
-__all__ = ["CACHE_KEPT_ORIGINS", "BrowserTabs", "origin_of"]
+__all__ = ["CACHE_KEPT_ORIGINS", "BrowserTabs", "close_parked", "origin_of"]
 
 CACHE_KEPT_ORIGINS: set[str] = set()
 """Origins whose responses leave the HTTP cache in place at a clear reset: hud-gym's own loopback
@@ -48,12 +48,19 @@ def origin_of(url: str) -> str | None:
     return None
 
 
-async def _close_quietly(parked: Parked, timeout: float = 10.0) -> None:
+async def close_parked(parked: Parked, timeout: float = 10.0) -> bool:
+    """Close a parked context (:mod:`.warm`) and its browser-level DevTools session; False when
+    the context did not close within ``timeout`` s."""
     if parked.watcher is not None:
         with contextlib.suppress(Exception):
             await asyncio.wait_for(parked.watcher.detach(), 2)
-    with contextlib.suppress(Exception):
+    try:
         await asyncio.wait_for(parked.context.close(), timeout)
+    except asyncio.TimeoutError:
+        return False
+    except PlaywrightError:
+        pass  # already gone with its browser
+    return True
 
 
 class BrowserTabs(BrowserState):
@@ -234,7 +241,7 @@ class BrowserTabs(BrowserState):
         """Close a parked context in the background (nothing waits for it)."""
         self._sessions.pop(parked.page, None)
         self._session_tasks.pop(parked.page, None)
-        task = asyncio.ensure_future(_close_quietly(parked))
+        task = asyncio.ensure_future(close_parked(parked))
         task.add_done_callback(retrieve)
 
     def _check_crashes(self) -> None:
