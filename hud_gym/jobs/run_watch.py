@@ -6,14 +6,19 @@ each failed run (no reward) at WARNING with its status and error.
 
 A failure "that will repeat" is one that has nothing to do with the task: before any run has
 started its env, runs of two different tasks (or the only task) ended ``env_error`` at reset with
-the same error (no browser, no display, a bad env option). Every other run would end the same
-way, so :class:`RunWatcher` raises :class:`JobStoppedError` instead of letting the job spend its
-whole task set on it; the job is stored ``failed``.
+the same error (no browser, no display, a bad env option), and it did repeat: at least one of
+those runs began after an earlier one had already failed that way. Runs that were starting side
+by side when one cause hit them all (a browser killed under every setup) confirm nothing: the
+next run gets a fresh browser. Every other run would end the same way, so :class:`RunWatcher`
+raises :class:`JobStoppedError` instead of letting the job spend its whole task set on it; the
+job is stored ``failed``.
 """
 
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from hud_gym.errors import HudGymError
@@ -28,6 +33,23 @@ logger.addHandler(logging.NullHandler())  # a library logs; the application deci
 
 class JobStoppedError(HudGymError, RuntimeError):
     """``run_job`` stopped early: every run would fail the same way (the message says how)."""
+
+
+@dataclass
+class _StartFailures:
+    """The runs that ended ``env_error`` at reset with one error, before any run started."""
+
+    tasks: set[str] = field(default_factory=set)
+    first_ended: datetime | None = None
+    repeated: bool = False
+    """A run that began after an earlier one had failed this way failed the same way."""
+
+    def add(self, trajectory: Trajectory) -> None:
+        self.tasks.add(trajectory.task_id or "")
+        if self.first_ended is not None and trajectory.started_at >= self.first_ended:
+            self.repeated = True
+        ended = trajectory.ended_at or trajectory.started_at
+        self.first_ended = ended if self.first_ended is None else min(self.first_ended, ended)
 
 
 class RunWatcher:
@@ -46,7 +68,7 @@ class RunWatcher:
         self.tally = self.bar.tally if self.bar is not None else RunTally(total)
         self._needed = min(2, max(1, distinct_tasks))
         self._any_started = False
-        self._start_failures: dict[str, set[str]] = {}
+        self._start_failures: dict[str, _StartFailures] = {}
         self.stopped: JobStoppedError | None = None
         """The error the job stopped with, once it did (runs ending after it are not counted)."""
 
@@ -71,7 +93,7 @@ class RunWatcher:
         """Count, log and check one finished run (called on the job's event loop).
 
         Raises:
-            JobStoppedError: the run is the second of its kind of a failure that will repeat.
+            JobStoppedError: the run confirms a failure that will repeat.
         """
         if self.stopped is not None:
             return
@@ -106,9 +128,9 @@ class RunWatcher:
         if self._any_started:
             return
         error = trajectory.error or "env_error"
-        tasks = self._start_failures.setdefault(error, set())
-        tasks.add(trajectory.task_id or "")
-        if len(tasks) >= self._needed and self.tally.finished < self.tally.total:
+        failures = self._start_failures.setdefault(error, _StartFailures())
+        failures.add(trajectory)
+        if failures.repeated and len(failures.tasks) >= self._needed and self.tally.finished < self.tally.total:
             self.stopped = JobStoppedError(
                 f"stopped after {self.tally.finished} of {self.tally.total} run(s): no env could start "
                 f"({error}); every run would fail the same way"
