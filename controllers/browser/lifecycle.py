@@ -152,8 +152,7 @@ class BrowserLifecycle(BrowserTabs):
         parked, self._parked = list(self._parked.values()), OrderedDict()
         closed = True
         for entry in parked:
-            self._sessions.pop(entry.page, None)
-            self._session_tasks.pop(entry.page, None)
+            self._forget_parked(entry)
             closed = await close_parked(entry, timeout) and closed
         return closed
 

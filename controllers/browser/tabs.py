@@ -237,10 +237,14 @@ class BrowserTabs(BrowserState):
             self._crashed.add(page)
             self.crashes.append(page.url)
 
-    def _discard_parked(self, parked: Parked) -> None:
-        """Close a parked context in the background (nothing waits for it)."""
+    def _forget_parked(self, parked: Parked) -> None:
+        """Drop the DevTools session bookkeeping of a parked context's tab (it is being closed)."""
         self._sessions.pop(parked.page, None)
         self._session_tasks.pop(parked.page, None)
+
+    def _discard_parked(self, parked: Parked) -> None:
+        """Close a parked context in the background (nothing waits for it)."""
+        self._forget_parked(parked)
         task = asyncio.ensure_future(close_parked(parked))
         task.add_done_callback(retrieve)
 

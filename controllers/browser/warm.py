@@ -76,9 +76,7 @@ class BrowserWarm(BrowserLifecycle):
             if await self._resume(oldest):
                 recycled = oldest
         if warm is None and recycled is None and not parkable:
-            await page.goto(url, wait_until="load", timeout=timeout * 1000)
-            self._warm_url = url
-            return page
+            return await self._load(url, timeout)
         if parkable:
             await self._park(page)
         else:
@@ -88,9 +86,12 @@ class BrowserWarm(BrowserLifecycle):
             await self._open_context()
         else:
             self._enter(target)
-        if warm is None:
-            await self.page.goto(url, wait_until="load", timeout=timeout * 1000)
-            self._warm_url = url
+        return self.page if warm is not None else await self._load(url, timeout)
+
+    async def _load(self, url: str, timeout: float) -> Page:
+        """Load ``url`` in the current tab; it is then the tab's warm URL (it may be parked)."""
+        await self.page.goto(url, wait_until="load", timeout=timeout * 1000)
+        self._warm_url = url
         return self.page
 
     def _parkable(self, page: Page) -> bool:
