@@ -31,8 +31,9 @@ after the animation-frame callbacks and due timers it queued, in one task with t
 Chromium's compositor draws a frame from one committed main-thread state, so a frame holding the
 marker's change holds every DOM change made before it; the software compositor puts each frame
 (one damaged rectangle around every change of it, the marker row included) into the window with
-one ``ShmPutImage`` (Chromium's ``X11SoftwareBitmapPresenter::EndPaint``; Xvfb runs one request at
-a time, so a grab sees a put wholly or not at all; step 3 covers a non-SHM ``PutImage`` in parts);
+``PutImage`` (Chromium's ``X11SoftwareBitmapPresenter::EndPaint`` with ``--no-xshm``, see
+:data:`HEADED_ARGS`; Xvfb runs one request at a time, so a grab sees a put wholly or not at all, and
+a frame split into several puts goes top to bottom, its marker row last; step 3 covers the rest);
 and no earlier frame of this env's windows ever showed ``k`` (each step has a new number, only the
 active tab is marked, and the two halves together never match a uniform row of a page). It also
 proves the window is in place: the strip spans the viewport's bottom row at the tile's origin only
@@ -95,8 +96,19 @@ HEADED_ARGS: tuple[str, ...] = (
     "--force-device-scale-factor=1",
     "--hide-scrollbars",
     "--disable-backgrounding-occluded-windows",  # a tab's window under another still draws its frames
+    "--no-xshm",  # frames go to the window with PutImage: no MIT-SHM swap acknowledgement to lose (below)
 )
-"""Flags a headed browser gets on top of :data:`~.binary.LAUNCH_ARGS` (and ``--window-size``)."""
+"""Flags a headed browser gets on top of :data:`~.binary.LAUNCH_ARGS` (and ``--window-size``).
+
+``--no-xshm``: with MIT-SHM, Chromium's software compositor puts a window's frame with ``ShmPutImage``
+and draws that window's next frame only after the X server's ``ShmCompletion`` event for it has been
+handled (two frames in flight at most). On a browser whose windows several envs step at once (the
+shared layout, :mod:`.tiles`), a window sometimes stopped drawing for good after a navigation: no
+put reached the X server again, not even after the window was resized, while its page kept running
+animation frames (issue 13's "late" frames; about one window in 1,500 concurrent steps on a loaded
+box). Recorded with the X RECORD extension, the server had sent a ``ShmCompletion`` for every
+``ShmPutImage`` of that window and no request of it had failed: the acknowledgement was lost inside
+Chromium. Without MIT-SHM each frame is a plain ``PutImage`` acknowledged at once."""
 
 MARKER_ROWS = 1
 """Rows the page's viewport has below the observation: the frame marker's strip."""

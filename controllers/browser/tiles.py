@@ -25,13 +25,13 @@ from hud_gym.controllers.x11.monitors import Rect
 __all__ = ["MIN_WINDOW_WIDTH", "TILES_PER_BROWSER", "WINDOW_INSETS", "TileLayout", "tiles_per_browser"]
 
 TILES_PER_BROWSER = 1
-"""Envs one headed browser serves by default: one, a browser per env (the least CPU per step, and
-the layout whose freshness holds: 0 stale frames in 6,000 toggles). ``HUD_GYM_HEADED_TILES=N``
-shares one browser between N envs of the same viewport (8: 0.40x the memory of 8 headless
-browsers), which is not the default yet: with several envs stepping at once the browser's CPU per
-step doubles, and (with the frame marker of :mod:`.headed`, which proves every frame or flags it)
-a 2,000-step soak of 3 envs stepping at once still ends with one frame flagged
-``frame_unverified="late"`` after a new tab or a navigation (issue 13; ``benchmarks/README.md``)."""
+"""Envs one headed browser serves by default: one, a browser per env (the least CPU per step: 0 stale
+frames in 6,000 toggles). ``HUD_GYM_HEADED_TILES=N`` shares one browser between N envs of the same
+viewport (8: 0.40x the memory of 8 headless browsers), which is not the default yet: with several
+envs stepping at once the browser's CPU per step doubles (``benchmarks/README.md``). Its "late"
+frames (a window that stopped drawing after a navigation or a new tab, issue 13) were Chromium's
+MIT-SHM presenter losing a swap acknowledgement; headed browsers run with ``--no-xshm`` since
+(:data:`~.headed.HEADED_ARGS`)."""
 
 
 def tiles_per_browser() -> int:

@@ -99,12 +99,6 @@ def test_killed_chromium_is_an_env_error_and_reset_relaunches(local_env: gymnasi
 
 @pytest.mark.local_only("crashes a tab and kills the Chromium of this process")
 @pytest.mark.timeout(120)
-@pytest.mark.xfail(
-    strict=False,
-    reason="issue 13: on the shared headed layout (HUD_GYM_HEADED_TILES > 1, not the default) a relaunched "
-    "browser's first frame with the marker came later than the test's 3 s step timeout once in a clean-clone "
-    "run (the step reported status='timeout', reward None)",
-)
 def test_envs_sharing_a_headed_browser_fail_alone_on_a_crash_and_together_on_a_kill(
     site: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
