@@ -22,6 +22,7 @@ __all__ = [
     "CHROMIUM_ENV",
     "LAUNCH_ARGS",
     "SYSTEM_CANDIDATES",
+    "UNLIMITED_FRAME_RATE_ARGS",
     "ChromiumNotFoundError",
     "find_chromium",
     "playwright_browsers_dirs",
@@ -42,16 +43,22 @@ LAUNCH_ARGS: tuple[str, ...] = (
     "--disable-default-apps",
     "--disable-translate",
     "--mute-audio",
-    # Screenshots wait for a new compositor frame; without a 60 Hz frame clock they come sooner
-    # (CDP captureScreenshot 33 -> 20-30 ms at 1280x720 on a 2-core box, benchmarks/README.md).
-    "--disable-frame-rate-limit",
-    "--disable-gpu-vsync",
     # Software compositing in the browser process: one IPC hop less per frame (~3 ms a step).
     "--in-process-gpu",
     # Wheel scrolling lands at once instead of animating over several frames.
     "--disable-smooth-scrolling",
 )
 """Flags every hud-gym Chromium is launched with (Playwright adds its own defaults)."""
+
+UNLIMITED_FRAME_RATE_ARGS: tuple[str, ...] = ("--disable-frame-rate-limit", "--disable-gpu-vsync")
+"""Flags that free Chromium from its 60 Hz frame clock, for ``launch_args=`` (opt-in, not default).
+
+A step's frame then comes without waiting for the next vsync (one env at 160x210: ~18 instead of
+~32 ms wall per step; 1280x720: 3-6 ms less), but a page that animates (a spinner, a CSS
+animation, a ``requestAnimationFrame`` loop) is drawn as fast as the CPU allows while nobody looks:
+~1,950 CPU-ms per second, both cores of a 2-core box, against ~80-110 at 60 Hz; and a step costs
+more CPU (~31 vs ~23 CPU-ms at 160x210). Worth it only for pages that never animate, one env at a
+time (``benchmarks.frame_rate``, ``benchmarks/README.md``)."""
 
 SYSTEM_CANDIDATES: tuple[str, ...] = (
     "/usr/bin/chromium",

@@ -50,7 +50,9 @@ class BrowserEnv(HudEnv):
         headless: run Chromium without a window.
         executable_path: the Chromium to run (default: ``$HUD_GYM_CHROMIUM``, Playwright's cache,
             then the system's Chromium).
-        launch_args: extra Chromium flags.
+        launch_args: extra Chromium flags (e.g.
+            :data:`~hud_gym.controllers.browser.binary.UNLIMITED_FRAME_RATE_ARGS`: no 60 Hz frame
+            clock, faster single steps on pages that never animate, both cores for one that does).
         context_options: extra Playwright ``new_context`` options (``locale``, ``timezone_id``, ...).
         reset_mode: ``"clear"`` (clear cookies/storage/tabs, ~30 ms) or ``"fresh"`` (a new context,
             ~170 ms).
