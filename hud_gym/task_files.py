@@ -351,6 +351,8 @@ def parse_yaml(path: Path, text: str) -> tuple[Any, list[int] | None]:
             problem, line = f"character {exc.character!r} is not allowed ({exc.reason})", _line_at(text, exc.position)
         else:
             problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        if "nesting depth" in problem:  # PyYAML >= 6.0.4 bounds the depth while parsing
+            raise TaskFileError(path, f"values nested deeper than {MAX_DEPTH} lists/objects", line=line) from None
         raise TaskFileError(path, f"invalid YAML: {problem}", line=line) from None
     except RecursionError:  # a guard: the graph check bounds the depth first
         raise TaskFileError(path, f"values nested deeper than {MAX_DEPTH} lists/objects") from None
