@@ -54,6 +54,8 @@ MAX_FILE_BYTES = 128 * 1024 * 1024
 """Largest task file read (``HUD_GYM_MAX_TASK_FILE_BYTES`` overrides it)."""
 MAX_DEPTH = 64
 """Deepest nesting of lists and objects in a task file."""
+TOO_DEEP = f"values nested deeper than {MAX_DEPTH} lists/objects"
+"""The error for a task file nested deeper than :data:`MAX_DEPTH`."""
 MAX_YAML_VALUES = 1_000_000
 """Most values a YAML task file may expand to once its aliases are resolved."""
 
@@ -183,7 +185,7 @@ def _loads(path: Path, text: str, line: int | None) -> Any:
     except RecursionError:
         raise TaskFileError(
             path,
-            f"values nested deeper than {MAX_DEPTH} lists/objects",
+            TOO_DEEP,
             line=line if line is not None else _deep_line(text),
         ) from None
     except ValueError:  # an integer longer than Python converts (4300 digits)
@@ -278,7 +280,7 @@ def check_values(path: Path, data: Any, *, line: int | None = None, lines: Seque
             problem = f"{value} is not allowed (NaN and infinities are not numbers a task can use)"
         elif isinstance(value, (dict, list)):
             if len(where) >= MAX_DEPTH:
-                problem = f"values nested deeper than {MAX_DEPTH} lists/objects"
+                problem = TOO_DEEP
             else:
                 items = value.items() if isinstance(value, dict) else enumerate(value)
                 stack.extend((child, (*where, key)) for key, child in reversed(list(items)))
@@ -352,10 +354,10 @@ def parse_yaml(path: Path, text: str) -> tuple[Any, list[int] | None]:
         else:
             problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         if "nesting depth" in problem:  # PyYAML >= 6.0.4 bounds the depth while parsing
-            raise TaskFileError(path, f"values nested deeper than {MAX_DEPTH} lists/objects", line=line) from None
+            raise TaskFileError(path, TOO_DEEP, line=line) from None
         raise TaskFileError(path, f"invalid YAML: {problem}", line=line) from None
     except RecursionError:  # a guard: the graph check bounds the depth first
-        raise TaskFileError(path, f"values nested deeper than {MAX_DEPTH} lists/objects") from None
+        raise TaskFileError(path, TOO_DEEP) from None
     finally:
         loader.dispose()
     lines = _task_lines(node)
@@ -397,7 +399,7 @@ def _check_yaml_graph(path: Path, root: Any) -> None:
                 0 if isinstance(node, yaml.ScalarNode) else 1 + max((depth[id(child)] for child in children), default=0)
             )
             if depth[key] > MAX_DEPTH:
-                raise TaskFileError(path, f"values nested deeper than {MAX_DEPTH} lists/objects", line=line)
+                raise TaskFileError(path, TOO_DEEP, line=line)
             if size[key] > MAX_YAML_VALUES:
                 raise TaskFileError(
                     path,
@@ -408,7 +410,7 @@ def _check_yaml_graph(path: Path, root: Any) -> None:
         if key in size:
             continue
         if len(open_nodes) > MAX_DEPTH:
-            raise TaskFileError(path, f"values nested deeper than {MAX_DEPTH} lists/objects", line=line)
+            raise TaskFileError(path, TOO_DEEP, line=line)
         open_nodes.add(key)
         stack.append((node, True))
         for child in reversed(_children(node)):

@@ -5,7 +5,6 @@
 from __future__ import annotations
 
 import shutil
-import time
 import urllib.parse
 
 import gymnasium
@@ -38,10 +37,7 @@ def frames_in_a_second(capture: str, launch_args: tuple[str, ...] = ()) -> int:
         _, _, _, _, info = env.step(ClickAction(point=(100, 150)))  # a step on the animated page still works
         assert info["status"] == "ok" and "frame_unverified" not in info
         inner = env.unwrapped
-        started = time.perf_counter()
-        frames = int(inner._runner.run(inner.controller.page.evaluate(COUNT_FRAMES)))
-        assert time.perf_counter() - started < 10
-        return frames
+        return int(inner._runner.run(inner.controller.page.evaluate(COUNT_FRAMES)))
     finally:
         env.close()
 
