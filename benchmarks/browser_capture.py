@@ -83,8 +83,11 @@ def driver_pids() -> set[int]:
 class Variant:
     """One way of taking a click step, with the processes it runs on."""
 
-    def __init__(self, name: str, size: tuple[int, int], point: tuple[int, int], html: str) -> None:
+    def __init__(
+        self, name: str, size: tuple[int, int], point: tuple[int, int], html: str, launch_args: tuple[str, ...] = ()
+    ) -> None:
         self.name = name
+        self.launch_args = launch_args
         self.size = size
         self.point = point
         self.html = html
@@ -97,7 +100,7 @@ class Variant:
             self.runner = runner_env.unwrapped._runner
             self.page = self.runner.run(self._common_page())
             return
-        self.env = BrowserEnv(screen_size=self.size, max_steps=10**9, capture=self.name)
+        self.env = BrowserEnv(screen_size=self.size, max_steps=10**9, capture=self.name, launch_args=self.launch_args)
         self.env.reset(seed=0)
         url = "data:text/html," + urllib.parse.quote(self.html)
         _, _, _, _, info = self.env.step(CustomAction(action="goto", args={"url": url}))

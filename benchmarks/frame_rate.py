@@ -20,7 +20,6 @@ import urllib.parse
 
 from benchmarks.browser_capture import SMALL_HTML, Variant, block, cpu_ms
 from hud_gym.actions import CustomAction
-from hud_gym.controllers.browser import chromium
 from hud_gym.controllers.browser.binary import UNLIMITED_FRAME_RATE_ARGS
 
 ANIMATED = "data:text/html," + urllib.parse.quote(
@@ -30,9 +29,9 @@ ANIMATED = "data:text/html," + urllib.parse.quote(
 
 
 def measure(capture: str, args: tuple[str, ...], size: tuple[int, int], steps: int, idle: float) -> tuple[float, ...]:
-    """(wall ms per step, CPU ms per step, CPU ms per idle second on the animated page)."""
-    chromium.LAUNCH_ARGS = args
-    variant = Variant(capture, size, (size[0] // 2, size[1] // 2), SMALL_HTML)
+    """(wall ms per step, CPU ms per step, CPU ms per idle second on the animated page); ``args``:
+    Chromium flags on top of the default ones."""
+    variant = Variant(capture, size, (size[0] // 2, size[1] // 2), SMALL_HTML, launch_args=args)
     variant.start(None)
     try:
         wall, cpu, _ = block(variant, steps)
@@ -56,23 +55,19 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--rounds", type=int, default=2)
     args = parser.parse_args(argv)
     width, height = (int(v) for v in args.size.split("x"))
-    full = chromium.LAUNCH_ARGS
-    flag_sets = {"unlimited": (*full, *UNLIMITED_FRAME_RATE_ARGS), "60 Hz": full}
+    flag_sets: dict[str, tuple[str, ...]] = {"unlimited": UNLIMITED_FRAME_RATE_ARGS, "60 Hz": ()}
     rows: dict[tuple[str, str], list[tuple[float, ...]]] = {}
-    try:
-        for r in range(args.rounds):
-            for capture in ("cdp", "headed"):
-                names = list(flag_sets) if r % 2 == 0 else list(flag_sets)[::-1]
-                for name in names:
-                    out = measure(capture, flag_sets[name], (width, height), args.steps, args.idle)
-                    rows.setdefault((capture, name), []).append(out)
-                    print(
-                        f"round {r} {capture:<6} {name:<9} step {out[0]:.1f} ms wall, {out[1]:.1f} CPU-ms; "
-                        f"animated page idle {out[2]:.0f} CPU-ms/s",
-                        flush=True,
-                    )
-    finally:
-        chromium.LAUNCH_ARGS = full
+    for r in range(args.rounds):
+        for capture in ("cdp", "headed"):
+            names = list(flag_sets) if r % 2 == 0 else list(flag_sets)[::-1]
+            for name in names:
+                out = measure(capture, flag_sets[name], (width, height), args.steps, args.idle)
+                rows.setdefault((capture, name), []).append(out)
+                print(
+                    f"round {r} {capture:<6} {name:<9} step {out[0]:.1f} ms wall, {out[1]:.1f} CPU-ms; "
+                    f"animated page idle {out[2]:.0f} CPU-ms/s",
+                    flush=True,
+                )
     print(f"{args.size}, medians of {args.rounds} rounds:")
     for (capture, name), values in rows.items():
         wall, cpu, idle = (statistics.median(v[i] for v in values) for i in range(3))
