@@ -82,19 +82,20 @@ def _resolve(ctx: FunctionContext, path: str) -> tuple[Path, HomeFiles]:
     return _controller(ctx).resolve_path(path), _files(ctx)
 
 
-def _read_text(files: HomeFiles, path: Path) -> str:
-    return files.read_bytes(path, MAX_READ_BYTES).decode("utf-8", errors="replace")
-
-
-def _missing_file(path: str, resolved: Path, files: HomeFiles) -> Grade | None:
-    """A reward-0 grade when ``resolved`` is not a readable file, else None."""
-    kind = files.kind(resolved)
-    if kind is None:
+def read_task_file(files: HomeFiles, path: str, resolved: Path, limit: int) -> str | Grade:
+    """The text (UTF-8, errors replaced) of the first ``limit`` bytes of the task's file ``path``
+    (``resolved``), or a reward-0 grade saying why there is none: it does not exist, is not a
+    regular file, or is a link out of the home (the agent's doing: the task's failure, never an
+    evaluator error)."""
+    try:
+        return files.read_bytes(resolved, limit).decode("utf-8", errors="replace")
+    except (FileNotFoundError, NotADirectoryError):
         return Grade(reward=0.0, content=f"{path!r} does not exist", info={"path": str(resolved), "exists": False})
-    if kind != "file":
-        what = "a directory" if kind == "dir" else "not a regular file"
-        return Grade(reward=0.0, content=f"{path!r} is {what}, not a file", info={"path": str(resolved)})
-    return None
+    except IsADirectoryError:
+        return Grade(reward=0.0, content=f"{path!r} is a directory, not a file", info={"path": str(resolved)})
+    except PermissionError as exc:
+        why = exc.strerror or "not readable"
+        return Grade(reward=0.0, content=f"{path!r} is not a file to grade: {why}", info={"path": str(resolved)})
 
 
 def _compile(pattern: str, *, ignore_case: bool = False, multiline: bool = False) -> TaskPattern | Grade:
@@ -266,10 +267,9 @@ def file_exists(
 def file_contains(ctx: FunctionContext, path: str, texts: str | list[str], case_sensitive: bool = True) -> Grade:
     """Reward 1 when the file ``path`` contains every one of ``texts``."""
     resolved, files = _resolve(ctx, path)
-    missing_file = _missing_file(path, resolved, files)
-    if missing_file is not None:
-        return missing_file
-    content = _read_text(files, resolved)
+    content = read_task_file(files, path, resolved, MAX_READ_BYTES)
+    if isinstance(content, Grade):
+        return content
     fold = (lambda s: s) if case_sensitive else str.casefold
     missing = [t for t in _as_list(texts) if fold(t) not in fold(content)]
     summary = "all found" if not missing else f"missing {missing!r}; the file holds {_short(content)!r}"
@@ -285,10 +285,9 @@ def file_matches(ctx: FunctionContext, path: str, pattern: str, ignore_case: boo
     if isinstance(regex, Grade):
         return regex
     resolved, files = _resolve(ctx, path)
-    missing_file = _missing_file(path, resolved, files)
-    if missing_file is not None:
-        return missing_file
-    content = _read_text(files, resolved)
+    content = read_task_file(files, path, resolved, MAX_READ_BYTES)
+    if isinstance(content, Grade):
+        return content
     try:
         found = regex.search(content)
     except PatternError as exc:
