@@ -48,14 +48,17 @@ class DesktopAPI(DesktopLifecycle):
                 "container (docker/ubuntu)"
             )
 
-    def resolve_path(self, path: str) -> Path:
-        """A task's path as a real path: relative paths and ``~/...`` resolve inside :attr:`home`.
+    def resolve_path(self, path: str, *, check_links: bool = True) -> Path:
+        """A task's path as a real path: relative paths and ``~/...`` resolve inside :attr:`home`
+        (``check_links``: see :func:`.policy.resolve_path`).
 
         Raises:
             PermissionError: an absolute path, or one leaving the home (``..``, a symlink), unless
                 the env was created with ``allow_absolute_paths=True``.
         """
-        return policy.resolve_path(path, self.home, allow_absolute_paths=self.allow_absolute_paths)
+        return policy.resolve_path(
+            path, self.home, allow_absolute_paths=self.allow_absolute_paths, check_links=check_links
+        )
 
     @property
     def known_apps(self) -> dict[str, list[str]]:

@@ -78,8 +78,19 @@ def _files(ctx: FunctionContext) -> HomeFiles:
     return HomeFiles(Path(controller.home), getattr(controller, "file_owner", None))
 
 
-def _resolve(ctx: FunctionContext, path: str) -> tuple[Path, HomeFiles]:
-    return _controller(ctx).resolve_path(path), _files(ctx)
+def _resolve(ctx: FunctionContext, path: str, graded: bool = False) -> tuple[Path, HomeFiles]:
+    """``path`` resolved, and the home; ``graded``: for an evaluator, whose opens refuse a link
+    out of the home when they happen (graded 0: the agent may have planted it), so the link is
+    not checked here (:func:`~.policy.resolve_path`)."""
+    return _controller(ctx).resolve_path(path, check_links=not graded), _files(ctx)
+
+
+def _graded_kind(files: HomeFiles, path: Path) -> str | None:
+    """``files.kind(path)``, with a link out of the home as ``"other"`` (it exists, as nothing to grade)."""
+    try:
+        return files.kind(path)
+    except PermissionError:
+        return "other"
 
 
 def read_task_file(files: HomeFiles, path: str, resolved: Path, limit: int) -> str | Grade:
@@ -251,8 +262,8 @@ def file_exists(
 ) -> Grade:
     """Reward 1 when ``path`` exists (as a ``kind``: ``"file"``, ``"dir"`` or ``"any"``); with
     ``exists=False``, when it does not."""
-    resolved, files = _resolve(ctx, path)
-    actual = files.kind(resolved)
+    resolved, files = _resolve(ctx, path, graded=True)
+    actual = _graded_kind(files, resolved)
     found = actual == kind if kind in ("file", "dir") else actual is not None
     what = "" if kind == "any" else f" as a {kind}"
     ok = found == exists
@@ -266,7 +277,7 @@ def file_exists(
 @evaluate_function("ubuntu")
 def file_contains(ctx: FunctionContext, path: str, texts: str | list[str], case_sensitive: bool = True) -> Grade:
     """Reward 1 when the file ``path`` contains every one of ``texts``."""
-    resolved, files = _resolve(ctx, path)
+    resolved, files = _resolve(ctx, path, graded=True)
     content = read_task_file(files, path, resolved, MAX_READ_BYTES)
     if isinstance(content, Grade):
         return content
@@ -284,7 +295,7 @@ def file_matches(ctx: FunctionContext, path: str, pattern: str, ignore_case: boo
     regex = _compile(pattern, ignore_case=ignore_case, multiline=True)
     if isinstance(regex, Grade):
         return regex
-    resolved, files = _resolve(ctx, path)
+    resolved, files = _resolve(ctx, path, graded=True)
     content = read_task_file(files, path, resolved, MAX_READ_BYTES)
     if isinstance(content, Grade):
         return content
@@ -304,12 +315,15 @@ def file_matches(ctx: FunctionContext, path: str, pattern: str, ignore_case: boo
 def dir_contains(ctx: FunctionContext, path: str, names: str | list[str], exact: bool = False) -> Grade:
     """Reward 1 when the directory ``path`` has an entry for every one of ``names`` (with
     ``exact``: those entries and no other, hidden ones excepted)."""
-    resolved, files = _resolve(ctx, path)
-    kind = files.kind(resolved)
-    if kind != "dir":
+    resolved, files = _resolve(ctx, path, graded=True)
+    kind = _graded_kind(files, resolved)
+    try:
+        entries = sorted(files.listdir(resolved)) if kind == "dir" else None
+    except (PermissionError, FileNotFoundError, NotADirectoryError):
+        entries = None
+    if entries is None:
         state = "is not a directory" if kind is not None else "does not exist"
         return Grade(reward=0.0, content=f"{path!r} {state}", info={"path": str(resolved)})
-    entries = sorted(files.listdir(resolved))
     wanted = _as_list(names)
     missing = [n for n in wanted if n not in entries]
     extra = [e for e in entries if e not in wanted and not e.startswith(".")] if exact else []

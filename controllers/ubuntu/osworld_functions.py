@@ -121,7 +121,7 @@ def file_content_check(
 ) -> Grade:
     """Reward 1 when the text of the file ``path`` equals ``expected`` (when given, exactly),
     contains every text of ``include`` and none of ``exclude``. A missing file is reward 0."""
-    resolved = ctx.controller.resolve_path(path)
+    resolved = ctx.controller.resolve_path(path, check_links=False)
     text = read_task_file(_files(ctx), path, resolved, _MAX_READ_BYTES)
     if isinstance(text, Grade):
         return text
