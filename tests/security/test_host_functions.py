@@ -17,7 +17,6 @@ Every attack here worked on main before these fixes (the race within the first e
 
 from __future__ import annotations
 
-import ipaddress
 import os
 import stat
 import threading
@@ -28,8 +27,8 @@ from pathlib import Path
 from typing import Any
 
 import gymnasium
-import psutil
 import pytest
+from local_site import lan_address
 
 import hud_gym  # noqa: F401  (registers the ids)
 from hud_gym import SetupError, Task
@@ -63,7 +62,7 @@ class Server:
         outer = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:  # noqa: N802  (the stdlib's name)
+            def do_GET(self) -> None:
                 outer.requests.append(self.path)
                 status, headers, body = routes.get(self.path, (404, {}, b"no such page"))
                 self.send_response(status)
@@ -84,18 +83,6 @@ class Server:
     def close(self) -> None:
         self.httpd.shutdown()
         self.httpd.server_close()
-
-
-def lan_address() -> str | None:
-    """An address of this host that is neither loopback nor link-local (what an episode with the
-    network may reach), or ``None``."""
-    for addresses in psutil.net_if_addrs().values():
-        for address in addresses:
-            if address.family.name == "AF_INET":
-                ip = ipaddress.ip_address(address.address)
-                if not (ip.is_loopback or ip.is_link_local):
-                    return address.address
-    return None
 
 
 @pytest.fixture(scope="module")
