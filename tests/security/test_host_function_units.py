@@ -1,10 +1,13 @@
-"""What ``download_file`` may reach (issue 23, item 7), without a desktop: the address rules of
-:mod:`hud_gym.controllers.ubuntu.download` on every spelling of the host, and a download to a
-temporary home (the full path through a desktop env: tests/security/test_host_functions.py)."""
+"""The host-side functions' confinement without a desktop (issue 23, items 5-7; the full paths
+through a desktop env: tests/security/test_host_functions.py): what ``download_file`` may reach
+(the address rules of :mod:`hud_gym.controllers.ubuntu.download` on every spelling of the host,
+one resolution per hop), a download to a temporary home, and the hard-link rule of
+:class:`~hud_gym.controllers.ubuntu.homefs.HomeFiles`."""
 
 from __future__ import annotations
 
 import os
+import socket
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -86,3 +89,43 @@ def test_a_lan_download_is_written_as_a_fresh_file(tmp_path: Path, lan_server: t
     with pytest.raises(DownloadRefused, match="the episode has no network"):
         download(f"http://{netloc}/a", HomeFiles(home), home / "y.txt", network=False)
     assert seen == [netloc]
+
+
+def test_the_name_is_resolved_once_and_its_checked_address_connected_to(
+    tmp_path: Path, lan_server: tuple[str, list[str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """DNS rebinding: a name that answers a LAN address to the check and loopback afterwards."""
+    netloc, seen = lan_server
+    address, port = netloc.rsplit(":", 1)
+    real = socket.getaddrinfo
+    answers = iter([address] + ["127.0.0.1"] * 10)
+
+    def rebinding(host: object, *args: object, **kwargs: object) -> object:
+        if host == "rebind.invalid":
+            return real(next(answers), *args, **kwargs)  # type: ignore[arg-type]
+        return real(host, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(socket, "getaddrinfo", rebinding)
+    size = download(f"http://rebind.invalid:{port}/a", HomeFiles(tmp_path), tmp_path / "a", network=True)
+    assert size == 5 and seen == [f"rebind.invalid:{port}"]  # the checked address, with the name as Host
+    with pytest.raises(DownloadRefused, match="the host's loopback"):  # the next resolution is checked again
+        download(f"http://rebind.invalid:{port}/a", HomeFiles(tmp_path), tmp_path / "b", network=True)
+
+
+def test_a_hard_link_to_another_users_file_is_not_read(tmp_path: Path) -> None:
+    if os.getuid() != 0:
+        pytest.skip("giving a file to another uid needs root")
+    home = tmp_path / "home"
+    home.mkdir()
+    secret = tmp_path / "secret"
+    secret.write_text("root only")
+    secret.chmod(0o600)
+    os.link(secret, home / "linked")
+    owner = (os.getuid() + 1, os.getgid() + 1)  # the sandbox's uid: not the secret's owner
+    with pytest.raises(PermissionError, match="hard link"):
+        HomeFiles(home, owner).read_bytes(home / "linked", 100)
+    own = home / "own"
+    own.write_text("mine")
+    os.chown(own, *owner)
+    os.link(own, home / "own-too")  # the sandbox's own files may have several links
+    assert HomeFiles(home, owner).read_bytes(home / "own-too", 100) == b"mine"
