@@ -11,7 +11,9 @@ Safety: every path resolves through ``controller.resolve_path`` (inside the env'
 paths only with ``allow_absolute_paths=True``; ``..`` may not escape), and is then opened through
 :class:`~hud_gym.controllers.ubuntu.homefs.HomeFiles`, which refuses, atomically, a link the
 task's or the agent's programs planted to lead out of the home (these functions run on the host,
-often as root). Running a command is arbitrary code, so :func:`run`, :func:`command_output_contains`
+often as root), and writes a fresh file given to the sandbox's uid (a planted link is replaced,
+never followed). An evaluator that meets such a link grades 0, never an evaluator error: the
+agent may have planted it to escape its grade. Running a command is arbitrary code, so :func:`run`, :func:`command_output_contains`
 and :func:`launch` of a program that is not one of the controller's known desktop apps need
 ``allow_shell=True`` (the default inside the container image, off on the host); on the host they
 run inside the env's sandbox. Task text is never evaluated as code: commands are given to the

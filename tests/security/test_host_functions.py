@@ -187,7 +187,8 @@ def test_file_content_check_never_reads_through_a_swapped_link(networked: gymnas
         reset(networked, setup, evaluate, network=False)
         for _ in range(40):
             grade = networked.unwrapped.evaluate()
-            assert SECRET not in repr(grade) and grade.reward == 0.0, grade
+            # Never the secret; never an evaluator error either (a link the agent swaps in is its failure).
+            assert SECRET not in repr(grade) and grade.reward == 0.0 and not grade.is_error, grade
             seen["file" if "the task's own text" in (grade.content or "") else "link"] += 1
     assert seen["file"] and seen["link"], seen  # the swap was live: both states were graded
 
