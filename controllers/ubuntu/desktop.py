@@ -60,6 +60,15 @@ class DesktopAPI(DesktopLifecycle):
             path, self.home, allow_absolute_paths=self.allow_absolute_paths, check_links=check_links
         )
 
+    def own_network(self) -> int | None:
+        """A descriptor (the caller closes it) of the episode's own network namespace: its
+        sandbox's, when the episode has no network and its sandbox runs; ``None`` otherwise. What
+        a task's own servers listen on (``download_file`` reaches them there, never the host's
+        loopback)."""
+        procs = self._procs
+        opener = getattr(procs, "own_network", None)
+        return opener() if opener is not None and not self.episode_network else None
+
     @property
     def known_apps(self) -> dict[str, list[str]]:
         """The apps launchable by name without shell permission: name -> base command line."""

@@ -7,9 +7,13 @@ programs can change the home (plant a link) at any moment.
 The network: the episode's own rules.
 
 - An episode without the network (its task does not ask for it with ``config.network``, or the
-  env is not made with ``allow_network=True``) downloads nothing: refused before any name is
-  resolved or any connection made. (Its sandbox has only a loopback of its own; this process is
-  not in it, so "the task's own server" is not reachable from here either.)
+  env is not made with ``allow_network=True``) reaches only its own servers: those its programs
+  listen with on its sandbox's own loopback. The download then runs in a thread of its own that
+  enters the sandbox's network namespace (``setns``) first, so ``127.0.0.1`` there is the
+  sandbox's loopback, where only the task's programs listen (the host's loopback is not in that
+  namespace at all); only loopback addresses are asked for. Nothing is declared by the task: the
+  kernel decides what is its own. Without a running sandbox (no program started yet, or
+  ``sandbox=False``) it downloads nothing: refused before any name is resolved.
 - An episode with the network: the URL's host name is resolved once, here, and every address it
   resolves to is checked; the connection goes to that checked address (the name is sent as the
   ``Host`` header and as the TLS server name, whose certificate is verified), so a second answer
@@ -31,16 +35,20 @@ ever followed. Nothing is left when the download fails.
 
 from __future__ import annotations
 
-import ipaddress
-import socket
+import ctypes
+import errno
+import os
+import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any, Literal
 from urllib.parse import urljoin
 
 import urllib3
 from urllib3.util import make_headers, parse_url
 
+from hud_gym.controllers.ubuntu.addresses import NO_NETWORK, DownloadRefused, checked_address
 from hud_gym.controllers.ubuntu.homefs import HomeFiles
 
 __all__ = ["MAX_DOWNLOAD_BYTES", "MAX_REDIRECTS", "DownloadRefused", "checked_address", "download"]
@@ -52,72 +60,29 @@ MAX_REDIRECTS = 5
 MAX_URL_CHARS = 8192
 _CHUNK = 1 << 16
 _REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
-_THIS_NETWORK = ipaddress.ip_network("0.0.0.0/8")
+_CLONE_NEWNET = 0x40000000
+_libc = ctypes.CDLL(None, use_errno=True)
 
 
-class DownloadRefused(PermissionError):
-    """A download the episode's network rules do not allow (the message names the rule)."""
+Reach = Literal["network", "own", "none"]
+"""What a download may reach: the network (not the host), the episode's own loopback, nothing."""
 
 
 def _short(text: str, limit: int = 200) -> str:
     return text if len(text) <= limit else text[:limit] + f"... ({len(text)} chars)"
 
 
-def _refusal(address: str) -> str | None:
-    """Why ``address`` may not be connected to for a task, or ``None``."""
-    ip = ipaddress.ip_address(address.split("%", 1)[0])
-    if isinstance(ip, ipaddress.IPv6Address):
-        if ip.ipv4_mapped is not None:
-            ip = ip.ipv4_mapped
-        elif int(ip) >> 32 == 0 and not ip.is_unspecified and not ip.is_loopback:
-            return "an IPv4-compatible IPv6 address"
-    if ip.is_loopback:
-        return "the host's loopback"
-    if ip.is_unspecified or ip in _THIS_NETWORK:
-        return "an unspecified address (it reaches this host)"
-    if ip.is_link_local:
-        return "a link-local address (a cloud's metadata service lives there)"
-    if ip.is_multicast or ip.is_reserved:
-        return "a multicast or reserved address"
-    return None
-
-
-def checked_address(host: str, port: int) -> str:
-    """The address to connect to for ``host``: resolved once; every address it has is checked.
-
-    Raises:
-        DownloadRefused: one of its addresses is refused (see the module docstring).
-        OSError: it does not resolve.
-    """
-    try:
-        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, proto=socket.IPPROTO_TCP)
-    except (socket.gaierror, UnicodeError) as exc:
-        raise OSError(f"download_file: cannot resolve {_short(host)!r}: {exc}") from None
-    addresses = list(dict.fromkeys(str(info[4][0]) for info in infos))
-    for address in addresses:
-        reason = _refusal(address)
-        if reason is not None:
-            raise DownloadRefused(
-                f"download_file: {_short(host)!r} is {address}, {reason}: a task's download never reaches "
-                "the host's loopback or link-local services"
-            )
-    return addresses[0]
-
-
-def _request(url: str, network: bool, deadline: float) -> tuple[urllib3.HTTPConnectionPool, urllib3.BaseHTTPResponse]:
+def _request(url: str, reach: Reach, deadline: float) -> tuple[urllib3.HTTPConnectionPool, urllib3.BaseHTTPResponse]:
     """One GET of ``url`` (not following redirects) to its checked address."""
     parts = parse_url(url)
     scheme = (parts.scheme or "").lower()
     if scheme not in ("http", "https") or not parts.host:
         raise DownloadRefused(f"download_file takes http or https URLs with a host, got {_short(url)!r}")
-    if not network:
-        raise DownloadRefused(
-            f"download_file: the episode has no network, so {_short(url)!r} is not fetched: the task must ask "
-            "for it (config: {network: true}) on an env made with allow_network=True"
-        )
+    if reach == "none":
+        raise DownloadRefused(f"download_file: {_short(url)!r} is not fetched: {NO_NETWORK}")
     port = parts.port or (443 if scheme == "https" else 80)
     host = parts.host.strip("[]")
-    address = checked_address(host, port)
+    address = checked_address(host, port, own_loopback=reach == "own")
     remaining = max(deadline - time.monotonic(), 0.1)
     timeout = urllib3.Timeout(connect=min(remaining, 30.0), read=remaining)
     pool: urllib3.HTTPConnectionPool
@@ -138,6 +103,10 @@ def _request(url: str, network: bool, deadline: float) -> tuple[urllib3.HTTPConn
         response = pool.urlopen(
             "GET", parts.request_uri, headers=headers, redirect=False, retries=False, preload_content=False
         )
+    except urllib3.exceptions.NewConnectionError as exc:
+        pool.close()
+        where = "on the episode's own loopback (never the host's)" if reach == "own" else ""
+        raise OSError(f"download_file: nothing answers at {_short(url)!r} {where}: {exc}") from None
     except BaseException:
         pool.close()
         raise
@@ -155,10 +124,10 @@ def _body(response: urllib3.BaseHTTPResponse, url: str, limit: int, deadline: fl
         yield chunk
 
 
-def _fetch(url: str, files: HomeFiles, target: Path, network: bool, limit: int, deadline: float) -> int:
+def _fetch(url: str, files: HomeFiles, target: Path, reach: Reach, limit: int, deadline: float) -> int:
     current = url
     for _hop in range(MAX_REDIRECTS + 1):
-        pool, response = _request(current, network, deadline)
+        pool, response = _request(current, reach, deadline)
         try:
             if response.status in _REDIRECT_STATUSES:
                 location = response.headers.get("Location")
@@ -178,17 +147,45 @@ def _fetch(url: str, files: HomeFiles, target: Path, network: bool, limit: int, 
     raise OSError(f"download_file: {_short(url)!r} redirects more than {MAX_REDIRECTS} times")
 
 
+def _in_namespace(netns: int, work: Callable[[], int]) -> int:
+    """``work()`` in a new thread that first enters the network namespace ``netns`` (a thread's
+    network namespace is its own: the thread ends with the work, no other code runs in it)."""
+    outcome: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            if _libc.setns(netns, _CLONE_NEWNET) != 0:
+                code = ctypes.get_errno() or errno.EPERM
+                raise OSError(code, f"cannot enter the episode's network namespace: {os.strerror(code)}")
+            outcome["value"] = work()
+        except BaseException as exc:  # noqa: BLE001  (handed to the caller's thread)
+            outcome["error"] = exc
+
+    thread = threading.Thread(target=run, name="hud-gym-download-own-network", daemon=True)
+    thread.start()
+    thread.join()
+    if "error" in outcome:
+        raise outcome["error"]
+    return int(outcome["value"])
+
+
 def download(
     url: str,
     files: HomeFiles,
     target: Path,
     *,
     network: bool,
+    own_network: int | None = None,
     max_bytes: int = MAX_DOWNLOAD_BYTES,
     timeout: float = 60.0,
 ) -> int:
     """Download ``url`` to ``target`` (in ``files``' home) with the episode's network rules (see the
     module docstring); returns the number of bytes written.
+
+    Args:
+        network: the episode has the host's network.
+        own_network: else, a descriptor of the episode's own network namespace (its sandbox's),
+            where its own servers listen; ``None``: none, nothing is downloaded.
 
     Raises:
         ValueError: a bad ``url``, ``max_bytes`` or ``timeout``.
@@ -203,8 +200,12 @@ def download(
     if not 0 < timeout <= 3600:
         raise ValueError(f"download_file: timeout must be between 0 and 3600 seconds, got {timeout}")
     deadline = time.monotonic() + timeout
+    reach: Reach = "network" if network else "own" if own_network is not None else "none"
     try:
-        return _fetch(url, files, target, network, max_bytes, deadline)
+        if reach == "own":
+            assert own_network is not None
+            return _in_namespace(own_network, lambda: _fetch(url, files, target, reach, max_bytes, deadline))
+        return _fetch(url, files, target, reach, max_bytes, deadline)
     except urllib3.exceptions.TimeoutError as exc:
         raise TimeoutError(f"download_file: {_short(url)!r} timed out: {exc}") from None
     except urllib3.exceptions.HTTPError as exc:

@@ -18,6 +18,7 @@ it the grade is an error that says so.
 from __future__ import annotations
 
 import asyncio
+import os
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -63,8 +64,15 @@ async def download_file(
     controller = ctx.controller
     target = controller.resolve_path(path)
     network = bool(getattr(controller, "episode_network", False))
-    files = _files(ctx)
-    size = await asyncio.to_thread(download, url, files, target, network=network, max_bytes=max_bytes, timeout=timeout)
+    opener = getattr(controller, "own_network", None)
+    own = opener() if opener is not None and not network else None
+    try:
+        size = await asyncio.to_thread(
+            download, url, _files(ctx), target, network=network, own_network=own, max_bytes=max_bytes, timeout=timeout
+        )
+    finally:
+        if own is not None:
+            os.close(own)
     return {"path": str(target), "bytes": size}
 
 

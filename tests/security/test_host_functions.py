@@ -10,7 +10,8 @@ task file names, in a home the sandbox's programs change at any moment. Attacked
   root-only file, while ``file_content_check`` grades the file over and over: it never reads it;
 - downloads of the host's loopback (every spelling of it), with and without the network, and
   through a redirect: refused with a setup error naming the rule, and the loopback server gets no
-  request.
+  request; without the network a download reaches the task's own server, started in its sandbox
+  on the very port of the host's loopback server, and never the host's.
 
 Every attack here worked on main before these fixes (the race within the first episodes).
 """
@@ -201,12 +202,32 @@ LOOPBACK_SPELLINGS = ["127.0.0.1", "localhost", "127.1", "2130706433", "0x7f.0.0
 
 @pytest.mark.parametrize("spelling", LOOPBACK_SPELLINGS)
 def test_no_download_without_the_network(closed: gymnasium.Env, loopback: Server, spelling: str) -> None:
+    """Without the network: nothing, or (once the episode's sandbox runs) its own loopback only."""
     before = len(loopback.requests)
-    with pytest.raises(SetupError, match="the episode has no network") as caught:
-        reset(closed, [("download_file", f"http://{spelling}:{loopback.port}/secret", "x")], network=False)
-    assert "allow_network=True" in str(caught.value)
-    assert len(loopback.requests) == before
-    assert not (Path(closed.unwrapped.controller.home) / "x").exists()
+    refused = "the episode has no network|on the episode's own loopback"
+    download = ("download_file", f"http://{spelling}:{loopback.port}/secret", "x")
+    for setup in ([download], [("run", "true"), download]):  # no sandbox yet; a running sandbox
+        with pytest.raises(SetupError, match=refused):
+            reset(closed, setup, network=False)
+        assert len(loopback.requests) == before
+        assert not (Path(closed.unwrapped.controller.home) / "x").exists()
+
+
+def test_without_the_network_the_tasks_own_server_is_reached(closed: gymnasium.Env, loopback: Server) -> None:
+    """A server the task starts in its sandbox, on the very port the host's loopback server has."""
+    port = loopback.port
+    before = len(loopback.requests)
+    serve = ["-m", "http.server", str(port), "--bind", "127.0.0.1", "--directory", "site"]
+    wait = f"for i in $(seq 100); do (exec 3<>/dev/tcp/127.0.0.1/{port}) 2>/dev/null && exit 0; sleep 0.1; done; exit 1"
+    setup = [
+        ("write_file", "site/page.txt", "the task's own page"),
+        {"function": "launch", "kwargs": {"app": "python3", "args": serve, "wait": False}},
+        ("run", wait),
+        ("download_file", f"http://localhost:{port}/page.txt", "got.txt"),
+    ]
+    home = reset(closed, setup, network=False)
+    assert (home / "got.txt").read_text() == "the task's own page"
+    assert len(loopback.requests) == before  # the host's server on that port: never asked
 
 
 @pytest.mark.parametrize("spelling", LOOPBACK_SPELLINGS)
