@@ -20,6 +20,7 @@ from __future__ import annotations
 import functools
 import http.server
 import importlib.resources
+import re
 import threading
 from pathlib import Path
 from typing import Any
@@ -220,7 +221,9 @@ def miniwob_flight_taskset() -> TaskSet:
 async def miniwob_start(ctx: FunctionContext, name: str, mode: str = "train") -> dict[str, Any]:
     """Open MiniWoB++ task ``name`` (unless it is already open) and start the episode seeded with
     the env's episode seed. The page's instruction becomes the agent's prompt."""
-    if name not in FLIGHT_TASKS and not (miniwob_html_root() / "miniwob" / f"{name}.html").exists():
+    # A task's name is checked as a name before it touches a path (no '../' probe of the host's files).
+    plain = isinstance(name, str) and re.fullmatch(r"[a-z0-9][a-z0-9-]{0,99}", name) is not None
+    if name not in FLIGHT_TASKS and not (plain and (miniwob_html_root() / "miniwob" / f"{name}.html").is_file()):
         raise ValueError(f"no MiniWoB++ task {name!r}")
     page = ctx.controller.page
     url = task_url(name)

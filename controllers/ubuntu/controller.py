@@ -103,6 +103,8 @@ class UbuntuController(DesktopCustom):
         child_env: the environment of task processes (``DISPLAY``, ``HOME``, ``TMPDIR``, ...).
         allow_shell, allow_absolute_paths, in_container, sandbox, allow_network: as given
             (``in_container`` and ``sandbox`` resolved).
+        episode_network: the current episode has the network (its task asked for it, and the env
+            allows it); what ``download_file`` may reach follows it.
         last_settle: ``{"settle": s, "damage": n, "first_damage": s}`` of the last observation
             (see :meth:`~hud_gym.controllers.ubuntu.connection.XConnection.settle`).
     """

@@ -48,14 +48,26 @@ class DesktopAPI(DesktopLifecycle):
                 "container (docker/ubuntu)"
             )
 
-    def resolve_path(self, path: str) -> Path:
-        """A task's path as a real path: relative paths and ``~/...`` resolve inside :attr:`home`.
+    def resolve_path(self, path: str, *, check_links: bool = True) -> Path:
+        """A task's path as a real path: relative paths and ``~/...`` resolve inside :attr:`home`
+        (``check_links``: see :func:`.policy.resolve_path`).
 
         Raises:
             PermissionError: an absolute path, or one leaving the home (``..``, a symlink), unless
                 the env was created with ``allow_absolute_paths=True``.
         """
-        return policy.resolve_path(path, self.home, allow_absolute_paths=self.allow_absolute_paths)
+        return policy.resolve_path(
+            path, self.home, allow_absolute_paths=self.allow_absolute_paths, check_links=check_links
+        )
+
+    def own_network(self) -> int | None:
+        """A descriptor (the caller closes it) of the episode's own network namespace: its
+        sandbox's, when the episode has no network and its sandbox runs; ``None`` otherwise. What
+        a task's own servers listen on (``download_file`` reaches them there, never the host's
+        loopback)."""
+        procs = self._procs
+        opener = getattr(procs, "own_network", None)
+        return opener() if opener is not None and not self.episode_network else None
 
     @property
     def known_apps(self) -> dict[str, list[str]]:

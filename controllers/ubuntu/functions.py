@@ -11,7 +11,9 @@ Safety: every path resolves through ``controller.resolve_path`` (inside the env'
 paths only with ``allow_absolute_paths=True``; ``..`` may not escape), and is then opened through
 :class:`~hud_gym.controllers.ubuntu.homefs.HomeFiles`, which refuses, atomically, a link the
 task's or the agent's programs planted to lead out of the home (these functions run on the host,
-often as root). Running a command is arbitrary code, so :func:`run`, :func:`command_output_contains`
+often as root), and writes a fresh file given to the sandbox's uid (a planted link is replaced,
+never followed). An evaluator that meets such a link grades 0, never an evaluator error: the
+agent may have planted it to escape its grade. Running a command is arbitrary code, so :func:`run`, :func:`command_output_contains`
 and :func:`launch` of a program that is not one of the controller's known desktop apps need
 ``allow_shell=True`` (the default inside the container image, off on the host); on the host they
 run inside the env's sandbox. Task text is never evaluated as code: commands are given to the
@@ -78,23 +80,35 @@ def _files(ctx: FunctionContext) -> HomeFiles:
     return HomeFiles(Path(controller.home), getattr(controller, "file_owner", None))
 
 
-def _resolve(ctx: FunctionContext, path: str) -> tuple[Path, HomeFiles]:
-    return _controller(ctx).resolve_path(path), _files(ctx)
+def _resolve(ctx: FunctionContext, path: str, graded: bool = False) -> tuple[Path, HomeFiles]:
+    """``path`` resolved, and the home; ``graded``: for an evaluator, whose opens refuse a link
+    out of the home when they happen (graded 0: the agent may have planted it), so the link is
+    not checked here (:func:`~.policy.resolve_path`)."""
+    return _controller(ctx).resolve_path(path, check_links=not graded), _files(ctx)
 
 
-def _read_text(files: HomeFiles, path: Path) -> str:
-    return files.read_bytes(path, MAX_READ_BYTES).decode("utf-8", errors="replace")
+def _graded_kind(files: HomeFiles, path: Path) -> str | None:
+    """``files.kind(path)``, with a link out of the home as ``"other"`` (it exists, as nothing to grade)."""
+    try:
+        return files.kind(path)
+    except PermissionError:
+        return "other"
 
 
-def _missing_file(path: str, resolved: Path, files: HomeFiles) -> Grade | None:
-    """A reward-0 grade when ``resolved`` is not a readable file, else None."""
-    kind = files.kind(resolved)
-    if kind is None:
+def read_task_file(files: HomeFiles, path: str, resolved: Path, limit: int) -> str | Grade:
+    """The text (UTF-8, errors replaced) of the first ``limit`` bytes of the task's file ``path``
+    (``resolved``), or a reward-0 grade saying why there is none: it does not exist, is not a
+    regular file, or is a link out of the home (the agent's doing: the task's failure, never an
+    evaluator error)."""
+    try:
+        return files.read_bytes(resolved, limit).decode("utf-8", errors="replace")
+    except (FileNotFoundError, NotADirectoryError):
         return Grade(reward=0.0, content=f"{path!r} does not exist", info={"path": str(resolved), "exists": False})
-    if kind != "file":
-        what = "a directory" if kind == "dir" else "not a regular file"
-        return Grade(reward=0.0, content=f"{path!r} is {what}, not a file", info={"path": str(resolved)})
-    return None
+    except IsADirectoryError:
+        return Grade(reward=0.0, content=f"{path!r} is a directory, not a file", info={"path": str(resolved)})
+    except PermissionError as exc:
+        why = exc.strerror or "not readable"
+        return Grade(reward=0.0, content=f"{path!r} is not a file to grade: {why}", info={"path": str(resolved)})
 
 
 def _compile(pattern: str, *, ignore_case: bool = False, multiline: bool = False) -> TaskPattern | Grade:
@@ -250,8 +264,8 @@ def file_exists(
 ) -> Grade:
     """Reward 1 when ``path`` exists (as a ``kind``: ``"file"``, ``"dir"`` or ``"any"``); with
     ``exists=False``, when it does not."""
-    resolved, files = _resolve(ctx, path)
-    actual = files.kind(resolved)
+    resolved, files = _resolve(ctx, path, graded=True)
+    actual = _graded_kind(files, resolved)
     found = actual == kind if kind in ("file", "dir") else actual is not None
     what = "" if kind == "any" else f" as a {kind}"
     ok = found == exists
@@ -265,11 +279,10 @@ def file_exists(
 @evaluate_function("ubuntu")
 def file_contains(ctx: FunctionContext, path: str, texts: str | list[str], case_sensitive: bool = True) -> Grade:
     """Reward 1 when the file ``path`` contains every one of ``texts``."""
-    resolved, files = _resolve(ctx, path)
-    missing_file = _missing_file(path, resolved, files)
-    if missing_file is not None:
-        return missing_file
-    content = _read_text(files, resolved)
+    resolved, files = _resolve(ctx, path, graded=True)
+    content = read_task_file(files, path, resolved, MAX_READ_BYTES)
+    if isinstance(content, Grade):
+        return content
     fold = (lambda s: s) if case_sensitive else str.casefold
     missing = [t for t in _as_list(texts) if fold(t) not in fold(content)]
     summary = "all found" if not missing else f"missing {missing!r}; the file holds {_short(content)!r}"
@@ -284,11 +297,10 @@ def file_matches(ctx: FunctionContext, path: str, pattern: str, ignore_case: boo
     regex = _compile(pattern, ignore_case=ignore_case, multiline=True)
     if isinstance(regex, Grade):
         return regex
-    resolved, files = _resolve(ctx, path)
-    missing_file = _missing_file(path, resolved, files)
-    if missing_file is not None:
-        return missing_file
-    content = _read_text(files, resolved)
+    resolved, files = _resolve(ctx, path, graded=True)
+    content = read_task_file(files, path, resolved, MAX_READ_BYTES)
+    if isinstance(content, Grade):
+        return content
     try:
         found = regex.search(content)
     except PatternError as exc:
@@ -305,12 +317,15 @@ def file_matches(ctx: FunctionContext, path: str, pattern: str, ignore_case: boo
 def dir_contains(ctx: FunctionContext, path: str, names: str | list[str], exact: bool = False) -> Grade:
     """Reward 1 when the directory ``path`` has an entry for every one of ``names`` (with
     ``exact``: those entries and no other, hidden ones excepted)."""
-    resolved, files = _resolve(ctx, path)
-    kind = files.kind(resolved)
-    if kind != "dir":
+    resolved, files = _resolve(ctx, path, graded=True)
+    kind = _graded_kind(files, resolved)
+    try:
+        entries = sorted(files.listdir(resolved)) if kind == "dir" else None
+    except (PermissionError, FileNotFoundError, NotADirectoryError):
+        entries = None
+    if entries is None:
         state = "is not a directory" if kind is not None else "does not exist"
         return Grade(reward=0.0, content=f"{path!r} {state}", info={"path": str(resolved)})
-    entries = sorted(files.listdir(resolved))
     wanted = _as_list(names)
     missing = [n for n in wanted if n not in entries]
     extra = [e for e in entries if e not in wanted and not e.startswith(".")] if exact else []

@@ -126,6 +126,7 @@ class DesktopLifecycle(UbuntuState):
                 "env with allow_network=True to give it the host's network"
             )
         assert self._procs is not None and self._session is not None
+        self.episode_network = False
         await self._procs.kill_all(self.kill_grace)
         try:
             await self._close_windows(conn)
@@ -137,6 +138,7 @@ class DesktopLifecycle(UbuntuState):
         except X_ERRORS as exc:
             raise ControllerError(f"the X server of {self.display} failed during reset: {exc}") from exc
         self._session.prepare_episode(network)
+        self.episode_network = network
         conn.begin()
         # Whatever the setup draws is settled; with no drawing at all there is nothing to wait for.
         self._pending_settle = (0.0, max(self.quiet, 0.02))

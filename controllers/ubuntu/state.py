@@ -58,6 +58,7 @@ class UbuntuState(Controller):
         self.sandbox = (not self.in_container) if sandbox is None else bool(sandbox)
         self._sandbox_refused = sandbox is False and not self.in_container
         self.allow_network = bool(allow_network)
+        self.episode_network = False  # this episode's task asked for the network, and got it (reset)
         self.first_paint = first_paint
         self.quiet = quiet
         self.settle_limit = settle_limit
