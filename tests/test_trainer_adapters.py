@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from hud_gym import ResponseAction, Task, TypeAction
-from hud_gym.wrappers.trl import trl_environment_factory
+from hud_gym.wrappers.integrations.trl import trl_environment_factory
 from hud_gym.wrappers.verifiers import verifiers_group_rollout
 
 pytestmark = pytest.mark.timeout(60)
