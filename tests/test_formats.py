@@ -21,6 +21,7 @@ from local_site import lan_address, serve_directory
 
 from hud_gym import ResponseAction, TaskFileError, load_taskset
 from hud_gym.evaluation import REGISTRY, FunctionContext, resolve_calls
+from hud_gym.evaluation.benchmarks import gaia_score
 from hud_gym.formats import (
     ConversionWarning,
     convert,
@@ -29,7 +30,6 @@ from hud_gym.formats import (
     convert_osworld,
     convert_webvoyager,
     detect_format,
-    gaia_score,
 )
 from hud_gym.gyms import get_gym
 from hud_gym.task import FunctionConfig, Task

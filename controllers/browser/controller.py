@@ -87,7 +87,6 @@ class BrowserController(BrowserInput, BrowserCustom, BrowserWarm, BrowserObserva
         pages: the open tabs, in the order of ``info["tabs"]``.
         downloads: paths of the files downloaded in this episode (in :attr:`download_dir`).
         download_dir: this env's download folder (removed on close).
-        last_response: the main-frame response of the active tab's last navigation, if any.
         pointer: the last pointer position ``(x, y)`` in screen pixels.
         crashes: URLs of the tabs whose renderer crashed in this episode (then every ``step`` and
             ``observe`` raises :class:`ControllerError` until the next reset).

@@ -122,12 +122,10 @@ class BrowserCustom(BrowserLifecycle):
         aborted) is reported in ``info["navigation_error"]``, never raised: the page shows the
         browser's error page."""
         try:
-            response = await self._dialogs.leave(page, self._sessions.get(page), navigation, self.navigation_timeout)
+            await self._dialogs.leave(page, self._sessions.get(page), navigation, self.navigation_timeout)
         except PlaywrightError as exc:
             self._check_alive()
             return ActionOutcome(info={"navigation_error": str(exc).splitlines()[0]})
-        if response is not None:
-            self._responses[page] = response
         return ActionOutcome()
 
 

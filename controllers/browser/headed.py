@@ -280,10 +280,6 @@ class HeadedView:
             self.x = XConnection(display, region=(*origin, *grabbed))
             self.capture = ScreenCapture(display, grabbed, origin)
         self.marker = secrets.randbelow(1 << 24)
-        self.regrabs = 0
-        """Grabs made again because damage arrived during one (for the benchmarks)."""
-        self.stale_grabs = 0
-        """Grabs that did not carry the step's marker yet (made again after damage)."""
         self.unverified = 0
         """Frames returned without this step's marker (:data:`MARKER_LIMIT` passed, or a document
         that cannot show it)."""
@@ -343,7 +339,6 @@ class HeadedView:
             self.x.drain()
             if self.x.damage_events == before:
                 return image
-            self.regrabs += 1
         return image  # a page animating without pause: every frame is as fresh as the last
 
     async def _marked(self, marker: int) -> tuple[np.ndarray, bool]:
@@ -356,7 +351,6 @@ class HeadedView:
             image = self._grab(marker)
             if self._carries(image, marker):
                 return image, True
-            self.stale_grabs += 1
             now = time.perf_counter()
             if now >= deadline:
                 return image, False

@@ -129,7 +129,6 @@ class BrowserLifecycle(BrowserTabs):
         self._shown = None
         self._crashed.clear()
         self._dialogs.forget()
-        self._responses.clear()
         self._pending_targets.clear()
         self._targets_settled.set()
         self._warm_url = None
@@ -267,7 +266,6 @@ class BrowserLifecycle(BrowserTabs):
         if not keep_page:
             calls.append(session.send("Page.resetNavigationHistory"))
         await asyncio.gather(*calls)
-        self._responses.clear()
 
     async def _release_inputs(self, page: Page) -> None:
         for key in reversed(self._held_keys):

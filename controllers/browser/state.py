@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from playwright.async_api import Browser, BrowserContext, CDPSession, Page, Response
+from playwright.async_api import Browser, BrowserContext, CDPSession, Page
 
 from hud_gym.controllers.base import Controller
 from hud_gym.controllers.browser.capture import ImageFormat
@@ -133,7 +133,6 @@ class BrowserState(Controller):
         self._active: Page | None = None
         self._sessions: dict[Page, PageSession] = {}
         self._session_tasks: dict[Page, asyncio.Task[PageSession | None]] = {}
-        self._responses: dict[Page, Response] = {}
         self._crashed: set[Page] = set()
         self._origins: set[str] = set()
         # Whether an HTTP(S) response may have filled the HTTP cache since it was last cleared.

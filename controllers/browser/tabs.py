@@ -84,11 +84,6 @@ class BrowserTabs(BrowserState):
         """The open tabs, in order."""
         return list(self._pages)
 
-    @property
-    def last_response(self) -> Response | None:
-        """The main-frame response of the active tab's last navigation."""
-        return self._responses.get(self._active) if self._active is not None else None
-
     def _spawn(self, coro: Awaitable[Any]) -> None:
         task = asyncio.ensure_future(coro)
         self._background.add(task)
@@ -179,7 +174,6 @@ class BrowserTabs(BrowserState):
         if session is not None:
             self._target_done(session.target_id)
         self._session_tasks.pop(page, None)
-        self._responses.pop(page, None)
         self._crashed.discard(page)
         self._dialogs.forget(page)
 
@@ -194,12 +188,6 @@ class BrowserTabs(BrowserState):
             self._origins.add(origin)
             if origin.startswith("http") and origin not in CACHE_KEPT_ORIGINS:
                 self._http_cache_used = True
-        try:
-            frame = response.frame
-            if response.request.is_navigation_request() and frame.parent_frame is None:
-                self._responses[frame.page] = response
-        except PlaywrightError:
-            pass
 
     def _on_download(self, download: Download) -> None:
         self._spawn(self._save_download(download))

@@ -17,7 +17,7 @@ Actions: XTEST input (:mod:`~hud_gym.controllers.ubuntu.xinput`), synced with th
 action. Scroll amounts are pixels, positive = down/right, one wheel click per
 :data:`PIXELS_PER_WHEEL_CLICK` pixels (rounded; a non-zero amount scrolls at least one click).
 
-Observation: :meth:`~hud_gym.controllers.ubuntu.connection.XConnection.settle` (XSync, then XDamage
+Observation: :meth:`~hud_gym.controllers.x11.connection.XConnection.settle` (XSync, then XDamage
 events until the repaints stop) and one MIT-SHM grab; the text is ``"Focused window: <title>"``.
 
 The controller is composed of parts, one job each (see the package docstring): :mod:`.lifecycle`
@@ -55,10 +55,10 @@ from hud_gym.actions import (
 )
 from hud_gym.controllers.base import ActionOutcome, ControllerError, Frame
 from hud_gym.controllers.dispatch import ActionTable
-from hud_gym.controllers.ubuntu.connection import X_ERRORS
 from hud_gym.controllers.ubuntu.custom import CUSTOM, CUSTOM_ACTIONS, DesktopCustom
 from hud_gym.controllers.ubuntu.input import PIXELS_PER_WHEEL_CLICK, Settled, wheel_clicks
 from hud_gym.controllers.ubuntu.policy import LAUNCHABLE
+from hud_gym.controllers.x11.connection import X_ERRORS
 
 __all__ = [
     "ACTIONS",
@@ -106,7 +106,7 @@ class UbuntuController(DesktopCustom):
         episode_network: the current episode has the network (its task asked for it, and the env
             allows it); what ``download_file`` may reach follows it.
         last_settle: ``{"settle": s, "damage": n, "first_damage": s}`` of the last observation
-            (see :meth:`~hud_gym.controllers.ubuntu.connection.XConnection.settle`).
+            (see :meth:`~hud_gym.controllers.x11.connection.XConnection.settle`).
     """
 
     async def step(self, action: CLAAction) -> ActionOutcome:

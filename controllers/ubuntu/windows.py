@@ -13,7 +13,7 @@ from typing import Any
 from Xlib import X, Xatom
 from Xlib import error as xerror
 
-from hud_gym.controllers.ubuntu.connection import XConnection
+from hud_gym.controllers.x11.connection import XConnection
 
 __all__ = ["WindowInfo", "focused_window", "has_window_manager", "list_windows", "window_info", "window_titles"]
 

@@ -88,11 +88,6 @@ class XConnection:
 
     # ----------------------------------------------------------------- basics
 
-    @property
-    def has_damage(self) -> bool:
-        """True when the server has the DAMAGE extension (Xvfb has)."""
-        return self._damage is not None
-
     def _on_error(self, error: Any, request: Any = None) -> None:
         # Errors of requests without replies (a window that vanished under XKillClient, ...)
         # arrive here asynchronously; they are expected during teardown and never fatal.

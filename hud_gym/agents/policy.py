@@ -70,7 +70,7 @@ class HudAgentPolicy:
 
     async def act(self, observation: dict[str, Any], info: dict[str, Any]) -> Any:
         """The next actions (a ``PolicyOutput`` carrying the agent's ``last_trace``)."""
-        from hud_gym.wrappers.grpo import PolicyOutput
+        from hud_gym.wrappers.rollout.grpo import PolicyOutput
 
         agent = self.agent
         predict = agent.predict

@@ -13,7 +13,6 @@ imports the jobs, nor the remote controllers.
 from __future__ import annotations
 
 import dataclasses
-import warnings
 from collections.abc import Coroutine, Sequence
 from typing import Any, ClassVar, TypeVar
 
@@ -127,8 +126,7 @@ class HudEnv(EnvCore, gymnasium.Env[Observation, dict[str, Any]]):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
         self.descriptor: GymType | None = gym_of_env(type(self))
-        legacy = getattr(type(self), "gym_type", None)  # a str on subclasses written before GymType
-        self.gym: str = self.descriptor.name if self.descriptor else (legacy if isinstance(legacy, str) else "")
+        self.gym: str = self.descriptor.name if self.descriptor else ""
         self.render_mode = render_mode
         self.screen_size = parse_size(screen_size, "screen_size")
         self.observation_crop, self.observation_size, self.screen_mapping = screen_geometry(
@@ -242,18 +240,6 @@ class HudEnv(EnvCore, gymnasium.Env[Observation, dict[str, Any]]):
         if limit is not None:
             self._max_steps = effective_limit(self._max_steps, limit)
         self._spec = value
-
-    @property
-    def gym_type(self) -> str:
-        """Deprecated: :attr:`gym`."""
-        warnings.warn("HudEnv.gym_type is deprecated: use HudEnv.gym", DeprecationWarning, stacklevel=2)
-        return self.gym
-
-    @property
-    def controller_spec(self) -> str:
-        """Deprecated: :attr:`placement`."""
-        warnings.warn("HudEnv.controller_spec is deprecated: use HudEnv.placement", DeprecationWarning, stacklevel=2)
-        return self.placement
 
     # ----------------------------------------------------------------- sync facade
 

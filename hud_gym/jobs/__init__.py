@@ -9,8 +9,9 @@
   a read-only store asked to write: :class:`StoreReadOnlyError`).
 """
 
+from hud_gym.core.listeners import EnvListener
 from hud_gym.jobs.analytics import DurationStats, GroupAnalytics, JobAnalytics, TaskAnalytics, is_success
-from hud_gym.jobs.context import EnvListener, current_job, link_env
+from hud_gym.jobs.context import current_job, link_env
 from hud_gym.jobs.errors import StoreError, StoreReadOnlyError
 from hud_gym.jobs.job import (
     Job,

@@ -3,8 +3,7 @@
 An env is linked when it is made: :class:`~hud_gym.core.env.HudEnv` hands itself and its ``job=``
 argument to the env linker of :mod:`hud_gym.core.listeners`, which importing this module sets to
 :func:`link_env`; it falls back to the current job of the constructing thread or task. Work an env
-does later on its loop thread needs no context. (:class:`EnvListener`, what an env's listeners are,
-is the core's; re-exported here.)
+does later on its loop thread needs no context.
 """
 
 from __future__ import annotations
@@ -12,13 +11,13 @@ from __future__ import annotations
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
-from hud_gym.core.listeners import EnvListener, set_env_linker
+from hud_gym.core.listeners import set_env_linker
 
 if TYPE_CHECKING:
     from hud_gym.core.env import HudEnv
     from hud_gym.jobs.job import Job
 
-__all__ = ["EnvListener", "current_job", "link_env"]
+__all__ = ["current_job", "link_env"]
 
 _current: ContextVar[Job | None] = ContextVar("hud_gym_current_job", default=None)
 

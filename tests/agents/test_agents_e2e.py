@@ -19,7 +19,7 @@ from replay_server import ReplayServer, Request
 
 import hud_gym  # noqa: F401  (registers the ids)
 from hud_gym.core.loop import get_loop_thread
-from hud_gym.wrappers.grpo import rollout
+from hud_gym.wrappers.rollout.grpo import rollout
 
 pytestmark = pytest.mark.timeout(180)
 
