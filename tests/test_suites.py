@@ -38,7 +38,10 @@ def test_the_builtin_suites_extend_their_gyms() -> None:
     assert {"qa-basic", "desktop-basic", "miniwob", "miniwob-official", "miniwob-flight"} <= set(available_tasksets())
     assert load_taskset("qa-basic").id == "qa-basic" and len(load_taskset("desktop-basic")) == 14
     assert REGISTRY.get("setup", "browser", "miniwob_start").name == "miniwob_start"  # the suite's functions
-    assert taskset_env_defaults(load_taskset("miniwob")) == {"observation_crop": MINIWOB_TASK_AREA, "screen_size": (500, 320)}
+    assert taskset_env_defaults(load_taskset("miniwob")) == {
+        "observation_crop": MINIWOB_TASK_AREA,
+        "screen_size": (500, 320),
+    }
     assert taskset_env_defaults(load_taskset("qa-basic")) == {}
     with pytest.raises(KeyError, match="unknown suite 'nope'.*miniwob"):
         get_suite("nope")
