@@ -24,6 +24,7 @@ Example:
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -155,7 +156,7 @@ def register_suite(suite: Suite, *, replace: bool = False) -> Suite:
 
 def _normalised(suite: Suite) -> Suite:
     gym = get_gym(suite.gym).name
-    return suite if gym == suite.gym else Suite(**{**suite.__dict__, "gym": gym})
+    return suite if gym == suite.gym else dataclasses.replace(suite, gym=gym)
 
 
 def get_suite(name: str) -> Suite:
