@@ -114,7 +114,7 @@ def test_every_converted_call_resolves_in_the_registry(name: str) -> None:
         (HUD_UNKNOWN, "hud"),
         (OSWORLD, "osworld"),
         (OSWORLD_MOVE, "osworld"),
-        (Path(__file__).parent.parent / "hud_gym" / "tasksets" / "qa-basic.json", "native"),
+        (Path(__file__).parent.parent / "hud_gym" / "suites" / "qa_basic" / "qa-basic.json", "native"),
     ],
 )
 def test_detect_format_by_content(path: Path, expected: str) -> None:

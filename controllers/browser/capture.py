@@ -16,14 +16,13 @@ from __future__ import annotations
 import base64
 import io
 import json
+from collections.abc import Sequence
 from typing import Any, Literal
 
 import numpy as np
 import simplejpeg
 from PIL import Image
 from playwright.async_api import CDPSession
-
-from hud_gym.controllers.browser.miniwob_dom import DOM_INFO_JS
 
 __all__ = ["ELEMENTS_JS", "PAGE_STATE_JS", "ImageFormat", "capture", "decode_image", "page_state_expression"]
 
@@ -121,17 +120,19 @@ the browser) trails the reply."""
 
 PAGE_STATE_JS = (
     "(elements, limit) => ({title: document.title, elements: elements ? ELEMENTS(limit) : null, "
-    "dom: elements ? MINIWOB_DOM : null, leaving: LEAVING})"
+    "probes: elements ? PROBES : null, leaving: LEAVING})"
 )
-"""Title and, when asked, the elements of the page and, on a MiniWoB page, its own DOM
-observation (:mod:`.miniwob_dom`), and :data:`LEAVING_JS`, in one round trip."""
+"""Title and, when asked, the elements of the page and the values of the suites' page probes
+(:mod:`.extensions`), and :data:`LEAVING_JS`, in one round trip."""
 
 
-def page_state_expression(elements: bool, limit: int) -> str:
-    """The ``Runtime.evaluate`` expression returning ``{title, elements, dom, leaving}``."""
+def page_state_expression(elements: bool, limit: int, probes: Sequence[tuple[str, str]] = ()) -> str:
+    """The ``Runtime.evaluate`` expression returning ``{title, elements, probes, leaving}``
+    (``probes``: ``(key, expression)`` pairs, each value under its key)."""
+    values = ", ".join(f"{json.dumps(key)}: ({expression})" for key, expression in probes)
     body = (
         PAGE_STATE_JS.replace("LEAVING", LEAVING_JS)
         .replace("ELEMENTS", f"({ELEMENTS_JS.strip()})")
-        .replace("MINIWOB_DOM", DOM_INFO_JS)
+        .replace("PROBES", f"({{{values}}})")
     )
     return f"({body})({json.dumps(bool(elements))}, {int(limit)})"

@@ -9,7 +9,7 @@ The controller is composed of parts, one job each (see the package docstring):
 :mod:`.lifecycle` (start, episode reset, close), :mod:`.tabs` (tabs, targets, downloads,
 crashes), :mod:`.input` (pointer and keyboard actions), :mod:`.custom` (``goto``, ``new_tab``, ...
 and the navigation policy), :mod:`.observation` (the frame after an action), :mod:`.warm` (the
-warm pages of MiniWoB++ tasks). This module puts them
+warm pages of tasks that keep their page). This module puts them
 together and runs each CLA action through :data:`ACTIONS`.
 
 Faults: a tab whose renderer crashed (killed, out of memory) has lost the episode's page state, so
@@ -76,7 +76,7 @@ class BrowserController(BrowserInput, BrowserCustom, BrowserWarm, BrowserObserva
             grabbed through MIT-SHM: :mod:`.headed`), ``"cdp"`` (``Page.captureScreenshot``:
             :mod:`.capture`; the default), or ``"auto"`` (headed where Xvfb is installed and
             ``headless``, falling back to CDP when the display does not start).
-        warm_pages: how many recently used pages of tasks that keep their page (MiniWoB++) stay
+        warm_pages: how many recently used pages of tasks that keep their page (``keep_page``) stay
             warm, each in a parked context of its own, so that a reset back onto one loads nothing
             (:mod:`.warm`); 0 turns this off.
 

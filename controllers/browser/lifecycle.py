@@ -11,7 +11,7 @@ navigate the main tab to ``about:blank`` and drop its history. ``reset_mode="fre
 whole context instead (~170 ms); a clear reset does so too every ``fresh_context_every`` episodes,
 whenever the context is unhealthy (a tab crashed), and after an episode whose pages opened dialogs
 (a ``setInterval(alert)`` page cannot hold a context close back). A task with
-``config["keep_page"]`` keeps the main tab's document (MiniWoB++ pages reset themselves in
+``config["keep_page"]`` keeps the main tab's document (pages that reset themselves in
 JavaScript); the warm pages of such tasks (:mod:`.warm`) are kept in contexts of their own, which
 a reset onto a task without ``keep_page``, and every context replacement, closes.
 
@@ -260,7 +260,7 @@ class BrowserLifecycle(BrowserTabs):
         ]
         if self._http_cache_used:
             # Clearing the cache costs the browser's main thread; an episode that fetched
-            # nothing over HTTP (a file:// page such as MiniWoB's) left it as it was.
+            # nothing over HTTP (a file:// page) left it as it was.
             calls.append(session.send("Network.clearBrowserCache"))
             self._http_cache_used = False
         if not keep_page:

@@ -25,9 +25,11 @@ from hud_gym.controllers.base import Controller
 from hud_gym.controllers.browser.capture import ImageFormat
 from hud_gym.controllers.browser.chromium import BrowserLease
 from hud_gym.controllers.browser.dialogs import Dialogs
+from hud_gym.controllers.browser.extensions import browser_extension
 from hud_gym.controllers.browser.headed import HeadedView, xvfb_available
 from hud_gym.controllers.browser.session import PageSession
 from hud_gym.controllers.browser.urls import UrlPolicy
+from hud_gym.controllers.dispatch import CustomActions
 
 __all__ = ["AUTO_HEADED_MIN_PIXELS", "BrowserState", "Capture", "Parked", "ResetMode", "resolve_capture"]
 
@@ -119,6 +121,9 @@ class BrowserState(Controller):
         self.max_elements = max_elements
         self.url_policy = UrlPolicy(allow_file_urls)
         self.warm_pages = warm_pages
+        self.extension = browser_extension(self.gym)
+        """What the gym's suites add: custom actions, page probes (:mod:`.extensions`)."""
+        self._custom_actions: CustomActions[Any, Any] | None = None
 
         self.browser: Browser | None = None
         self.context: BrowserContext | None = None

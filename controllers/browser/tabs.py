@@ -34,7 +34,7 @@ __all__ = ["CACHE_KEPT_ORIGINS", "BrowserTabs", "close_parked", "origin_of"]
 
 CACHE_KEPT_ORIGINS: set[str] = set()
 """Origins whose responses leave the HTTP cache in place at a clear reset: hud-gym's own loopback
-servers of unchanging static files (MiniWoB++'s pages), so a reset onto another of their tasks
+servers of unchanging static files (a suite's task pages), so a reset onto another of their tasks
 loads no script again. Their responses carry no episode's data."""
 
 

@@ -63,6 +63,7 @@ from hud_gym.core.deadline import within
 from hud_gym.core.listeners import EnvListener
 from hud_gym.core.loop import EventLoopThread
 from hud_gym.core.scaling import ScreenMapping
+from hud_gym.core.suite_hooks import EnvSuites
 from hud_gym.core.timings import Timings
 from hud_gym.evaluation import BoundCall, FunctionContext, Grade
 from hud_gym.evaluation.grade import check_reward
@@ -98,6 +99,7 @@ class EnvCore:
     action_space_config: ActionSpaceConfig
     observation_crop: tuple[int, int, int, int] | None
     listeners: list[EnvListener]
+    suites: EnvSuites
     _runner: EventLoopThread
     _task: Task | None
     _taskset: TaskSet | None
@@ -146,10 +148,15 @@ class EnvCore:
         self, observation: Observation, reward: float | None, terminated: bool, truncated: bool, info: dict[str, Any]
     ) -> tuple[Observation, float | None]:
         """A gym's last word on a step's observation and reward, after grading and before the
-        listeners see the step (MiniWoB's reward processors and black terminal frame)."""
-        return observation, reward
+        listeners see the step: by default, the hook of the suite of the episode's task
+        (MiniWoB's reward processors and black terminal frame)."""
+        return self.suites.finish_step(self, observation, reward, terminated, info)
 
     def _pick_task(self, options: dict[str, Any]) -> Task | None:
+        """The task of the episode a reset with ``options`` starts, after the suites' hooks."""
+        return self.suites.pick_task(self._drawn_task(options), options)
+
+    def _drawn_task(self, options: dict[str, Any]) -> Task | None:
         if options.get("task") is not None:
             return resolve_task(options["task"])
         if self._taskset is not None and len(self._taskset) > 0:

@@ -114,7 +114,7 @@ def done(kind: str) -> dict[str, Any]:
 @pytest.fixture(scope="module")
 def browser() -> Iterator[tuple[Any, Recorder]]:
     pytest.importorskip("miniwob")
-    from hud_gym.controllers.browser.miniwob import MINIWOB_TASK_AREA
+    from hud_gym.suites.miniwob import MINIWOB_TASK_AREA
 
     env = gymnasium.make(
         "hud/Browser-v0", elements=True, observation_crop=MINIWOB_TASK_AREA, screen_size=(500, 320), max_steps=12

@@ -24,6 +24,7 @@ from playwright.async_api import Page
 
 from hud_gym.actions import ActionError
 from hud_gym.controllers.base import ActionOutcome
+from hud_gym.suites.miniwob.tasks import extract_fields
 
 __all__ = ["DOM_INFO_JS", "click_element", "dom_elements", "type_field"]
 
@@ -97,8 +98,6 @@ async def click_element(page: Page, args: dict[str, Any]) -> ActionOutcome:
 async def type_field(page: Page, args: dict[str, Any]) -> ActionOutcome:
     """MiniWoB's ``TYPE_FIELD`` (``FOCUS_ELEMENT_AND_TYPE_FIELD`` with a ``ref``): type the value
     of field ``args["field"]`` of the instance (an index past the fields types nothing, as MiniWoB)."""
-    from hud_gym.controllers.browser.miniwob import extract_fields
-
     index = args.get("field")
     if isinstance(index, bool) or not isinstance(index, int) or index < 0:
         raise ActionError("custom action 'type_field' needs args {'field': <int >= 0>} and optionally {'ref': <int>}")

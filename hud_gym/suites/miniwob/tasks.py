@@ -2,7 +2,7 @@
 
 The pages are served from a loopback HTTP server (one per process; the flight tasks need HTTP).
 Each task's setup (``miniwob_start``) opens the task page (kept open across episodes; the last few
-tasks' pages kept warm in parked contexts, :mod:`.warm`, so a switch back loads nothing), then
+tasks' pages kept warm in parked contexts, :mod:`~hud_gym.controllers.browser.warm`, so a switch back loads nothing), then
 starts a seeded episode in one ``page.evaluate``: same seed, same instance. The in-page time limit is
 disabled. The evaluator (``miniwob_reward``) reads MiniWoB's raw reward and ``done`` from the page
 (``WOB_RAW_REWARD_GLOBAL``, ``WOB_DONE_GLOBAL``); the time-decayed reward the task would have given
@@ -30,7 +30,6 @@ from hud_gym.task import Task, TaskSet
 
 __all__ = [
     "FLIGHT_TASKS",
-    "MINIWOB_TASK_AREA",
     "miniwob_base_url",
     "miniwob_flight_taskset",
     "EXCLUDED_UPSTREAM",
@@ -40,9 +39,6 @@ __all__ = [
     "miniwob_task_names",
     "miniwob_taskset",
 ]
-
-MINIWOB_TASK_AREA: tuple[int, int, int, int] = (0, 0, 160, 210)
-"""``(x, y, width, height)`` of a MiniWoB task's area: use it as ``observation_crop``."""
 
 FLIGHT_TASKS: tuple[str, ...] = ("flight.AA", "flight.Alaska", "flight.Alaska-auto")
 

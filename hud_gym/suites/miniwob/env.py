@@ -8,7 +8,7 @@
   until the episode is done. The step's ``info["grade"]`` keeps the raw grade.
 - **Terminal frame** (``terminal_frame=``): ``"page"`` (the default: the page as it is, MiniWoB's
   done cover included) or ``"black"`` (the official env's all-zero screenshot once done).
-- **Observed region**: a MiniWoB task observes its task area (:data:`.miniwob.MINIWOB_TASK_AREA`,
+- **Observed region**: a MiniWoB task observes its task area (:data:`~hud_gym.suites.miniwob.MINIWOB_TASK_AREA`,
   160x210, as the official env) unless the env is given ``observation_crop`` or
   ``observation_size``.
 - **Data mode**: ``reset(options={"data_mode": "test"})`` starts this episode and the next ones
