@@ -180,7 +180,7 @@ def __dir__() -> list[str]:
 def _link_env(env: HudEnv, job: Any) -> None:
     if job is None and not getattr(env, "live_view", False) and "hud_gym.jobs.context" not in sys.modules:
         return  # no job given, no live view, and no current job can exist
-    from hud_gym.jobs.context import link_env
+    from hud_gym.jobs.linking import link_env
 
     link_env(env, job)
 

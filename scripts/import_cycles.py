@@ -16,12 +16,9 @@ from __future__ import annotations
 import sys
 
 import grimp
+import networkx
 
-KNOWN: tuple[frozenset[str], ...] = (
-    # Issue 24, point 5: the wrappers.grpo re-export module goes.
-    frozenset({"hud_gym.agents.policy", "hud_gym.wrappers.grpo", "hud_gym.wrappers.rollout.grpo"}),
-    frozenset({"hud_gym.jobs.context", "hud_gym.jobs.job"}),
-)
+KNOWN: tuple[frozenset[str], ...] = ()
 """Cycles that predate this gate, each to be removed by the work named."""
 
 
@@ -38,45 +35,9 @@ def import_graph(package: str = "hud_gym") -> dict[str, set[str]]:
 
 
 def cycles(edges: dict[str, set[str]]) -> list[frozenset[str]]:
-    """The strongly connected components of more than one module (Tarjan's algorithm, iterative)."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    found: list[frozenset[str]] = []
-    for root in sorted(edges):
-        if root in index:
-            continue
-        work = [(root, iter(sorted(edges.get(root, ()))))]
-        index[root] = low[root] = len(index)
-        stack.append(root)
-        on_stack.add(root)
-        while work:
-            node, children = work[-1]
-            child = next(children, None)
-            if child is not None:
-                if child not in index:
-                    index[child] = low[child] = len(index)
-                    stack.append(child)
-                    on_stack.add(child)
-                    work.append((child, iter(sorted(edges.get(child, ())))))
-                elif child in on_stack:
-                    low[node] = min(low[node], index[child])
-                continue
-            work.pop()
-            if work:
-                low[work[-1][0]] = min(low[work[-1][0]], low[node])
-            if low[node] == index[node]:
-                component = set()
-                while True:
-                    member = stack.pop()
-                    on_stack.discard(member)
-                    component.add(member)
-                    if member == node:
-                        break
-                if len(component) > 1:
-                    found.append(frozenset(component))
-    return found
+    """The strongly connected components of more than one module (networkx)."""
+    graph = networkx.DiGraph([(module, other) for module, imported in edges.items() for other in imported])
+    return [frozenset(c) for c in networkx.strongly_connected_components(graph) if len(c) > 1]
 
 
 def main() -> int:

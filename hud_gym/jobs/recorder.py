@@ -74,7 +74,7 @@ class _Episode:
 
 class TrajectoryRecorder:
     """Records the episodes of one env into ``job`` (see the module docstring). Made by
-    :func:`hud_gym.jobs.context.link_env`; one per env."""
+    :func:`hud_gym.jobs.linking.link_env`; one per env."""
 
     def __init__(self, job: Job) -> None:
         self.job_id = job.id
