@@ -20,7 +20,10 @@ allowed.
 
 Setup functions raise on failure (the env's ``reset`` then raises a ``SetupError`` naming the
 call); evaluate functions return a :class:`~hud_gym.evaluation.Grade` whose ``content`` says what
-was found. A missing file is reward 0, not a grading error.
+was found. A checked file or folder that is missing, of the wrong kind, or unreadable (a link out
+of the home, a FIFO, a file the agent made unreadable: states an agent can make) is
+:class:`~hud_gym.evaluation.TargetAbsent`, graded as the task's failure (reward 0), never as a
+grading error.
 
 (One module of ~420 lines on purpose: the gym's whole task vocabulary, under one safety contract, in
 the order a task author reads it.)
@@ -30,15 +33,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
 import psutil
 
 from hud_gym.controllers.ubuntu.homefs import HomeFiles
-from hud_gym.evaluation import FunctionContext, Grade, evaluate_function, setup_function
+from hud_gym.evaluation import FunctionContext, Grade, TargetAbsent, evaluate_function, setup_function
 from hud_gym.evaluation.patterns import PatternError, TaskPattern, compile_task_pattern
 
 __all__: list[str] = []
@@ -86,15 +90,31 @@ def _read_text(files: HomeFiles, path: Path) -> str:
     return files.read_bytes(path, MAX_READ_BYTES).decode("utf-8", errors="replace")
 
 
-def _missing_file(path: str, resolved: Path, files: HomeFiles) -> Grade | None:
-    """A reward-0 grade when ``resolved`` is not a readable file, else None."""
+_ABSENT_ERRNOS = frozenset(
+    {errno.ENOENT, errno.ENOTDIR, errno.EISDIR, errno.EACCES, errno.EPERM, errno.ELOOP, errno.EXDEV, errno.ENXIO}
+)
+"""Why a checked path cannot be read when the episode made it so (gone, swapped for a folder, a
+link out of the home, a FIFO or device, made unreadable)."""
+
+
+@contextlib.contextmanager
+def _checked(path: str) -> Iterator[None]:
+    """Reading the checked ``path``: an error an agent can cause is :class:`TargetAbsent`."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.errno in _ABSENT_ERRNOS:
+            raise TargetAbsent(f"{path!r} cannot be read: {exc.strerror or exc}") from exc
+        raise
+
+
+def _require_file(path: str, resolved: Path, files: HomeFiles) -> None:
+    """Raise :class:`TargetAbsent` unless ``resolved`` is a regular file."""
     kind = files.kind(resolved)
     if kind is None:
-        return Grade(reward=0.0, content=f"{path!r} does not exist", info={"path": str(resolved), "exists": False})
+        raise TargetAbsent(f"{path!r} does not exist")
     if kind != "file":
-        what = "a directory" if kind == "dir" else "not a regular file"
-        return Grade(reward=0.0, content=f"{path!r} is {what}, not a file", info={"path": str(resolved)})
-    return None
+        raise TargetAbsent(f"{path!r} is {'a directory' if kind == 'dir' else 'not a regular file'}, not a file")
 
 
 def _compile(pattern: str, *, ignore_case: bool = False, multiline: bool = False) -> TaskPattern | Grade:
@@ -251,7 +271,8 @@ def file_exists(
     """Reward 1 when ``path`` exists (as a ``kind``: ``"file"``, ``"dir"`` or ``"any"``); with
     ``exists=False``, when it does not."""
     resolved, files = _resolve(ctx, path)
-    actual = files.kind(resolved)
+    with _checked(path):
+        actual = files.kind(resolved)
     found = actual == kind if kind in ("file", "dir") else actual is not None
     what = "" if kind == "any" else f" as a {kind}"
     ok = found == exists
@@ -266,10 +287,9 @@ def file_exists(
 def file_contains(ctx: FunctionContext, path: str, texts: str | list[str], case_sensitive: bool = True) -> Grade:
     """Reward 1 when the file ``path`` contains every one of ``texts``."""
     resolved, files = _resolve(ctx, path)
-    missing_file = _missing_file(path, resolved, files)
-    if missing_file is not None:
-        return missing_file
-    content = _read_text(files, resolved)
+    with _checked(path):
+        _require_file(path, resolved, files)
+        content = _read_text(files, resolved)
     fold = (lambda s: s) if case_sensitive else str.casefold
     missing = [t for t in _as_list(texts) if fold(t) not in fold(content)]
     summary = "all found" if not missing else f"missing {missing!r}; the file holds {_short(content)!r}"
@@ -285,10 +305,9 @@ def file_matches(ctx: FunctionContext, path: str, pattern: str, ignore_case: boo
     if isinstance(regex, Grade):
         return regex
     resolved, files = _resolve(ctx, path)
-    missing_file = _missing_file(path, resolved, files)
-    if missing_file is not None:
-        return missing_file
-    content = _read_text(files, resolved)
+    with _checked(path):
+        _require_file(path, resolved, files)
+        content = _read_text(files, resolved)
     try:
         found = regex.search(content)
     except PatternError as exc:
@@ -306,11 +325,11 @@ def dir_contains(ctx: FunctionContext, path: str, names: str | list[str], exact:
     """Reward 1 when the directory ``path`` has an entry for every one of ``names`` (with
     ``exact``: those entries and no other, hidden ones excepted)."""
     resolved, files = _resolve(ctx, path)
-    kind = files.kind(resolved)
-    if kind != "dir":
-        state = "is not a directory" if kind is not None else "does not exist"
-        return Grade(reward=0.0, content=f"{path!r} {state}", info={"path": str(resolved)})
-    entries = sorted(files.listdir(resolved))
+    with _checked(path):
+        kind = files.kind(resolved)
+        if kind != "dir":
+            raise TargetAbsent(f"{path!r} {'is not a directory' if kind is not None else 'does not exist'}")
+        entries = sorted(files.listdir(resolved))
     wanted = _as_list(names)
     missing = [n for n in wanted if n not in entries]
     extra = [e for e in entries if e not in wanted and not e.startswith(".")] if exact else []

@@ -60,5 +60,9 @@ def absent_grade(absent: TargetAbsent, reward_range: RewardRange = DEFAULT_REWAR
 
 
 def is_absent(grade: Grade) -> bool:
-    """Whether ``grade`` was given because what its evaluator checks was absent."""
-    return TARGET_ABSENT in grade.info
+    """Whether ``grade`` (or one of the grades it combines) was given because what its evaluator
+    checks was absent."""
+    subgrades = grade.info.get("grades")
+    return TARGET_ABSENT in grade.info or (
+        isinstance(subgrades, list) and any(TARGET_ABSENT in (g.get("info") or {}) for g in subgrades if isinstance(g, dict))
+    )
