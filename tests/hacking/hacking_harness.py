@@ -27,7 +27,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import gymnasium
-import time
 
 from hud_gym import ResponseAction, Task
 
@@ -64,7 +63,7 @@ class Episode:
         self.info = info
         self.statuses.append(str(info["status"]))
         if info.get("error"):
-            self.errors.append(str(info["error"])[:300])
+            self.errors.append(str(info["error"]).splitlines()[0][:300])
         self.over = bool(terminated or truncated)
         return info
 
@@ -127,13 +126,7 @@ def check_family(
     """Play every attack that applies on every task of ``tasks`` (one env, reset between
     episodes) and assert that each is graded as the task's failure (see :meth:`Verdict.problem`);
     the message lists every attack that scored or escaped its grade. Returns the verdicts."""
-    verdicts = []
-    for task in tasks:
-        for attack in attacks:
-            if attack.applies(task):
-                started = time.perf_counter()
-                verdicts.append(play(env, task, attack, seed))
-                print(f"{task.id} / {attack.name}: {verdicts[-1].reward} {verdicts[-1].statuses[-3:]} {time.perf_counter() - started:.1f} s")
+    verdicts = [play(env, task, attack, seed) for task in tasks for attack in attacks if attack.applies(task)]
     assert verdicts, "no attack applies to these tasks"
     problems = [
         f"{v.task_id} / {v.attack}: {problem}" for v in verdicts if (problem := v.problem(failure_values)) is not None
