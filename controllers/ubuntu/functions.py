@@ -83,7 +83,21 @@ def _files(ctx: FunctionContext) -> HomeFiles:
 
 
 def _resolve(ctx: FunctionContext, path: str) -> tuple[Path, HomeFiles]:
-    return _controller(ctx).resolve_path(path), _files(ctx)
+    """``path`` resolved in the env's home, and the home's files.
+
+    Raises:
+        PermissionError: the task's path leaves the home (``..``, absolute): the task is wrong.
+        TargetAbsent: the path stays in the home as written, but a link the episode planted
+            leads out of it.
+    """
+    try:
+        return _controller(ctx).resolve_path(path), _files(ctx)
+    except PermissionError:
+        text = path[2:] if path.startswith("~/") else path
+        written_inside = not text.startswith(("~", "/")) and os.path.normpath(text).split(os.sep)[0] != ".."
+        if written_inside:
+            raise TargetAbsent(f"{path!r} leads out of the env's home (a link the episode made)") from None
+        raise
 
 
 def _read_text(files: HomeFiles, path: Path) -> str:
@@ -363,21 +377,28 @@ async def command_output_contains(
 
 
 @evaluate_function("ubuntu", aliases=("window_title_matches",))
-async def window_exists(ctx: FunctionContext, title: str) -> Grade:
-    """Reward 1 when a window's title matches the regex ``title`` (``re.search``)."""
+async def window_exists(ctx: FunctionContext, title: str, window_class: str | None = None) -> Grade:
+    """Reward 1 when a window's title matches the regex ``title`` (``re.search``) and, when
+    ``window_class`` is given, its ``WM_CLASS`` class is that one (case-insensitive: ``"XCalc"``),
+    so a terminal the agent retitled ``Calculator`` is not the calculator."""
     regex = _compile(title)
     if isinstance(regex, Grade):
         return regex
     windows = await _controller(ctx).windows()
+    wanted = window_class.casefold() if window_class is not None else None
     titles = [str(w.get("title") or "") for w in windows]
+    candidates = [
+        str(w.get("title") or "") for w in windows if wanted is None or str(w.get("class") or "").casefold() == wanted
+    ]
     try:
-        matching = await asyncio.to_thread(lambda: [t for t in titles if regex.search(t)])
+        matching = await asyncio.to_thread(lambda: [t for t in candidates if regex.search(t)])
     except PatternError as exc:
         return Grade.error(str(exc))
+    of_class = "" if window_class is None else f" of class {window_class!r}"
     content = (
-        f"window(s) {matching!r} match {title!r}"
+        f"window(s) {matching!r}{of_class} match {title!r}"
         if matching
-        else f"no window title matches {title!r} (titles: {titles!r})"
+        else f"no window{of_class} has a title matching {title!r} (titles: {titles!r})"
     )
     return Grade(reward=float(bool(matching)), content=content, info={"titles": titles, "matching": matching})
 

@@ -74,7 +74,7 @@ class Attack:
 
     name: str
     play: Callable[[Episode], None]
-    answer: Callable[[Task], str] = lambda task: "done"
+    answer: Callable[[Episode], str] = lambda episode: "done"
     applies: Callable[[Task], bool] = always
 
 
@@ -104,7 +104,7 @@ def play(env: gymnasium.Env, task: Task, attack: Attack, seed: int = 0) -> Verdi
     observation, info = env.reset(seed=seed, options={"task": task})
     episode = Episode(env, task, observation, info)
     attack.play(episode)
-    episode.step(ResponseAction(text=attack.answer(task)))
+    episode.step(ResponseAction(text=attack.answer(episode)))
     grade = episode.info.get("grade")
     return Verdict(
         task_id=task.id,
