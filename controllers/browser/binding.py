@@ -31,9 +31,9 @@ from typing import Any, Literal, get_args
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 
+from hud_gym.controllers.browser.tabs import origin_of
 from hud_gym.evaluation import FunctionContext
 from hud_gym.evaluation.absent import TargetAbsent
-from hud_gym.controllers.browser.tabs import origin_of
 
 __all__ = ["GRADED_PAGES", "GradedPages", "PageBinding", "bind", "bound_page", "carries_token", "graded_page"]
 

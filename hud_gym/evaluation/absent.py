@@ -64,5 +64,6 @@ def is_absent(grade: Grade) -> bool:
     checks was absent."""
     subgrades = grade.info.get("grades")
     return TARGET_ABSENT in grade.info or (
-        isinstance(subgrades, list) and any(TARGET_ABSENT in (g.get("info") or {}) for g in subgrades if isinstance(g, dict))
+        isinstance(subgrades, list)
+        and any(TARGET_ABSENT in (g.get("info") or {}) for g in subgrades if isinstance(g, dict))
     )
