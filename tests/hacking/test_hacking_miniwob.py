@@ -17,8 +17,8 @@ from hud_gym.controllers.browser.miniwob import MINIWOB_TASK_AREA
 pytest.importorskip("miniwob")
 pytestmark = pytest.mark.timeout(600)
 
-SAMPLE = ("click-test", "click-button", "enter-text", "click-checkboxes", "login-user")
-"""A representative sample: one button, one of several buttons, a text field, checkboxes, a form."""
+SAMPLE = ("click-test", "click-button", "enter-text", "login-user")
+"""A representative sample: one button, one of several buttons, a text field, a form."""
 
 
 @pytest.fixture(scope="module")
