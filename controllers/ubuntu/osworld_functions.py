@@ -128,11 +128,10 @@ def file_content_check(
     expected: str | None = None,
 ) -> Grade:
     """Reward 1 when the text of the file ``path`` equals ``expected`` (when given, exactly),
-    contains every text of ``include`` and none of ``exclude``. A missing file is reward 0."""
+    contains every text of ``include`` and none of ``exclude``. A missing, swapped or unreadable file
+    is the task's failure (:class:`~hud_gym.evaluation.TargetAbsent`)."""
     resolved = ctx.controller.resolve_path(path, check_links=False)
     text = read_task_file(_files(ctx), path, resolved, _MAX_READ_BYTES)
-    if isinstance(text, Grade):
-        return text
     ok, problems = _check_text(text, include, exclude, expected)
     verdict = "passes" if ok else "; ".join(problems)
     return Grade(reward=float(ok), content=f"{path!r} {verdict}", info={"path": str(resolved), "problems": problems})

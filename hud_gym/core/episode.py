@@ -28,6 +28,9 @@ Episode rules:
     ``config["reward_range"]`` says otherwise); the episode ends only if the step ended it anyway.
     A grading that failed because the controller died meanwhile (its ``health()`` says so: a
     crashed tab, a dead browser, display or server) is an ``env_error``.
+  A state where what the evaluator checks is absent (the task's page left or closed, the checked
+  file missing, :class:`~hud_gym.evaluation.TargetAbsent`) is graded as the task's failure, not an
+  ``eval_error`` (an ``env_error`` when the controller died meanwhile).
 
   ``action_error`` is not a failure: the agent's action was malformed or impossible, the step
   reports it and the episode goes on. Other statuses: ``ok``, ``episode_over`` (a step after the
@@ -65,7 +68,7 @@ from hud_gym.core.loop import EventLoopThread
 from hud_gym.core.scaling import ScreenMapping
 from hud_gym.core.suite_hooks import EnvSuites
 from hud_gym.core.timings import Timings
-from hud_gym.evaluation import BoundCall, FunctionContext, Grade
+from hud_gym.evaluation import BoundCall, FunctionContext, Grade, is_absent
 from hud_gym.evaluation.grade import check_reward
 from hud_gym.evaluation.worker_pool import get_worker_pool
 from hud_gym.spaces import ActionSpaceConfig, decode, is_encoded_action
@@ -335,8 +338,9 @@ class EnvCore:
             info["grade"] = grade
             if info["status"] == "timeout":
                 reward = None
-            elif grade.is_error and not await self._controller_healthy(controller):
-                # The evaluator did not fail: the browser, desktop or server it read died.
+            elif (grade.is_error or is_absent(grade)) and not await self._controller_healthy(controller):
+                # The evaluator did not fail, and its target did not go by the agent's doing:
+                # the browser, desktop or server it read died.
                 info.update(status="env_error", error=f"the controller failed during the evaluation: {grade.content}")
                 reward, terminated, self._restart_controller = None, True, True
             elif grade.is_error:

@@ -4,9 +4,13 @@ The pages are served from a loopback HTTP server (one per process; the flight ta
 Each task's setup (``miniwob_start``) opens the task page (kept open across episodes; the last few
 tasks' pages kept warm in parked contexts, :mod:`~hud_gym.controllers.browser.warm`, so a switch back loads nothing), then
 starts a seeded episode in one ``page.evaluate``: same seed, same instance. The in-page time limit is
-disabled. The evaluator (``miniwob_reward``) reads MiniWoB's raw reward and ``done`` from the page
-(``WOB_RAW_REWARD_GLOBAL``, ``WOB_DONE_GLOBAL``); the time-decayed reward the task would have given
-with its own time limit is in the grade's ``info["time_reward"]``. MiniWoB tasks are graded after
+disabled. The setup binds the page to the episode (:mod:`.binding`: a token only this instance's
+document carries). The evaluator (``miniwob_reward``) reads MiniWoB's raw reward and ``done`` from
+that page (``WOB_RAW_REWARD_GLOBAL``, ``WOB_DONE_GLOBAL``), whatever tab is active; when the page
+was left, reloaded or closed, the instance is gone and the episode is graded as MiniWoB's failure
+(raw -1, done), never from another task's page or a new instance the agent opened. The
+time-decayed reward the task would have given with its own time limit is in the grade's
+``info["time_reward"]``. MiniWoB tasks are graded after
 every step (``config["evaluate_every_step"]``), so the episode ends when the page says done.
 
 Example:
@@ -25,7 +29,10 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from hud_gym.evaluation import FunctionContext, Grade, evaluate_function, setup_function
+from playwright.async_api import Error as PlaywrightError
+
+from hud_gym.controllers.browser.binding import bind, bound_page, carries_token
+from hud_gym.evaluation import FunctionContext, Grade, TargetAbsent, evaluate_function, setup_function
 from hud_gym.task import Task, TaskSet
 
 __all__ = [
@@ -104,8 +111,10 @@ _START_JS = """async ({seed, mode, maxTime}) => {
 
 # Read directly: the env observes (a fresh compositor frame) between the action and the
 # evaluation, so handlers that end the episode from a timer or an animation frame have run.
-_REWARD_JS = """() => ({done: !!WOB_DONE_GLOBAL, reward: WOB_REWARD_GLOBAL, raw: WOB_RAW_REWARD_GLOBAL,
-                       reason: WOB_REWARD_REASON, originalMaxTime: window.__hudOriginalMaxTime})"""
+# ``null`` on a document that is not the episode's instance (another page, a reload).
+_REWARD_JS = """(token) => (window.__hudEpisodeToken !== token || typeof WOB_DONE_GLOBAL === "undefined") ? null
+  : ({done: !!WOB_DONE_GLOBAL, reward: WOB_REWARD_GLOBAL, raw: WOB_RAW_REWARD_GLOBAL,
+      reason: WOB_REWARD_REASON, originalMaxTime: window.__hudOriginalMaxTime})"""
 
 
 def miniwob_html_root() -> Path:
@@ -240,6 +249,7 @@ async def miniwob_start(ctx: FunctionContext, name: str, mode: str = "train") ->
     ctx.info["fields"] = extract_fields(name, result["utterance"], result.get("fields"))
     ctx.info["data_mode"] = mode
     ctx.state["miniwob"] = {"task": name, "original_max_time_ms": result["originalMaxTime"]}
+    await bind(ctx, page)
     return result
 
 
@@ -260,12 +270,23 @@ def extract_fields(name: str, utterance: str, structured: dict[str, Any] | None 
 
 @evaluate_function("browser", reward_range=(-1.0, 1.0))
 async def miniwob_reward(ctx: FunctionContext) -> Grade:
-    """MiniWoB++'s raw reward (-1 to 1) and ``done``, read from the page.
+    """MiniWoB++'s raw reward (-1 to 1) and ``done``, read from the page ``miniwob_start`` bound.
 
     ``info["time_reward"]`` is the reward the task would have given with its own time limit
     (the time-decayed one, for tasks that decay it).
+
+    Raises:
+        TargetAbsent: the bound page was closed, left or reloaded (MiniWoB's failure, -1, done).
     """
-    state = await ctx.controller.page.evaluate(_REWARD_JS)
+    page, token = bound_page(ctx, "miniwob_reward")
+    try:
+        state = await page.evaluate(_REWARD_JS, token)
+    except PlaywrightError:
+        if page.is_closed() or not await carries_token(page, token):
+            raise TargetAbsent("the task's page was left while it was being graded", final=True) from None
+        raise
+    if state is None:
+        raise TargetAbsent(f"the task's page was left or reloaded (the tab shows {page.url[:200]!r})", final=True)
     raw = float(state["raw"] or 0.0)
     reward = float(state["reward"] or 0.0)
     time_reward = reward
