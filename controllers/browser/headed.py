@@ -56,18 +56,16 @@ wall time (idle, not CPU). Measured in ``benchmarks/browser_capture.py`` and ``b
 
 from __future__ import annotations
 
-import contextlib
 import os
 import secrets
 import shutil
-import tempfile
 import time
-from pathlib import Path
 
 import numpy as np
 
 from hud_gym.controllers.base import ControllerError
 from hud_gym.controllers.browser.tiles import MIN_WINDOW_WIDTH, TileLayout
+from hud_gym.controllers.temp_folders import make_temp_folder
 from hud_gym.controllers.x11.capture import ScreenCapture
 from hud_gym.controllers.x11.connection import X_ERRORS, XConnection
 from hud_gym.controllers.x11.monitors import set_monitors
@@ -209,7 +207,7 @@ class HeadedDisplay:
         self.viewport = layout.viewport
         self.screen = layout.screen
         self.cookie = new_cookie()
-        self.folder = Path(tempfile.mkdtemp(prefix="hud-gym-headed-"))
+        self.folder = make_temp_folder("hud-gym-headed-", self)
         self.xvfb: XvfbServer | None = None
 
     @property
