@@ -295,7 +295,7 @@ class HeadedView:
 
     async def begin(self) -> None:
         """Forget damage reported before an action (call before its input)."""
-        await self.x.run(self.x.begin)
+        await self.x.call(self.x.begin)
 
     async def frame(self, marker: int, marked: bool, dialog: bool = False) -> tuple[np.ndarray, str | None]:
         """``(the frame, None)`` after the state round trip set ``marker`` (``marked``: the page

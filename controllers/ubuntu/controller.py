@@ -122,9 +122,9 @@ class UbuntuController(DesktopCustom):
         conn, _ = self._x
         try:
             if isinstance(action, CustomAction):
-                await conn.run(conn.begin)
+                await conn.call(conn.begin)
                 outcome, settle = await ACTIONS.run(self, action)
-                await conn.run(conn.sync)
+                await conn.call(conn.sync)
             else:
                 outcome, settle = await conn.run(lambda: self._x_step(action))
         except ControllerError:
@@ -156,7 +156,7 @@ class UbuntuController(DesktopCustom):
         conn, _ = self._x
         pending, self._pending_settle = self._pending_settle, None
         try:
-            frame = await conn.run(lambda: self._x_observe(pending))
+            frame: Frame = await conn.run(lambda: self._x_observe(pending))
         except ControllerError:
             self._check_alive()
             raise

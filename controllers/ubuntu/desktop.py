@@ -116,7 +116,7 @@ class DesktopAPI(DesktopLifecycle):
         conn, _ = self._x
         managed = self._wm is not None
         try:
-            listed = await conn.run(lambda: xwindows.list_windows(conn, managed))
+            listed = await conn.call(lambda: xwindows.list_windows(conn, managed))
         except ControllerError as exc:
             raise ControllerError(f"cannot list the windows of {self.display}: {exc}") from exc
         return self._host_pids(listed)
@@ -134,7 +134,7 @@ class DesktopAPI(DesktopLifecycle):
         conn, _ = self._x
         managed = self._wm is not None
         try:
-            window = await conn.run(lambda: xwindows.focused_window(conn, managed))
+            window = await conn.call(lambda: xwindows.focused_window(conn, managed))
         except ControllerError as exc:
             raise ControllerError(f"cannot read the focus of {self.display}: {exc}") from exc
         return self._host_pids([window])[0] if window is not None else None

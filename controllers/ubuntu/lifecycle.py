@@ -86,7 +86,7 @@ class DesktopLifecycle(UbuntuState):
         try:
             self._check_alive()
             assert self._conn is not None
-            await self._conn.run(self._conn.sync)
+            await self._conn.call(self._conn.sync)
         except ControllerError:
             return False
         return True
@@ -132,7 +132,7 @@ class DesktopLifecycle(UbuntuState):
         except ControllerError as exc:
             raise ControllerError(f"the X server of {self.display} failed during reset: {exc}") from exc
         self._session.prepare_episode(network)
-        await conn.run(conn.begin)
+        await conn.call(conn.begin)
         # Whatever the setup draws is settled; with no drawing at all there is nothing to wait for.
         self._pending_settle = (0.0, max(self.quiet, 0.02))
 

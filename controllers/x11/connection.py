@@ -29,7 +29,7 @@ import asyncio
 import contextlib
 import socket
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
 from Xlib import X, Xatom
@@ -99,15 +99,22 @@ class XConnection:
 
     # ----------------------------------------------------------------- basics
 
-    async def run(self, work: Callable[[], Awaitable[T] | T]) -> T:
-        """``work()`` on the connection's thread (see :class:`~.xthread.XThread`); an X error it
-        raises becomes a :class:`ControllerError`.
+    async def run(self, work: Callable[[], Coroutine[Any, Any, T]]) -> T:
+        """``await work()`` on the connection's thread (see :class:`~.xthread.XThread`); an X
+        error it raises becomes a :class:`ControllerError`.
 
         Raises:
             ControllerError: the X server is gone (or the connection closed).
         """
         try:
             return await self.thread.run(work)
+        except X_ERRORS as exc:
+            raise ControllerError(f"the X server of {self.name} failed: {type(exc).__name__}: {exc}") from exc
+
+    async def call(self, func: Callable[[], T]) -> T:
+        """``func()`` on the connection's thread (as :meth:`run`, for a plain function)."""
+        try:
+            return await self.thread.call(func)
         except X_ERRORS as exc:
             raise ControllerError(f"the X server of {self.name} failed: {type(exc).__name__}: {exc}") from exc
 

@@ -17,9 +17,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import inspect
 import threading
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
 from hud_gym.controllers.base import ControllerError
@@ -29,11 +28,8 @@ __all__ = ["XThread"]
 T = TypeVar("T")
 
 
-async def _call(work: Callable[[], Any]) -> Any:
-    result = work()
-    if inspect.isawaitable(result):
-        result = await result
-    return result
+async def _call(func: Callable[[], T]) -> T:
+    return func()
 
 
 class XThread:
@@ -66,19 +62,25 @@ class XThread:
                 self._loop.run_until_complete(asyncio.gather(*tasks, return_exceptions=True))
             self._loop.close()
 
-    async def run(self, work: Callable[[], Awaitable[T] | T]) -> T:
-        """``work()`` on this thread (awaited there when it returns an awaitable); its result or
-        exception. Cancelling the caller cancels the work at its next ``await`` on this thread and
-        returns at once, even while the work is blocked in an X call.
+    async def run(self, work: Callable[[], Coroutine[Any, Any, T]]) -> T:
+        """``await work()`` on this thread; its result or exception. Cancelling the caller cancels
+        the work at its next ``await`` on this thread and returns at once, even while the work is
+        blocked in an X call.
 
         Raises:
             ControllerError: the thread was stopped.
         """
+        coro = work()
         try:
-            future = asyncio.run_coroutine_threadsafe(_call(work), self._loop)
+            future = asyncio.run_coroutine_threadsafe(coro, self._loop)
         except RuntimeError as exc:  # the loop is closed
+            coro.close()
             raise ControllerError(f"the X connection to {self.name} is closed") from exc
-        return await asyncio.wrap_future(future)  # type: ignore[no-any-return]
+        return await asyncio.wrap_future(future)
+
+    async def call(self, func: Callable[[], T]) -> T:
+        """``func()`` on this thread (as :meth:`run`, for a plain function)."""
+        return await self.run(lambda: _call(func))
 
     def call_soon(self, work: Callable[[], Any]) -> None:
         """Run ``work()`` on this thread after what it runs now, without waiting for it."""

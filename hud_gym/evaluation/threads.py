@@ -55,6 +55,7 @@ async def run_on_thread(func: Callable[[], T]) -> T:
     finished = threading.Event()
 
     def target() -> None:
+        value: Any
         try:
             ok, value = True, call(func)
         except BaseException as exc:  # noqa: BLE001  (the function's failure is the caller's to report)
