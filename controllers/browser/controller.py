@@ -106,7 +106,7 @@ class BrowserController(BrowserInput, BrowserCustom, BrowserWarm, BrowserObserva
             raise ControllerError("the browser has no open tab")
         self._loads_at_action = {page: session.loads for page, session in self._sessions.items()}
         if self._view is not None:
-            self._view.begin()
+            await self._view.begin()
         try:
             return await ACTIONS.run(self, action)
         except ActionError:

@@ -56,18 +56,16 @@ wall time (idle, not CPU). Measured in ``benchmarks/browser_capture.py`` and ``b
 
 from __future__ import annotations
 
-import contextlib
 import os
 import secrets
 import shutil
-import tempfile
 import time
-from pathlib import Path
 
 import numpy as np
 
 from hud_gym.controllers.base import ControllerError
 from hud_gym.controllers.browser.tiles import MIN_WINDOW_WIDTH, TileLayout
+from hud_gym.controllers.temp_folders import make_temp_folder
 from hud_gym.controllers.x11.capture import ScreenCapture
 from hud_gym.controllers.x11.connection import X_ERRORS, XConnection
 from hud_gym.controllers.x11.monitors import set_monitors
@@ -209,7 +207,7 @@ class HeadedDisplay:
         self.viewport = layout.viewport
         self.screen = layout.screen
         self.cookie = new_cookie()
-        self.folder = Path(tempfile.mkdtemp(prefix="hud-gym-headed-"))
+        self.folder = make_temp_folder("hud-gym-headed-", self)
         self.xvfb: XvfbServer | None = None
 
     @property
@@ -291,15 +289,20 @@ class HeadedView:
         self.marker = (self.marker + 1) & 0xFFFFFF
         return self.marker
 
-    def begin(self) -> None:
+    async def begin(self) -> None:
         """Forget damage reported before an action (call before its input)."""
-        self.x.begin()
+        await self.x.call(self.x.begin)
 
     async def frame(self, marker: int, marked: bool, dialog: bool = False) -> tuple[np.ndarray, str | None]:
         """``(the frame, None)`` after the state round trip set ``marker`` (``marked``: the page
         says it shows); ``dialog``: the step answered a dialog. Unverified frames come with why:
         ``"unmarked"`` (the document cannot show the marker) or ``"late"`` (no grab carried it
-        within :data:`MARKER_LIMIT` s). See the module docstring."""
+        within :data:`MARKER_LIMIT` s). See the module docstring. The X work runs on the X
+        connection's thread (:mod:`~hud_gym.controllers.x11.xthread`): a frozen X server times
+        the step out and stops no other env of the process."""
+        return await self.x.run(lambda: self._x_frame(marker, marked, dialog))
+
+    async def _x_frame(self, marker: int, marked: bool, dialog: bool) -> tuple[np.ndarray, str | None]:
         problem: str | None = None
         try:
             if not marked:
@@ -360,6 +363,5 @@ class HeadedView:
 
     def close(self) -> None:
         """Close the connection and the grab (idempotent)."""
-        with contextlib.suppress(Exception):
-            self.capture.close()
+        self.x.thread.call_soon(self.capture.close)  # after a grab it may be in (never blocks here)
         self.x.close()

@@ -24,10 +24,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import shutil
-import tempfile
 from collections import OrderedDict
 from collections.abc import Awaitable
-from pathlib import Path
 from typing import Any
 
 from playwright.async_api import Error as PlaywrightError
@@ -38,6 +36,8 @@ from hud_gym.controllers.browser.chromium import MANAGER, BrowserLease
 from hud_gym.controllers.browser.headed import MARKER_ROWS, HeadedView
 from hud_gym.controllers.browser.session import PageSession
 from hud_gym.controllers.browser.tabs import BrowserTabs, close_parked, origin_of
+from hud_gym.controllers.temp_folders import make_temp_folder
+from hud_gym.evaluation.threads import run_on_thread
 from hud_gym.task import Task
 
 __all__ = ["BrowserLifecycle"]
@@ -55,10 +55,12 @@ class BrowserLifecycle(BrowserTabs):
         self._closed = False
         self._lease = await self._acquire()
         self.browser = self._lease.browser
-        self.download_dir = Path(tempfile.mkdtemp(prefix="hud-gym-downloads-"))
+        self.download_dir = make_temp_folder("hud-gym-downloads-", self)
         try:
-            if self._lease.display is not None:
-                self._view = HeadedView(self._lease.display, self.screen_size, self._lease.origin or (0, 0))
+            display = self._lease.display
+            if display is not None:  # (connecting is an X round trip: off the loop, as every X request)
+                origin = self._lease.origin or (0, 0)
+                self._view = await run_on_thread(lambda: HeadedView(display, self.screen_size, origin))
             await self._open_context()
         except BaseException as exc:
             await self.close()  # the env never saw this controller: give everything back now

@@ -127,10 +127,12 @@ class DesktopAPI(DesktopLifecycle):
         """The mapped top-level windows: ``{"id", "title", "pid", "class", "geometry": (x, y, w, h)}``
         (``pid``: the host pid of the window's process, from its ``_NET_WM_PID``; ``None`` if unknown)."""
         conn, _ = self._x
+        managed = self._wm is not None
         try:
-            return self._host_pids(xwindows.list_windows(conn, self._wm is not None))
-        except X_ERRORS as exc:
+            listed = await conn.call(lambda: xwindows.list_windows(conn, managed))
+        except ControllerError as exc:
             raise ControllerError(f"cannot list the windows of {self.display}: {exc}") from exc
+        return self._host_pids(listed)
 
     def _host_pids(self, windows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """Sandboxed apps set ``_NET_WM_PID`` to their pid inside the sandbox: translate to the host's."""
@@ -143,11 +145,12 @@ class DesktopAPI(DesktopLifecycle):
     async def focused_window(self) -> dict[str, Any] | None:
         """The window with the keyboard focus (as in :meth:`windows`), or ``None``."""
         conn, _ = self._x
+        managed = self._wm is not None
         try:
-            window = xwindows.focused_window(conn, self._wm is not None)
-            return self._host_pids([window])[0] if window is not None else None
-        except X_ERRORS as exc:
+            window = await conn.call(lambda: xwindows.focused_window(conn, managed))
+        except ControllerError as exc:
             raise ControllerError(f"cannot read the focus of {self.display}: {exc}") from exc
+        return self._host_pids([window])[0] if window is not None else None
 
     async def wait_for_window(self, title_pattern: str, timeout: float = 10.0) -> dict[str, Any]:
         """The first window whose title matches ``title_pattern`` (``re.search``; a task pattern,
