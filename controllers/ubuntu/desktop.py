@@ -21,7 +21,6 @@ from hud_gym.controllers.base import ControllerError
 from hud_gym.controllers.ubuntu.apps import KNOWN_APPS
 from hud_gym.controllers.ubuntu.display import DesktopNotAvailableError
 from hud_gym.controllers.ubuntu.lifecycle import DesktopLifecycle
-from hud_gym.controllers.x11.connection import X_ERRORS
 from hud_gym.evaluation.patterns import compile_task_pattern
 
 __all__ = ["DesktopAPI"]

@@ -26,7 +26,7 @@ from hud_gym.controllers.ubuntu.session import DesktopSession
 from hud_gym.controllers.ubuntu.state import UbuntuState
 from hud_gym.controllers.ubuntu.xinput import XInput
 from hud_gym.controllers.x11.capture import ScreenCapture
-from hud_gym.controllers.x11.connection import X_ERRORS, XConnection
+from hud_gym.controllers.x11.connection import XConnection
 from hud_gym.controllers.x11.xauth import process_authority
 from hud_gym.core.loop import add_shutdown_hook
 from hud_gym.task import Task
