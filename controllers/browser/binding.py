@@ -19,7 +19,7 @@ A task whose setup opened no page binds nothing, and its evaluators read the act
 agent's navigation is the task). A page that is not the task's is graded as the task's failure
 (:class:`~hud_gym.evaluation.absent.TargetAbsent`), never as an ``eval_error``. A suite's own
 evaluator can read the page its setup bound, whatever tab is active, and only that instance's
-episode (the MiniWoB++ suite's reward does).
+episode (a benchmark suite's reward does).
 """
 
 from __future__ import annotations
