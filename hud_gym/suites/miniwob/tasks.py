@@ -4,7 +4,7 @@ The pages are served from a loopback HTTP server (one per process; the flight ta
 Each task's setup (``miniwob_start``) opens the task page (kept open across episodes; the last few
 tasks' pages kept warm in parked contexts, :mod:`~hud_gym.controllers.browser.warm`, so a switch back loads nothing), then
 starts a seeded episode in one ``page.evaluate``: same seed, same instance. The in-page time limit is
-disabled. The setup binds the page to the episode (:mod:`.binding`: a token only this instance's
+disabled. The setup binds the page to the episode (:mod:`hud_gym.controllers.browser.binding`: a token only this instance's
 document carries). The evaluator (``miniwob_reward``) reads MiniWoB's raw reward and ``done`` from
 that page (``WOB_RAW_REWARD_GLOBAL``, ``WOB_DONE_GLOBAL``), whatever tab is active; when the page
 was left, reloaded or closed, the instance is gone and the episode is graded as MiniWoB's failure
