@@ -12,7 +12,8 @@ from hacking_harness import Attack, Episode
 
 from hud_gym import ClickAction, CustomAction, Point, PressAction, Task, TypeAction, WaitAction
 from hud_gym.agents import MiniWoBScriptedAgent
-from hud_gym.controllers.browser.miniwob import MINIWOB_TASK_AREA, task_url
+from hud_gym.suites.miniwob import MINIWOB_TASK_AREA
+from hud_gym.suites.miniwob.tasks import task_url
 
 __all__ = ["BROWSER_ATTACKS", "EASY_TASK"]
 

@@ -12,7 +12,7 @@ from hacking_browser import BROWSER_ATTACKS
 from hacking_harness import check_family
 
 import hud_gym
-from hud_gym.controllers.browser.miniwob import MINIWOB_TASK_AREA
+from hud_gym.suites.miniwob import MINIWOB_TASK_AREA
 
 pytest.importorskip("miniwob")
 pytestmark = pytest.mark.timeout(600)

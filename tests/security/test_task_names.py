@@ -13,9 +13,9 @@ import pytest
 
 pytest.importorskip("miniwob")
 
-from hud_gym.controllers.browser.miniwob import miniwob_html_root
 from hud_gym.evaluation import FunctionContext
 from hud_gym.evaluation.registry import REGISTRY
+from hud_gym.suites.miniwob.tasks import miniwob_html_root
 from hud_gym.task import FunctionConfig
 
 pytestmark = pytest.mark.timeout(30)
