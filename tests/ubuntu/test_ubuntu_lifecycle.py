@@ -199,6 +199,13 @@ def test_reset_cleans_files_windows_input(desktop: Any, run: Any, open_eventlog:
 # ----------------------------------------------------------------------------- processes, paths
 
 
+def _cmdline(pid: int) -> list[str]:
+    try:
+        return psutil.Process(pid).cmdline()
+    except psutil.Error:
+        return []
+
+
 def test_run_and_spawn(either: Any, run: Any) -> None:
     desktop = either
     desktop.reset()
@@ -212,7 +219,9 @@ def test_run_and_spawn(either: Any, run: Any) -> None:
     assert env["XDG_CONFIG_HOME"].startswith(str(controller.home))
     with pytest.raises(TimeoutError, match="did not finish within 0.3 s"):
         run(desktop, lambda c: c.run("sleep 30 & wait", timeout=0.3))
-    assert not [p for p in psutil.process_iter(["cmdline"]) if p.info["cmdline"] == ["sleep", "30"]]
+    # The env's own processes (its sandbox's pid namespace, or those carrying its token), not the
+    # machine's: another program may well run a `sleep 30` of its own.
+    assert not [pid for pid in controller.pids()["tasks"] if _cmdline(pid) == ["sleep", "30"]]
     process = run(desktop, lambda c: c.spawn(["sleep", "60"]))
     assert process.pid in controller.pids()["tasks"]
     if not controller.sandbox:
