@@ -7,7 +7,8 @@ hud-gym loop).
 
 Reset: kill the task's processes (the episode's sandbox, or SIGTERM then SIGKILL by process group;
 no survivor), close the windows left over, release held keys and buttons, give remapped keycodes
-back, move the pointer to (0, 0), empty the home and temp directories.
+back, empty the clipboard (selections and cut buffers), move the pointer to (0, 0), empty the home
+and temp directories.
 """
 
 from __future__ import annotations
@@ -129,6 +130,7 @@ class DesktopLifecycle(UbuntuState):
         await self._procs.kill_all(self.kill_grace)
         try:
             await self._close_windows(conn)
+            xwindows.clear_selections(conn)
             xin.release_all()
             xin.restore_keymap()
             xin.move(0, 0)
