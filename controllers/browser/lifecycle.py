@@ -2,7 +2,8 @@
 
 :meth:`~BrowserLifecycle.start` takes a lease on the process-wide shared Chromium
 (:data:`~hud_gym.controllers.browser.chromium.MANAGER`) and opens this env's own
-``BrowserContext`` (its own cookies, storage, cache, permissions and download folder).
+``BrowserContext`` (its own cookies, storage, cache, permissions and download folder) with the
+env's own clipboard (:mod:`.clipboard`, emptied at every reset).
 
 Episode reset (``reset_mode="clear"``, the default, ~30 ms): close every extra tab, release held
 keys and buttons, clear cookies, permissions, the HTTP cache and the storage (local/session
@@ -99,6 +100,7 @@ class BrowserLifecycle(BrowserTabs):
         }
         context = await self.browser.new_context(**options)
         self.context = context
+        await self.clipboard.install(context)
         await self.url_policy.guard_context(context)
         self._pages = []
         self._active = None
@@ -219,6 +221,7 @@ class BrowserLifecycle(BrowserTabs):
                 if not keep_page and self._parked:
                     await self._close_parked()  # warm pages are for tasks that keep their page
                 await self._clear(keep_page)
+            await self.clipboard.clear(self.context)
         except PlaywrightError as exc:
             self._check_alive()
             raise ControllerError(f"browser reset failed: {exc}") from exc

@@ -24,6 +24,7 @@ from playwright.async_api import Browser, BrowserContext, CDPSession, Page
 from hud_gym.controllers.base import Controller
 from hud_gym.controllers.browser.capture import ImageFormat
 from hud_gym.controllers.browser.chromium import BrowserLease
+from hud_gym.controllers.browser.clipboard import EnvClipboard
 from hud_gym.controllers.browser.dialogs import Dialogs
 from hud_gym.controllers.browser.extensions import browser_extension
 from hud_gym.controllers.browser.headed import HeadedView, xvfb_available
@@ -127,6 +128,8 @@ class BrowserState(Controller):
 
         self.browser: Browser | None = None
         self.context: BrowserContext | None = None
+        self.clipboard = EnvClipboard()
+        """The env's own clipboard (:mod:`.clipboard`), emptied at every reset."""
         self._dialogs = Dialogs()
         self.downloads: list[str] = []
         self.crashes: list[str] = []

@@ -86,6 +86,7 @@ class BrowserWarm(BrowserLifecycle):
             await self._open_context()
         else:
             self._enter(target)
+            await self.clipboard.sync(self.context)  # its frames still hold what they had when parked
         return self.page if warm is not None else await self._load(url, timeout)
 
     async def _load(self, url: str, timeout: float) -> Page:

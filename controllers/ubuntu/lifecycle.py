@@ -7,7 +7,8 @@ hud-gym loop).
 
 Reset: kill the task's processes (the episode's sandbox, or SIGTERM then SIGKILL by process group;
 no survivor), close the windows left over, release held keys and buttons, give remapped keycodes
-back, move the pointer to (0, 0), empty the home and temp directories.
+back, empty the clipboard (selections and cut buffers), move the pointer to (0, 0), empty the home
+and temp directories.
 """
 
 from __future__ import annotations
@@ -141,6 +142,7 @@ class DesktopLifecycle(UbuntuState):
     async def _x_reset(self, conn: XConnection, xin: XInput) -> None:
         """The X part of :meth:`reset` (on the X connection's thread)."""
         await self._close_windows(conn)
+        xwindows.clear_selections(conn)
         xin.release_all()
         xin.restore_keymap()
         xin.move(0, 0)
