@@ -84,20 +84,21 @@ def _files(ctx: FunctionContext) -> HomeFiles:
     return HomeFiles(Path(controller.home), getattr(controller, "file_owner", None))
 
 
-def _resolve(ctx: FunctionContext, path: str) -> tuple[Path, HomeFiles]:
+def _resolve(ctx: FunctionContext, path: str, graded: bool = False) -> tuple[Path, HomeFiles]:
     """``path`` resolved in the env's home, and the home's files.
 
     Raises:
-        PermissionError: the task's path leaves the home (``..``, absolute): the task is wrong.
-        TargetAbsent: the path stays in the home as written, but a link the episode planted
-            leads out of it.
+        PermissionError: the task's path leaves the home (``..``, absolute): the task is wrong;
+            for a setup (not ``graded``), also a link out of the home on the way.
+        TargetAbsent: for an evaluator (``graded``), the path stays in the home as written, but a
+            link the episode planted leads out of it.
     """
     try:
         return _controller(ctx).resolve_path(path), _files(ctx)
     except PermissionError:
         text = path[2:] if path.startswith("~/") else path
         written_inside = not text.startswith(("~", "/")) and os.path.normpath(text).split(os.sep)[0] != ".."
-        if written_inside:
+        if graded and written_inside:
             raise TargetAbsent(f"{path!r} leads out of the env's home (a link the episode made)") from None
         raise
 
@@ -295,7 +296,7 @@ def file_exists(
 ) -> Grade:
     """Reward 1 when ``path`` exists (as a ``kind``: ``"file"``, ``"dir"`` or ``"any"``); with
     ``exists=False``, when it does not."""
-    resolved, files = _resolve(ctx, path)
+    resolved, files = _resolve(ctx, path, graded=True)
     with _checked(path):
         actual = files.kind(resolved)
     found = actual == kind if kind in ("file", "dir") else actual is not None
@@ -311,7 +312,7 @@ def file_exists(
 @evaluate_function("ubuntu")
 def file_contains(ctx: FunctionContext, path: str, texts: str | list[str], case_sensitive: bool = True) -> Grade:
     """Reward 1 when the file ``path`` contains every one of ``texts``."""
-    resolved, files = _resolve(ctx, path)
+    resolved, files = _resolve(ctx, path, graded=True)
     content = read_task_file(files, path, resolved, MAX_READ_BYTES)
     fold = (lambda s: s) if case_sensitive else str.casefold
     missing = [t for t in _as_list(texts) if fold(t) not in fold(content)]
@@ -327,7 +328,7 @@ def file_matches(ctx: FunctionContext, path: str, pattern: str, ignore_case: boo
     regex = _compile(pattern, ignore_case=ignore_case, multiline=True)
     if isinstance(regex, Grade):
         return regex
-    resolved, files = _resolve(ctx, path)
+    resolved, files = _resolve(ctx, path, graded=True)
     content = read_task_file(files, path, resolved, MAX_READ_BYTES)
     try:
         found = regex.search(content)
@@ -345,7 +346,7 @@ def file_matches(ctx: FunctionContext, path: str, pattern: str, ignore_case: boo
 def dir_contains(ctx: FunctionContext, path: str, names: str | list[str], exact: bool = False) -> Grade:
     """Reward 1 when the directory ``path`` has an entry for every one of ``names`` (with
     ``exact``: those entries and no other, hidden ones excepted)."""
-    resolved, files = _resolve(ctx, path)
+    resolved, files = _resolve(ctx, path, graded=True)
     with _checked(path):
         kind = files.kind(resolved)
         if kind != "dir":
