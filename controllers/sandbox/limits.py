@@ -9,7 +9,7 @@ per user namespace, so per sandbox, since Linux 5.14). :func:`enforcement` says 
 doctor`` prints it).
 
 An episode that reaches a limit is over: a fork refused at ``pids``, a process killed for memory,
-the CPU budget spent (cgroups); the processes at ``pids``, their memory past ``memory`` or their
+the CPU budget spent (cgroups); the processes within :data:`NPROC_SLACK` of ``pids``, their memory past ``memory`` or their
 CPU time past the budget, read from ``/proc`` (rlimits, which refuse without telling). Then
 :meth:`Confinement.violation` names it, the controller kills the episode's processes and the env
 reports ``env_error``.
@@ -32,6 +32,9 @@ from hud_gym.controllers.sandbox.cgroups import Cgroup, CgroupSupport, Usage, de
 __all__ = ["DESKTOP_LIMITS", "Confinement", "ResourceLimits", "enforcement", "parse_limits"]
 
 MIB = 1 << 20
+NPROC_SLACK = 8
+"""rlimits: the episode counts as at its ``pids`` limit this close to it (the supervisor, and the
+zombies a fork bomb leaves, count too but are not listed)."""
 
 
 class ResourceLimits(BaseModel):
@@ -152,7 +155,7 @@ class Confinement:
                     times = proc.cpu_times()
                     self._cpu_seen[pid] = max(self._cpu_seen.get(pid, 0.0), times.user + times.system)
         cpu = sum(self._cpu_seen.values())
-        at_pids = self.limits.pids is not None and threads >= self.limits.pids - 1
+        at_pids = self.limits.pids is not None and threads + NPROC_SLACK >= self.limits.pids
         at_memory = self.limits.memory_mb is not None and memory >= self.limits.memory_mb * MIB
         return Usage(pids_refused=int(at_pids), oom_kills=int(at_memory), cpu_seconds=cpu)
 
