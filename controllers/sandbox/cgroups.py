@@ -39,6 +39,8 @@ PREFIX = "hud-gym-"
 PERIOD_US = 100_000
 LOW_WEIGHT_V2 = 50
 LOW_SHARES_V1 = 512
+BACKSTOP = 4
+"""A group whose memory limit its owner enforces gets the kernel's at this many times it."""
 
 
 @dataclass(frozen=True)
@@ -153,10 +155,23 @@ class Cgroup:
     def __init__(self, support: CgroupSupport, folders: dict[str, Path]) -> None:
         self.support = support
         self.folders = folders
+        self.memory_limit: int | None = None
 
     @classmethod
-    def create(cls, support: CgroupSupport, *, memory: int | None, pids: int | None, cpu: float | None) -> Cgroup:
+    def create(
+        cls,
+        support: CgroupSupport,
+        *,
+        memory: int | None,
+        pids: int | None,
+        cpu: float | None,
+        kernel_oom_kill: bool = True,
+    ) -> Cgroup:
         """Make a group with these limits (bytes, processes and threads, cores; ``None``: none).
+        ``kernel_oom_kill=False``: ``memory`` is for the owner to enforce (it polls
+        :meth:`at_memory_limit` and kills), the kernel's limit is :data:`BACKSTOP` times it:
+        Chromium's browser process crashes when a renderer fails for memory at a cgroup limit, and
+        lives on when the renderer is killed (SIGKILL) first.
 
         Raises:
             OSError: the kernel refused (the half-made group is removed).
@@ -168,6 +183,8 @@ class Cgroup:
             for folder in dict.fromkeys(folders.values()):
                 folder.mkdir(mode=0o755)
             group._limit(memory, pids, cpu)
+            if not kernel_oom_kill and memory is not None:
+                group._hold_at_limit(memory)
         except OSError:
             group.remove()
             raise
@@ -200,9 +217,36 @@ class Cgroup:
             self._write("cpu", "cpu.cfs_quota_us", quota)
             self._write("cpu", "cpu.shares", str(LOW_SHARES_V1))
 
+    def _hold_at_limit(self, memory: int) -> None:
+        self.memory_limit = memory
+        if self.support.version == 2:
+            self._write("memory", "memory.max", str(BACKSTOP * memory))
+        else:  # the memory+swap limit first: it may never be below the memory limit
+            self._write("memory", "memory.memsw.limit_in_bytes", str(BACKSTOP * memory), optional=True)
+            self._write("memory", "memory.limit_in_bytes", str(BACKSTOP * memory))
+
+    def at_memory_limit(self) -> bool:
+        """The group's memory reached the limit its owner enforces (``kernel_oom_kill=False``)."""
+        limit = self.memory_limit
+        name = "memory.current" if self.support.version == 2 else "memory.usage_in_bytes"
+        try:
+            used = int((self.folders["memory"] / name).read_text())
+        except (OSError, ValueError):
+            return False
+        return limit is not None and used >= limit
+
     def procs_files(self) -> list[str]:
         """The ``cgroup.procs`` files a process writes ``0`` to in order to join (one per hierarchy)."""
         return [str(folder / "cgroup.procs") for folder in dict.fromkeys(self.folders.values())]
+
+    def add(self, pid: int) -> None:
+        """Move a running process (all its threads) into the group.
+
+        Raises:
+            OSError: it is gone, or not ours to move.
+        """
+        for path in self.procs_files():
+            Path(path).write_text(str(pid))
 
     def pids(self) -> set[int]:
         """The processes in the group (empty once removed)."""

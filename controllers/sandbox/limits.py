@@ -29,7 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from hud_gym.controllers.sandbox.cgroups import Cgroup, CgroupSupport, Usage, detect, sweep
 
-__all__ = ["DESKTOP_LIMITS", "Confinement", "ResourceLimits", "enforcement", "parse_limits"]
+__all__ = ["DESKTOP_LIMITS", "MIB", "Confinement", "ResourceLimits", "cgroup_support", "enforcement", "parse_limits"]
 
 MIB = 1 << 20
 NPROC_SLACK = 8
@@ -88,6 +88,11 @@ def _support() -> tuple[CgroupSupport | None, str]:
     return support, reason
 
 
+def cgroup_support() -> CgroupSupport | None:
+    """Where this process makes its cgroups (``None``: it cannot; rlimits then)."""
+    return _support()[0]
+
+
 def enforcement() -> tuple[str, str]:
     """How limits are enforced in this process: ``("cgroup2" | "cgroup1" | "rlimit", detail)``."""
     support, reason = _support()
@@ -110,7 +115,7 @@ class Confinement:
     ) -> None:
         self.limits = limits
         if use_cgroups and support is None:
-            support = _support()[0]
+            support = cgroup_support()
         self.cgroup: Cgroup | None = None
         if use_cgroups and support is not None:
             memory = limits.memory_mb * MIB if limits.memory_mb is not None else None
