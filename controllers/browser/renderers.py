@@ -7,15 +7,18 @@ and puts each new one under :data:`RENDERER_LIMITS` (the browser env's ``limits`
 
 - in a cgroup of its own where this process can make them (:mod:`~hud_gym.controllers.sandbox.cgroups`):
   its threads (``pids``: a page's workers), a CPU quota (``cpu_cores``) and its memory, read at
-  every poll (a renderer past ``memory_mb`` is killed; the kernel's limit, a backstop, is
+  every poll (a renderer past ``memory_mb`` is stopped; the kernel's limit, a backstop, is
   :data:`~hud_gym.controllers.sandbox.cgroups.BACKSTOP` times it: Chromium's browser process
   crashes when a renderer fails for memory);
 - else ``RLIMIT_DATA`` at ``memory_mb`` (set on the running renderer with ``prlimit``);
 - in both, a renderer busy (at each poll: a thread running or runnable, or over :data:`BUSY` of
-  a core used) for ``cpu_seconds`` in a row (a spinning loop) is killed (``SIGKILL``).
+  a core used) for ``cpu_seconds`` in a row (a spinning loop) is stopped.
 
-A killed renderer is a crashed tab: its env's episode ends as ``env_error``
-(:mod:`.tabs`) and the next reset opens a fresh context; the other envs' renderers go on.
+Stopped (``SIGSTOP``), not killed: Chromium's browser process (Debian's 156) crashes with
+``SIGSEGV`` when a renderer that hung is killed, and takes every env's pages with it. A stopped
+renderer uses no CPU and no more memory and draws no frame: its env's observation fails, the
+episode ends as ``env_error``, and the env's next reset restarts its controller, whose browser
+context (and the renderer with it) the browser then disposes of.
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ from hud_gym.controllers.sandbox.limits import MIB, ResourceLimits, cgroup_suppo
 __all__ = ["POLL_S", "RENDERER_LIMITS", "RendererGuard"]
 
 RENDERER_LIMITS = ResourceLimits(memory_mb=1024, pids=256, cpu_cores=1.0, cpu_seconds=10.0)
-"""A renderer's defaults: 1 GiB, 256 threads, one core; killed after 10 s busy in a row."""
+"""A renderer's defaults: 1 GiB, 256 threads, one core; stopped after 10 s busy in a row."""
 POLL_S = 0.25
 BUSY = 0.25
 """A renderer is busy over a poll when it used this share of a core or more (a spinning one gets
@@ -48,6 +51,7 @@ class _Renderer:
     cgroup: Cgroup | None
     cpu: float
     busy_for: float = 0.0
+    stopped_at: float | None = None
 
 
 class RendererGuard:
@@ -104,7 +108,7 @@ class RendererGuard:
         return _Renderer(group, _cpu(pid))
 
     def poll(self) -> None:
-        """Confine new renderers, kill a spinning one, forget (and remove the groups of) gone ones."""
+        """Confine new renderers, stop a spinning or swollen one, forget (and remove the groups of) gone ones."""
         now = time.monotonic()
         elapsed, self._last = max(now - self._last, 1e-3), now
         live = self._renderer_pids()
@@ -119,7 +123,9 @@ class RendererGuard:
             self._check(pid, self.renderers[pid], elapsed)
 
     def _check(self, pid: int, renderer: _Renderer, elapsed: float) -> None:
-        """Kill the renderer held at its memory limit, or busy ``cpu_seconds`` in a row."""
+        """Stop the renderer past its memory limit, or busy ``cpu_seconds`` in a row."""
+        if renderer.stopped_at is not None:
+            return
         budget = self.limits.cpu_seconds
         cpu = _cpu(pid)
         used, renderer.cpu = cpu - renderer.cpu, cpu
@@ -127,12 +133,13 @@ class RendererGuard:
         renderer.busy_for = renderer.busy_for + elapsed if busy else 0.0
         reason = None
         if renderer.cgroup is not None and renderer.cgroup.at_memory_limit():
-            reason = f"at its memory limit of {self.limits.memory_mb} MiB"
+            reason = f"memory: past its limit of {self.limits.memory_mb} MiB"
         elif budget is not None and renderer.busy_for >= budget:
             reason = f"busy for {renderer.busy_for:.1f} s in a row"
         if reason is not None:
             with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(pid, signal.SIGKILL)
+                os.kill(pid, signal.SIGSTOP)
+            renderer.stopped_at = time.monotonic()
             self.killed.append((pid, reason))
 
     def close(self) -> None:
