@@ -65,7 +65,9 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=40)
     options = parser.parse_args()
     neighbour = UbuntuEnv(in_container=False, screen_size=SIZE, max_steps=10**6)
-    hog = UbuntuEnv(in_container=False, screen_size=SIZE, max_steps=10**6, allow_shell=True, limits={"cpu_seconds": None})
+    hog = UbuntuEnv(
+        in_container=False, screen_size=SIZE, max_steps=10**6, allow_shell=True, limits={"cpu_seconds": None}
+    )
     walls: dict[str, list[float]] = {name: [] for name in HOGS}
     cpus: dict[str, list[float]] = {name: [] for name in HOGS}
     try:

@@ -92,7 +92,9 @@ def test_doctor_says_how_the_episode_limits_are_enforced(monkeypatch: pytest.Mon
     assert check.ok == (mode != "rlimit") and not check.required
     monkeypatch.setattr(limits, "_support", lambda: (None, "not root, no delegation"))
     check = check_limits()
-    assert not check.ok and check.detail == "rlimits only: setrlimit on each program (no cgroups: not root, no delegation)"
+    assert (
+        not check.ok and check.detail == "rlimits only: setrlimit on each program (no cgroups: not root, no delegation)"
+    )
     assert check.fix is not None and "Delegate=yes" in check.fix and "HUD_GYM_CGROUP" in check.fix
 
 

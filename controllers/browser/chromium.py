@@ -51,8 +51,8 @@ from hud_gym.controllers.browser.binary import (
 from hud_gym.controllers.browser.headed import HEADED_ARGS, HeadedDisplay
 from hud_gym.controllers.browser.renderers import POLL_S, RendererGuard
 from hud_gym.controllers.browser.tiles import TileLayout, tiles_per_browser
-from hud_gym.controllers.sandbox.limits import ResourceLimits
 from hud_gym.controllers.process_utils import alive, kill_process_tree, process_tree, wait_gone
+from hud_gym.controllers.sandbox.limits import ResourceLimits
 from hud_gym.core.loop import add_shutdown_hook
 
 __all__ = [

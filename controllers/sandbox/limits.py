@@ -55,7 +55,7 @@ class ResourceLimits(BaseModel):
     cpu_seconds: float | None = Field(300.0, gt=0)
 
 
-DESKTOP_LIMITS = ResourceLimits()
+DESKTOP_LIMITS = ResourceLimits(memory_mb=2048, pids=512, cpu_cores=1.0, cpu_seconds=300.0)
 """The desktop's defaults: 2 GiB, 512 processes and threads, one core, 300 CPU seconds per episode."""
 
 
@@ -110,9 +110,7 @@ class Confinement:
             ``use_cgroups=False`` forces rlimits.
     """
 
-    def __init__(
-        self, limits: ResourceLimits, support: CgroupSupport | None = None, use_cgroups: bool = True
-    ) -> None:
+    def __init__(self, limits: ResourceLimits, support: CgroupSupport | None = None, use_cgroups: bool = True) -> None:
         self.limits = limits
         if use_cgroups and support is None:
             support = cgroup_support()
@@ -121,7 +119,9 @@ class Confinement:
             memory = limits.memory_mb * MIB if limits.memory_mb is not None else None
             self.cgroup = Cgroup.create(support, memory=memory, pids=limits.pids, cpu=limits.cpu_cores)
         self._cpu_seen: dict[int, float] = {}  # rlimits: CPU seconds of each process seen, gone ones too
-        self._joins = [os.open(path, os.O_WRONLY | os.O_CLOEXEC) for path in self.cgroup.procs_files()] if self.cgroup else []
+        self._joins = (
+            [os.open(path, os.O_WRONLY | os.O_CLOEXEC) for path in self.cgroup.procs_files()] if self.cgroup else []
+        )
 
     @property
     def mode(self) -> str:

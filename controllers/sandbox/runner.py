@@ -123,7 +123,14 @@ class Sandbox:
         self._ready = ready = loop.create_future()
         rlimits = self.confinement.rlimits() if self.confinement is not None else {}
         argv = self._command(
-            [self._python, "-I", "-S", self._supervisor, str(theirs.fileno()), json.dumps(rlimits, separators=(",", ":"))]
+            [
+                self._python,
+                "-I",
+                "-S",
+                self._supervisor,
+                str(theirs.fileno()),
+                json.dumps(rlimits, separators=(",", ":")),
+            ]
         )
         try:
             with open(self._log_path, "ab") as log:

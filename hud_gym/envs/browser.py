@@ -160,7 +160,7 @@ class BrowserEnv(HudEnv):
             "allow_file_urls": allow_file_urls,
             "capture": capture,
             "warm_pages": warm_pages,
-            "limits": limits.model_dump() if hasattr(limits, "model_dump") else limits,
+            "limits": dict(limits) if limits is not None else None,
         }
         # Fail at make time, not at the first reset, on a bad option. The allowed directory of a
         # controller in a container or on another machine is a path there, not here.

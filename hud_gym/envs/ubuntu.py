@@ -90,7 +90,7 @@ class UbuntuEnv(HudEnv):
             "first_paint": first_paint,
             "quiet": quiet,
             "settle_limit": settle_limit,
-            "limits": limits.model_dump() if hasattr(limits, "model_dump") else limits,
+            "limits": dict(limits) if limits is not None else None,
         }
         # Fail at make time, not at the first reset, on a bad option (nothing starts here).
         self._make_controller()

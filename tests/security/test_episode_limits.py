@@ -100,7 +100,9 @@ def _assert_confined(env: gymnasium.Env, mode: str) -> set[int]:
     else:
         for pid in pids:
             text = Path(f"/proc/{pid}/limits").read_text()
-            assert any(line.startswith("Max processes") and line.split()[2:4] == ["64", "64"] for line in text.splitlines())
+            assert any(
+                line.startswith("Max processes") and line.split()[2:4] == ["64", "64"] for line in text.splitlines()
+            )
             assert any(
                 line.startswith("Max address space") and line.split()[3:5] == [str(256 << 20)] * 2
                 for line in text.splitlines()
@@ -172,7 +174,7 @@ def test_rlimits_refuse_a_big_allocation(hog_env: gymnasium.Env, monkeypatch: py
     monkeypatch.setattr(limits_module, "_support", lambda: (None, "forced by the test"))
     hog_env.reset(seed=2)
     home = Path(hog_env.unwrapped.controller.home)
-    probe = "python3 -c 'x = bytearray(20 << 30)' 2> \"$HOME/err\"; echo $? > \"$HOME/code\""
+    probe = 'python3 -c \'x = bytearray(20 << 30)\' 2> "$HOME/err"; echo $? > "$HOME/code"'
     _start_hog(hog_env, "rlimit", probe)
     _wait(lambda: (home / "code").exists(), 30, "the allocation to fail")
     assert (home / "code").read_text().strip() == "1"

@@ -114,7 +114,9 @@ def _run_hog(env: gymnasium.Env, title: str, script: str) -> tuple[Any, set[int]
     return guard, {pid for pid, _ in before}, (reward, info)
 
 
-def _step_until_env_error(env: gymnasium.Env, first: tuple[Any, dict[str, Any]], timeout: float) -> tuple[Any, dict[str, Any]]:
+def _step_until_env_error(
+    env: gymnasium.Env, first: tuple[Any, dict[str, Any]], timeout: float
+) -> tuple[Any, dict[str, Any]]:
     if first[1]["status"] != "ok":
         return first
     deadline = time.monotonic() + timeout
@@ -126,7 +128,9 @@ def _step_until_env_error(env: gymnasium.Env, first: tuple[Any, dict[str, Any]],
 
 
 # The allocation keeps the renderer busy too: whichever limit it reaches first stops it.
-@pytest.mark.parametrize(("script", "reasons"), [(SPIN, ("busy for",)), (ALLOCATE, ("memory", "busy for"))], ids=["spin", "20GB"])
+@pytest.mark.parametrize(
+    ("script", "reasons"), [(SPIN, ("busy for",)), (ALLOCATE, ("memory", "busy for"))], ids=["spin", "20GB"]
+)
 def test_a_hog_page_ends_its_episode_and_only_its_renderer(
     hog_env: gymnasium.Env, neighbour: gymnasium.Env, script: str, reasons: tuple[str, ...]
 ) -> None:
