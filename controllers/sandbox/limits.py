@@ -27,7 +27,8 @@ from typing import Any
 import psutil
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from hud_gym.controllers.sandbox.cgroups import Cgroup, CgroupSupport, Usage, detect, sweep
+from hud_gym.controllers.sandbox.cgroup_detect import detect, sweep
+from hud_gym.controllers.sandbox.cgroups import Cgroup, CgroupSupport, Usage
 
 __all__ = ["DESKTOP_LIMITS", "MIB", "Confinement", "ResourceLimits", "cgroup_support", "enforcement", "parse_limits"]
 

@@ -191,7 +191,8 @@ def test_limits_are_checked_at_make() -> None:
 def test_cgroups_left_by_a_dead_process_are_swept(tmp_path: Path) -> None:
     if limits_module.enforcement()[0] == "rlimit":
         pytest.skip("no cgroups here")
-    from hud_gym.controllers.sandbox.cgroups import PREFIX, sweep
+    from hud_gym.controllers.sandbox.cgroup_detect import sweep
+    from hud_gym.controllers.sandbox.cgroups import PREFIX
 
     support = limits_module._support()[0]
     assert support is not None
