@@ -71,6 +71,7 @@ def test_every_required_check_passes_on_this_machine(checks: list[Check], doctor
         "xdotool",
         "xclip",
         "python-xlib",
+        "limits",
         "sb3",
         "ray",
         "miniwob",
@@ -89,6 +90,22 @@ def test_every_required_check_passes_on_this_machine(checks: list[Check], doctor
     # This venv has every extra installed.
     assert all(by_name[name].ok for name in OPTIONAL), render_checks([by_name[n] for n in OPTIONAL])
     assert _doctor_browsers(doctor_temp) == []  # the headless launch left nothing running
+
+
+def test_doctor_says_how_the_episode_limits_are_enforced(monkeypatch: pytest.MonkeyPatch) -> None:
+    from hud_gym.cli.doctor import check_limits
+    from hud_gym.controllers.sandbox import limits
+
+    mode, _ = limits.enforcement()
+    check = check_limits()
+    assert check.detail.startswith(f"{mode}: " if mode != "rlimit" else "rlimits only: ")
+    assert check.ok == (mode != "rlimit") and not check.required
+    monkeypatch.setattr(limits, "_support", lambda: (None, "not root, no delegation"))
+    check = check_limits()
+    assert (
+        not check.ok and check.detail == "rlimits only: setrlimit on each program (no cgroups: not root, no delegation)"
+    )
+    assert check.fix is not None and "Delegate=yes" in check.fix and "HUD_GYM_CGROUP" in check.fix
 
 
 def test_rendering_lists_each_check_and_the_fix_of_failures() -> None:

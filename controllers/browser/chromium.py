@@ -26,6 +26,7 @@ Example:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import itertools
 import os
@@ -48,8 +49,10 @@ from hud_gym.controllers.browser.binary import (
     playwright_chromiums,
 )
 from hud_gym.controllers.browser.headed import HEADED_ARGS, HeadedDisplay
+from hud_gym.controllers.browser.renderers import POLL_S, RendererGuard
 from hud_gym.controllers.browser.tiles import TileLayout, tiles_per_browser
 from hud_gym.controllers.process_utils import alive, kill_process_tree, process_tree, wait_gone
+from hud_gym.controllers.sandbox.limits import ResourceLimits
 from hud_gym.core.loop import add_shutdown_hook
 
 __all__ = [
@@ -64,6 +67,16 @@ __all__ = [
     "playwright_browsers_dirs",
     "playwright_chromiums",
 ]
+
+
+async def _watch(guard: RendererGuard) -> None:
+    """Poll ``guard`` until cancelled (when its browser is discarded)."""
+    while True:
+        await asyncio.sleep(POLL_S)
+        try:
+            await asyncio.to_thread(guard.poll)
+        except (OSError, psutil.Error):  # a renderer or group vanished mid-poll: the next poll sees it
+            continue
 
 
 def profile_pids(user_data_dir: str) -> set[int]:
@@ -96,7 +109,8 @@ def _user_data_dir(pid: int) -> str | None:
 class BrowserKey:
     """What makes two browsers interchangeable: the executable, headless or not, extra flags; a
     headed-capture browser's pages' viewport (``display``) and which browser of that viewport
-    with its number of ``tiles`` (envs), and which browser of that viewport (``group``)."""
+    with its number of ``tiles`` (envs), and which browser of that viewport (``group``); the
+    ``limits`` of its renderers (:mod:`.renderers`)."""
 
     executable: str
     headless: bool
@@ -104,6 +118,7 @@ class BrowserKey:
     display: tuple[int, int] | None = None
     tiles: int = 0
     group: int = 0
+    limits: ResourceLimits | None = None
 
 
 @dataclass
@@ -118,6 +133,8 @@ class _Entry:
     display: HeadedDisplay | None = None
     tiles: dict[int, int] = field(default_factory=dict)
     """Lease id -> the tile it holds (a headed browser)."""
+    guard: RendererGuard | None = None
+    guard_task: asyncio.Task[None] | None = None
 
     def free_tile(self, count: int) -> int | None:
         """The lowest tile no lease holds (``None``: all ``count`` held)."""
@@ -211,11 +228,12 @@ class ChromiumManager:
         launch_timeout: float = 60.0,
         display: tuple[int, int] | None = None,
         tiles: int | None = None,
+        limits: ResourceLimits | None = None,
     ) -> BrowserLease:
         """A lease on the shared browser for these settings, launching (or relaunching a dead)
         browser as needed. With ``display`` (a viewport size), a tile of a headed browser on a
         private Xvfb, shared by up to ``tiles`` envs (default: :func:`~.tiles.tiles_per_browser`; see
-        the module docstring).
+        the module docstring). ``limits``: what each renderer may use (:mod:`.renderers`; ``None``: nothing).
 
         Raises:
             ChromiumNotFoundError: no Chromium to launch.
@@ -225,7 +243,7 @@ class ChromiumManager:
         lock = self._ensure_loop_state()
         headless = headless and display is None
         executable = str(executable_path) if executable_path else str(find_chromium(headless))
-        key = BrowserKey(executable=executable, headless=headless, args=tuple(args), display=display)
+        key = BrowserKey(executable=executable, headless=headless, args=tuple(args), display=display, limits=limits)
         async with lock:
             if display is not None:
                 key = self._group_with_a_free_tile(dataclasses.replace(key, tiles=tiles or tiles_per_browser()))
@@ -339,6 +357,9 @@ class ChromiumManager:
             entry.pid = self._find_pid(key.executable)
         entry.pids = process_tree(entry.pid) if entry.pid else set()
         entry.user_data_dir = _user_data_dir(entry.pid) if entry.pid else None
+        if key.limits is not None and entry.pid is not None:
+            entry.guard = RendererGuard(entry.pid, key.limits)
+            entry.guard_task = asyncio.ensure_future(_watch(entry.guard))
 
     def _find_pid(self, executable: str) -> int | None:
         known = {e.pid for e in self._entries.values() if e.pid is not None}
@@ -354,6 +375,11 @@ class ChromiumManager:
         return None
 
     async def _discard_browser(self, entry: _Entry) -> None:
+        task, guard, entry.guard_task, entry.guard = entry.guard_task, entry.guard, None, None
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
         browser, entry.browser = entry.browser, None
         if browser is not None:
             try:
@@ -370,6 +396,8 @@ class ChromiumManager:
         display, entry.display = entry.display, None
         if display is not None:
             await display.stop()
+        if guard is not None:
+            await asyncio.to_thread(guard.close)
 
     async def _forget_unleased(self, entry: _Entry) -> None:
         """After a failed launch: the entry's processes go, and so do the entry and the driver

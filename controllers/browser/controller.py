@@ -79,6 +79,9 @@ class BrowserController(BrowserInput, BrowserCustom, BrowserWarm, BrowserObserva
         warm_pages: how many recently used pages of tasks that keep their page (``keep_page``) stay
             warm, each in a parked context of its own, so that a reset back onto one loads nothing
             (:mod:`.warm`); 0 turns this off.
+        limits: what each renderer of the browser may use (:mod:`.renderers`): a
+            :class:`~hud_gym.controllers.sandbox.limits.ResourceLimits` or a dict of some of its
+            fields; default :data:`~.renderers.RENDERER_LIMITS`.
 
     Attributes:
         browser: the shared Playwright ``Browser`` (after :meth:`start`).

@@ -70,7 +70,11 @@ class BrowserLifecycle(BrowserTabs):
             raise
 
     async def _acquire(self) -> BrowserLease:
-        options: dict[str, Any] = {"executable_path": self.executable_path, "args": self.launch_args}
+        options: dict[str, Any] = {
+            "executable_path": self.executable_path,
+            "args": self.launch_args,
+            "limits": self.limits,
+        }
         if self.capture == "headed":
             try:
                 return await MANAGER.acquire(display=self.screen_size, **options)

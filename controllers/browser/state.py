@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import OrderedDict
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -28,9 +29,11 @@ from hud_gym.controllers.browser.clipboard import EnvClipboard
 from hud_gym.controllers.browser.dialogs import Dialogs
 from hud_gym.controllers.browser.extensions import browser_extension
 from hud_gym.controllers.browser.headed import HeadedView, xvfb_available
+from hud_gym.controllers.browser.renderers import RENDERER_LIMITS
 from hud_gym.controllers.browser.session import PageSession
 from hud_gym.controllers.browser.urls import UrlPolicy
 from hud_gym.controllers.dispatch import CustomActions
+from hud_gym.controllers.sandbox.limits import ResourceLimits, parse_limits
 
 __all__ = ["AUTO_HEADED_MIN_PIXELS", "BrowserState", "Capture", "Parked", "ResetMode", "resolve_capture"]
 
@@ -97,8 +100,10 @@ class BrowserState(Controller):
         allow_file_urls: str | Path | None = None,
         capture: Capture = "cdp",
         warm_pages: int = 4,
+        limits: ResourceLimits | Mapping[str, Any] | None = None,
     ) -> None:
         super().__init__(screen_size)
+        self.limits = parse_limits(limits, RENDERER_LIMITS)
         if reset_mode not in ("clear", "fresh"):
             raise ValueError(f"reset_mode must be 'clear' or 'fresh', got {reset_mode!r}")
         if screenshot_format not in ("jpeg", "png"):

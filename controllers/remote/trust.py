@@ -5,8 +5,8 @@ A client opens an env with the keyword options of the gym's controller (``headle
 (:func:`options_model`: an unknown option or a wrong type is refused, naming it and the known
 ones), then against the trust policy: options that run programs or reach the host's files or
 network, or open windows on the server's display (``allow_shell``, ``sandbox=False``,
-``allow_network``, ``headless=False``, ``executable_path``,
-``launch_args``, ``allow_file_urls``, and the browser context's ``proxy``, ``storage_state``,
+``allow_network``, ``headless=False``, ``executable_path``, ``launch_args``, ``allow_file_urls``,
+``limits``, and the browser context's ``proxy``, ``storage_state``,
 ``record_*`` ...; the table is :data:`HOST_OPTIONS`) are refused unless the server trusts its
 clients (``--trust-client-options``; the ``"subprocess"`` launcher sets it, the client being the
 same user on the same machine). A token holder can otherwise drive the gym, not the host.
@@ -45,6 +45,7 @@ HOST_OPTIONS: dict[str, Callable[[Any], bool]] = {
     "launch_args": lambda v: bool(v),
     "allow_file_urls": lambda v: v is not None,
     "headless": lambda v: v is False,
+    "limits": lambda v: v is not None,  # a client could lift the episode's memory, pids and CPU limits
 }
 """Options that reach beyond the gym's sandbox: name -> whether a value does (refused unless trusted)."""
 HOST_CONTEXT_OPTIONS = frozenset(

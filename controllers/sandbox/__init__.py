@@ -5,7 +5,9 @@ namespaces.
 - :mod:`.policy`: what a sandbox sees, and the ``bwrap`` command line of it (pure);
 - :mod:`.runner`: a running sandbox, programs started in it through its supervisor;
 - :mod:`.supervisor`: the in-sandbox script (standard library only) that starts them;
-- :mod:`.process`: such a program seen from the host.
+- :mod:`.process`: such a program seen from the host;
+- :mod:`.limits`: per-episode resource limits (a cgroup per episode, :mod:`.cgroups` and
+  :mod:`.cgroup_detect`, else rlimits) and whether an episode reached one.
 """
 
 from hud_gym.controllers.sandbox.policy import (

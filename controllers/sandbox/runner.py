@@ -38,6 +38,7 @@ from hud_gym.controllers.process_utils import (
     die_with_parent,
     stop_process,
 )
+from hud_gym.controllers.sandbox.limits import Confinement
 from hud_gym.controllers.sandbox.process import SandboxProcess, pidfd_pid
 
 __all__ = ["SUPERVISOR", "Sandbox", "SandboxError", "SandboxProcess", "pid_namespace"]
@@ -71,16 +72,25 @@ class Sandbox:
         env: the launcher's environment.
         log_path: where the launcher's and supervisor's own output goes.
         python: the sandbox's Python.
+        confinement: the limits of what runs in it (:mod:`.limits`): its launcher joins the
+            cgroup, its programs get the rlimits; :meth:`stop` removes the cgroup.
     """
 
     def __init__(
-        self, command: Any, supervisor: str, env: dict[str, str], log_path: Path, python: str = "/usr/bin/python3"
+        self,
+        command: Any,
+        supervisor: str,
+        env: dict[str, str],
+        log_path: Path,
+        python: str = "/usr/bin/python3",
+        confinement: Confinement | None = None,
     ) -> None:
         self._command = command
         self._supervisor = supervisor
         self._env = env
         self._log_path = log_path
         self._python = python
+        self.confinement = confinement
         self._launcher: asyncio.subprocess.Process | None = None
         self._sock: socket.socket | None = None
         self._pending: dict[int, asyncio.Future[tuple[int, int, int]]] = {}
@@ -106,7 +116,17 @@ class Sandbox:
         ours.setblocking(False)
         self._sock = ours
         self._ready = ready = loop.create_future()
-        argv = self._command([self._python, "-I", "-S", self._supervisor, str(theirs.fileno())])
+        rlimits = self.confinement.rlimits() if self.confinement is not None else {}
+        argv = self._command(
+            [
+                self._python,
+                "-I",
+                "-S",
+                self._supervisor,
+                str(theirs.fileno()),
+                json.dumps(rlimits, separators=(",", ":")),
+            ]
+        )
         try:
             with open(self._log_path, "ab") as log:
                 self._launcher = await asyncio.create_subprocess_exec(
@@ -117,7 +137,7 @@ class Sandbox:
                     env=self._env,
                     pass_fds=(theirs.fileno(),),
                     start_new_session=True,
-                    preexec_fn=die_with_parent,
+                    preexec_fn=self._preexec,
                 )
         finally:
             theirs.close()
@@ -135,6 +155,15 @@ class Sandbox:
             raise
         finally:
             launcher.cancel()
+
+    def _preexec(self) -> None:
+        die_with_parent()
+        if self.confinement is not None:
+            self.confinement.join()
+
+    def violation(self) -> str | None:
+        """The limit the sandbox's programs reached (a sentence), or ``None`` (no confinement: none)."""
+        return self.confinement.violation(self.pids) if self.confinement is not None else None
 
     def _failure(self, what: str) -> str:
         log = self._log_path.read_text(errors="replace")[-800:].strip() if self._log_path.exists() else ""
@@ -349,3 +378,5 @@ class Sandbox:
             except asyncio.TimeoutError:
                 await stop_process(self._launcher, timeout=0.0)
         await await_gone(members, 5.0)
+        if self.confinement is not None:
+            await asyncio.to_thread(self.confinement.close)

@@ -1,7 +1,8 @@
 """The process supervisor inside a hud-gym sandbox: starts programs there on the host's request.
 
-Run by the sandbox's own Python (``/usr/bin/python3 -I -S supervisor.py FD``; standard library
-only, nothing of hud-gym is imported). ``FD`` is a ``SOCK_SEQPACKET`` socket to the host; each
+Run by the sandbox's own Python (``/usr/bin/python3 -I -S supervisor.py FD [RLIMITS]``; standard
+library only, nothing of hud-gym is imported). ``RLIMITS``, JSON: the rlimits every program gets
+(``{"as": bytes, "nproc": n, "cpu": seconds}``; see :mod:`.limits`). ``FD`` is a ``SOCK_SEQPACKET`` socket to the host; each
 message is one JSON object, file descriptors travel with it (``SCM_RIGHTS``):
 
 - here -> host, once: ``{"op": "ready", "pid": p}`` with a pidfd of this process;
@@ -23,6 +24,7 @@ sandbox (its pid namespace) with it.
 import ctypes
 import json
 import os
+import resource
 import selectors
 import signal
 import socket
@@ -36,7 +38,18 @@ def send(sock, message, fds=()):
     socket.send_fds(sock, [json.dumps(message).encode()], list(fds))
 
 
-def spawn(sock, children, request, fds):
+def limit(rlimits):
+    """The ``preexec_fn`` of a program: the episode's rlimits (none when a cgroup limits it)."""
+    names = {"as": resource.RLIMIT_AS, "nproc": resource.RLIMIT_NPROC, "cpu": resource.RLIMIT_CPU}
+
+    def apply():
+        for name, value in rlimits.items():
+            resource.setrlimit(names[name], (value, value))
+
+    return apply if rlimits else None
+
+
+def spawn(sock, children, request, fds, rlimits):
     try:
         if len(fds) != 3:
             raise OSError(22, "spawn needs three file descriptors (stdin, stdout, stderr)")
@@ -49,6 +62,7 @@ def spawn(sock, children, request, fds):
             env=request.get("env"),
             close_fds=True,
             start_new_session=True,
+            preexec_fn=limit(rlimits),
         )
     except OSError as exc:
         send(
@@ -93,6 +107,7 @@ def reap(sock, children):
 
 def main():
     sock = socket.socket(fileno=int(sys.argv[1]))
+    rlimits = json.loads(sys.argv[2]) if len(sys.argv) > 2 else {}
     try:
         ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE
     except (OSError, AttributeError):
@@ -121,7 +136,7 @@ def main():
                 except ValueError:
                     request = {}
                 if request.get("op") == "spawn":
-                    spawn(sock, children, request, fds)
+                    spawn(sock, children, request, fds, rlimits)
                 else:
                     for fd in fds:
                         os.close(fd)

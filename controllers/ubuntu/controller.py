@@ -99,6 +99,11 @@ class UbuntuController(DesktopCustom):
         settle_limit: most seconds an observation waits for the screen to settle.
         kill_grace: seconds task processes get between SIGTERM and SIGKILL.
         launch_timeout: seconds ``launch`` waits for the app's first window.
+        limits: what one episode's task processes may use (sandboxed): a
+            :class:`~hud_gym.controllers.sandbox.limits.ResourceLimits` or a dict of some of its
+            fields (``memory_mb``, ``pids``, ``cpu_cores``, ``cpu_seconds``; ``None`` for no limit
+            of that kind); default :data:`~hud_gym.controllers.sandbox.limits.DESKTOP_LIMITS`.
+            An episode that reaches one ends as ``env_error``.
 
     Attributes:
         display: the X display name (``":57"``), set by :meth:`start`.
@@ -121,6 +126,7 @@ class UbuntuController(DesktopCustom):
             ActionError: an invalid action (unknown custom action, a disallowed launch, ...).
             ControllerError: the display is gone.
         """
+        await self._check_limits()
         conn, _ = self._x
         try:
             if isinstance(action, CustomAction):
@@ -155,6 +161,7 @@ class UbuntuController(DesktopCustom):
         Raises:
             ControllerError: the display is gone.
         """
+        await self._check_limits()
         conn, _ = self._x
         pending, self._pending_settle = self._pending_settle, None
         try:

@@ -70,6 +70,7 @@ class DesktopLifecycle(UbuntuState):
                 sandbox=self.sandbox,
                 token=self.token,
                 in_container=self.in_container,
+                limits=self.limits,
             )
             await session.start()
             self.display = session.display
@@ -83,8 +84,10 @@ class DesktopLifecycle(UbuntuState):
             raise
 
     async def health(self) -> bool:
-        """True while Xvfb, the window manager and the X connection are alive."""
+        """True while Xvfb, the window manager and the X connection are alive (and the episode's
+        processes within their limits)."""
         try:
+            await self._check_limits()
             self._check_alive()
             assert self._conn is not None
             await self._conn.call(self._conn.sync)
@@ -96,6 +99,19 @@ class DesktopLifecycle(UbuntuState):
         if self._closed or self._session is None or self._conn is None:
             raise ControllerError("the desktop controller is not started")
         self._session.check_alive()
+
+    async def _check_limits(self) -> None:
+        """End the episode whose processes reached one of their limits (:mod:`hud_gym.controllers.sandbox.limits`).
+
+        Raises:
+            ControllerError: one was reached (the message names it); the processes are killed.
+        """
+        procs = self._procs
+        check = getattr(procs, "violation", None)
+        violation = check() if check is not None else None
+        if violation is not None:
+            await procs.kill_all(self.kill_grace)
+            raise ControllerError(f"{violation}; the episode's processes were killed")
 
     @property
     def _procs(self) -> Any:

@@ -26,6 +26,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from hud_gym.controllers.sandbox.limits import Confinement, ResourceLimits
 from hud_gym.controllers.sandbox.policy import (
     Bind,
     Identity,
@@ -161,6 +162,8 @@ class SandboxedProcesses(TaskProcesses):
         sandbox: the env's :class:`DesktopSandbox`.
         supervisor: the supervisor script's path (readable inside the sandbox).
         launcher_env: the environment of the sandbox launcher itself.
+        limits: what each episode's sandbox may use (:mod:`hud_gym.controllers.sandbox.limits`;
+            ``None``: no limits).
     """
 
     def __init__(
@@ -170,8 +173,10 @@ class SandboxedProcesses(TaskProcesses):
         sandbox: DesktopSandbox,
         supervisor: str,
         launcher_env: dict[str, str],
+        limits: ResourceLimits | None = None,
     ) -> None:
         super().__init__(env, log_dir)
+        self.limits = limits
         self.sandbox = sandbox
         self.network = False
         self._supervisor = supervisor
@@ -194,10 +199,27 @@ class SandboxedProcesses(TaskProcesses):
                 log = (self.log_dir or self.sandbox.share) / "sandbox.log"
                 if self.log_dir is not None:
                     self.log_dir.mkdir(parents=True, exist_ok=True)
-                running = Sandbox(self.sandbox.tasks(self.network), self._supervisor, self._launcher_env, log)
+                confinement = await asyncio.to_thread(self._confinement)
+                running = Sandbox(
+                    self.sandbox.tasks(self.network), self._supervisor, self._launcher_env, log, confinement=confinement
+                )
                 await running.start()
                 self._running = running
             return self._running
+
+    def _confinement(self) -> Confinement | None:
+        """The next episode sandbox's limits: in a cgroup if one can be made, else as rlimits."""
+        if self.limits is None:
+            return None
+        try:
+            return Confinement(self.limits)
+        except OSError:  # the cgroup was refused (its parent removed, ...): rlimits still hold
+            return Confinement(self.limits, use_cgroups=False)
+
+    def violation(self) -> str | None:
+        """The limit the episode's processes reached (a sentence), or ``None``."""
+        running = self._running
+        return running.violation() if running is not None else None
 
     async def spawn(  # type: ignore[override]  # a SandboxProcess quacks as the Process the callers use
         self, argv: list[str], *, cwd: Path | None = None, stdin: Any = subprocess.DEVNULL, capture: bool = False

@@ -29,6 +29,7 @@ import psutil
 
 from hud_gym.controllers.base import ControllerError
 from hud_gym.controllers.process_utils import alive, stop_process
+from hud_gym.controllers.sandbox.limits import ResourceLimits
 from hud_gym.controllers.sandbox.policy import (
     INNER_USER,
     Identity,
@@ -94,6 +95,7 @@ class DesktopSession:
         token: the env's token (:data:`~hud_gym.controllers.ubuntu.processes.ENV_TOKEN_VAR`).
         in_container: inside the gym's container, where the cookie is also added to the user's
             ``~/.Xauthority`` (for the live view's VNC server).
+        limits: what each episode's task sandbox may use (sandboxed only).
     """
 
     def __init__(
@@ -104,8 +106,10 @@ class DesktopSession:
         sandbox: bool,
         token: str,
         in_container: bool = False,
+        limits: ResourceLimits | None = None,
     ) -> None:
         self.screen_size = screen_size
+        self.limits = limits
         self.window_manager = window_manager
         self.sandboxed = sandbox
         self.token = token
@@ -182,7 +186,12 @@ class DesktopSession:
             self._user_authority("add", ".", self.cookie.hex())
         self.processes = (
             SandboxedProcesses(
-                self.child_env, self.session_dir / "logs", self._sandbox, str(self.share / "supervisor.py"), env
+                self.child_env,
+                self.session_dir / "logs",
+                self._sandbox,
+                str(self.share / "supervisor.py"),
+                env,
+                limits=self.limits,
             )
             if self._sandbox is not None
             else TaskProcesses(self.child_env, self.session_dir / "logs")

@@ -10,9 +10,12 @@ processes), the X connection, the XTEST input and the screen grabber (all set by
 from __future__ import annotations
 
 import uuid
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from hud_gym.controllers.base import Controller, ControllerError
+from hud_gym.controllers.sandbox.limits import DESKTOP_LIMITS, ResourceLimits, parse_limits
 from hud_gym.controllers.ubuntu.display import WINDOW_MANAGERS
 from hud_gym.controllers.ubuntu.policy import detect_container
 from hud_gym.controllers.ubuntu.session import DesktopSession
@@ -43,6 +46,7 @@ class UbuntuState(Controller):
         settle_limit: float = 1.0,
         kill_grace: float = 0.5,
         launch_timeout: float = 10.0,
+        limits: ResourceLimits | Mapping[str, Any] | None = None,
     ) -> None:
         super().__init__((int(screen_size[0]), int(screen_size[1])))
         if window_manager is not None and window_manager not in WINDOW_MANAGERS:
@@ -64,6 +68,7 @@ class UbuntuState(Controller):
         self.settle_limit = settle_limit
         self.kill_grace = kill_grace
         self.launch_timeout = launch_timeout
+        self.limits = parse_limits(limits, DESKTOP_LIMITS)
         self.display = ""
         self.last_settle: dict[str, float] = {}
         self.token = uuid.uuid4().hex

@@ -2,7 +2,8 @@
 
 :func:`run_checks` looks at the real machine (no network): Python and hud-gym versions, the
 Chromium the browser gym would use (found as the controller finds it, its version, and a quick
-headless launch), Xvfb/openbox/bubblewrap for the desktop gym, the python-xlib version, the optional extras,
+headless launch), Xvfb/openbox/bubblewrap for the desktop gym, how the per-episode resource
+limits are enforced (cgroup v2 or v1, else rlimits), the python-xlib version, the optional extras,
 ``HUD_GYM_HOME`` and ffmpeg. Each :class:`Check` says whether it passed, what was found, and the
 exact command that fixes it.
 
@@ -286,6 +287,25 @@ def check_ffmpeg() -> Check:
     )
 
 
+def check_limits() -> Check:
+    """How the per-episode limits (memory, pids, CPU) are enforced here: cgroups, else rlimits."""
+    from hud_gym.controllers.sandbox.limits import enforcement
+
+    mode, detail = enforcement()
+    if mode != "rlimit":
+        return Check(name="limits", ok=True, required=False, detail=f"{mode}: a cgroup per episode ({detail})")
+    return Check(
+        name="limits",
+        ok=False,
+        required=False,
+        detail=f"rlimits only: {detail}",
+        fix=(
+            "run as root, or give hud-gym a delegated cgroup v2 (`systemd-run --user --scope -p Delegate=yes "
+            "hud-gym ...`, or HUD_GYM_CGROUP=/sys/fs/cgroup/<a writable cgroup with memory, pids and cpu>)"
+        ),
+    )
+
+
 def run_checks(*, launch_browser: bool = True, launch_timeout: float = 30.0) -> list[Check]:
     """Run every check on this machine, in a fixed order.
 
@@ -315,6 +335,7 @@ def run_checks(*, launch_browser: bool = True, launch_timeout: float = 30.0) -> 
         ),
         _program("xclip", "xclip", "xclip", "the desktop gym's clipboard functions", required=False),
         check_xlib(),
+        check_limits(),
     ]
     extras: tuple[Callable[[], Check], ...] = (
         lambda: _extra("sb3", ("stable_baselines3", "torch"), "sb3", "Stable-Baselines3 training"),

@@ -73,6 +73,13 @@ class BrowserEnv(HudEnv):
             ~25-40 MiB); 0 turns this off. A reset onto a task that is not warm costs more than
             with 0 (measured: 60 switches through 60 different tasks, 14-16 s against 8 s, the
             tab's scripts are paused and resumed), so sample from many tasks uniformly with 0.
+        limits: what each of the browser's renderers (a page's JavaScript) may use, a dict of
+            ``memory_mb`` (1024), ``pids`` (256 threads), ``cpu_cores`` (1.0 at once) and
+            ``cpu_seconds`` (10: a renderer busy at its quota that long in a row is killed);
+            ``None`` for no limit of that kind. A cgroup per renderer where this process can make
+            one, else ``RLIMIT_DATA`` (``hud-gym doctor`` says which). A renderer past a limit
+            dies, and its env's episode ends as ``env_error``. Envs with different limits get
+            different browsers.
         **kwargs: :class:`~hud_gym.core.env.HudEnv` arguments (``task``, ``taskset``,
             ``screen_size``, ``observation_size``, ``max_episode_steps``, ``step_timeout``, ...)
             and the suites' options.
@@ -103,6 +110,7 @@ class BrowserEnv(HudEnv):
         allow_file_urls: str | Path | None = None,
         capture: str = "cdp",
         warm_pages: int = 4,
+        limits: dict[str, Any] | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(*args, **kwargs)
@@ -121,6 +129,7 @@ class BrowserEnv(HudEnv):
             "allow_file_urls": allow_file_urls,
             "capture": capture,
             "warm_pages": warm_pages,
+            "limits": dict(limits) if limits is not None else None,
         }
         # Fail at make time, not at the first reset, on a bad option. The allowed directory of a
         # controller in a container or on another machine is a path there, not here.

@@ -47,6 +47,11 @@ class UbuntuEnv(HudEnv):
         first_paint: seconds an observation waits for the first repaint after input.
         quiet: seconds without repaint after which the screen counts as settled.
         settle_limit: most seconds an observation waits for the screen to settle.
+        limits: what one episode's programs may use (sandboxed), a dict of ``memory_mb`` (2048),
+            ``pids`` (512 processes and threads), ``cpu_cores`` (1.0 at once) and
+            ``cpu_seconds`` (300 per episode); ``None`` for no limit of that kind. Enforced by a
+            cgroup per episode where this process can make one, else by rlimits (``hud-gym
+            doctor`` says which). An episode that reaches one ends as ``env_error``.
         **kwargs: :class:`~hud_gym.core.env.HudEnv` arguments (``task``, ``taskset``,
             ``screen_size``, ``observation_size``, ``max_steps``, ``step_timeout``, ...).
 
@@ -71,6 +76,7 @@ class UbuntuEnv(HudEnv):
         first_paint: float = 0.05,
         quiet: float = 0.005,
         settle_limit: float = 1.0,
+        limits: dict[str, Any] | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(*args, **kwargs)
@@ -84,6 +90,7 @@ class UbuntuEnv(HudEnv):
             "first_paint": first_paint,
             "quiet": quiet,
             "settle_limit": settle_limit,
+            "limits": dict(limits) if limits is not None else None,
         }
         # Fail at make time, not at the first reset, on a bad option (nothing starts here).
         self._make_controller()
