@@ -53,6 +53,7 @@ __all__ = [
     "clip_bytes",
     "clip_text",
     "sanitize",
+    "sanitize_value",
 ]
 
 TITLE_CHARS = 1024
@@ -96,6 +97,19 @@ def sanitize(text: str) -> str:
     """``text`` with every lone surrogate replaced by U+FFFD (a valid surrogate pair cannot occur
     in a Python ``str``, so every surrogate code point is a lone one)."""
     return _SURROGATE.sub("\ufffd", text) if _SURROGATE.search(text) else text
+
+
+def sanitize_value(value: Any) -> Any:
+    """``value`` with :func:`sanitize` applied to every string in it (dict keys too), depth first."""
+    if isinstance(value, str):
+        return sanitize(value)
+    if isinstance(value, dict):
+        return {sanitize_value(k): sanitize_value(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [sanitize_value(v) for v in value]
+    if isinstance(value, tuple):
+        return tuple(sanitize_value(v) for v in value)
+    return value
 
 
 def clip(text: str, limit: int) -> Clipped:

@@ -3,14 +3,17 @@ it is read, stored or shown (:mod:`hud_gym.bounds`)."""
 
 from __future__ import annotations
 
+import json
 import textwrap
+from pathlib import Path
+from typing import Any
 
 import gymnasium
 import pytest
 
 import hud_gym  # noqa: F401  (registers the gyms)
 from hud_gym.actions import ResponseAction
-from hud_gym.bounds import TRUNCATED_KEY, bound, bound_info, clip, clip_bytes, sanitize
+from hud_gym.bounds import PROMPT_CHARS, TRUNCATED_KEY, bound, bound_info, clip, clip_bytes, sanitize
 from hud_gym.task import Task
 
 
@@ -51,3 +54,46 @@ def test_a_long_prompt_is_rendered_in_linear_time(monkeypatch: pytest.MonkeyPatc
     finally:
         env.close()
     assert wrapped and sum(wrapped) < 64 * 1024, f"wrapped {sum(wrapped):,} characters"
+
+
+@pytest.mark.timeout(300)
+def test_one_bad_task_is_a_failed_run_not_a_failed_job(tmp_path: Path) -> None:
+    # A lone surrogate in one prompt aborted the whole job (PydanticSerializationError at 9 of 21).
+    from hud_gym.jobs import run_job
+
+    lines = [json.dumps({"id": f"t{i}", "prompt": "2+2?", "target": "4"}) for i in range(21)]
+    lines[9] = '{"id": "t9", "prompt": "2+2? \\ud800", "target": "4", "metadata": {"k": "\\udc00"}}'
+    tasks = tmp_path / "tasks.jsonl"
+    tasks.write_text("\n".join(lines) + "\n")
+
+    def answer(observation: dict[str, Any], history: list[Any], task: Task) -> Any:
+        return [ResponseAction(text="4 \ud83d")]  # an agent's reply with a lone surrogate too
+
+    job = run_job(answer, str(tasks), "surrogates", max_concurrent=4, home=tmp_path / "home")
+    assert job.status == "completed"
+    runs = job.load_trajectories()
+    assert len(runs) == 21 and all(run.reward == 1.0 for run in runs)
+    bad = next(run for run in runs if run.task_id == "t9")
+    assert bad.prompt == "2+2? \ufffd" and bad.final_response == "4 \ufffd"
+
+
+@pytest.mark.timeout(300)
+def test_huge_strings_are_bounded_in_the_store_and_the_ui(tmp_path: Path) -> None:
+    from hud_gym.jobs import run_job
+    from hud_gym.ui.data import StoreView
+
+    def answer(observation: dict[str, Any], history: list[Any], task: Task) -> Any:
+        return [ResponseAction(text="4" + "z" * 5_000_000)]
+
+    task = Task(id="t" * 256, prompt="2+2?" + " p" * 400_000, target="4", metadata={"blob": "m" * 3_000_000})
+    job = run_job(answer, [task], "huge", home=tmp_path / "home")
+    (run,) = job.load_trajectories()
+    assert run.final_response is not None and len(run.final_response) < 70_000
+    assert run.final_response.endswith("characters]")
+    assert run.task is not None and len(run.task.metadata["blob"]) < PROMPT_CHARS + 100
+    shown = StoreView(tmp_path / "home").run(run.trajectory_id)
+    assert len(json.dumps(shown)) < 200_000
+    with pytest.raises(ValueError, match="at most 256 characters"):
+        Task(id="i" * 257, prompt="p")
+    with pytest.raises(ValueError, match="at most 1,048,576 characters"):
+        Task(prompt="p" * (PROMPT_CHARS + 1))
