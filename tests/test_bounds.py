@@ -97,3 +97,20 @@ def test_huge_strings_are_bounded_in_the_store_and_the_ui(tmp_path: Path) -> Non
         Task(id="i" * 257, prompt="p")
     with pytest.raises(ValueError, match="at most 1,048,576 characters"):
         Task(prompt="p" * (PROMPT_CHARS + 1))
+
+
+@pytest.mark.timeout(120)
+def test_yaml_aliases_have_a_size_budget(tmp_path: Path) -> None:
+    # A 1 MB scalar aliased 300 times per task made a 905 MiB store in 7 s: the aliases' expanded
+    # size is counted on the composed graph and refused with one error naming the file.
+    from hud_gym.task import TaskFileError, TaskSet
+
+    blob = "b" * 1_000_000
+    aliases = ", ".join(["*blob"] * 300)
+    path = tmp_path / "aliases.yaml"
+    path.write_text(f"- id: t0\n  prompt: p\n  metadata: {{big: &blob {blob}}}\n- id: t1\n  prompt: p\n  metadata: {{x: [{aliases}]}}\n")
+    with pytest.raises(TaskFileError, match=r"aliases\.yaml, line \d+: aliases expand this value to more than"):
+        TaskSet.load(path)
+    fine = tmp_path / "fine.yaml"
+    fine.write_text(f"- id: t0\n  prompt: &p {blob}\n- id: t1\n  prompt: *p\n")
+    assert len(TaskSet.load(fine)) == 2
