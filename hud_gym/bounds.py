@@ -36,6 +36,7 @@ from typing import Any
 
 __all__ = [
     "CLIPBOARD_BYTES",
+    "CUT_MARK",
     "LIST_ITEMS",
     "MARK",
     "PROMPT_CHARS",
@@ -77,6 +78,8 @@ SHOWN_CHARS = 1 << 14
 
 MARK = "… [cut from {:,} characters]"
 """What ends a cut string (with the length it had)."""
+CUT_MARK = "… [cut]"
+"""What ends a string read only in part from its source (its length unknown)."""
 TRUNCATED_KEY = "truncated_fields"
 """The key of a bounded dict that lists the fields that were cut (absent when none was)."""
 
