@@ -133,7 +133,7 @@ def clip_bytes(data: bytes, limit: int, encoding: str = "utf-8") -> Clipped:
     truncated = len(data) > limit
     text = data[:limit].decode(encoding, "replace")
     if truncated:
-        return Clipped(text + "… [cut at {:,} bytes]".format(limit), True, len(data))
+        return Clipped(text + f"… [cut at {limit:,} bytes]", True, len(data))
     return Clipped(text, False, len(data))
 
 

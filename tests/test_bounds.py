@@ -108,7 +108,9 @@ def test_yaml_aliases_have_a_size_budget(tmp_path: Path) -> None:
     blob = "b" * 1_000_000
     aliases = ", ".join(["*blob"] * 300)
     path = tmp_path / "aliases.yaml"
-    path.write_text(f"- id: t0\n  prompt: p\n  metadata: {{big: &blob {blob}}}\n- id: t1\n  prompt: p\n  metadata: {{x: [{aliases}]}}\n")
+    path.write_text(
+        f"- id: t0\n  prompt: p\n  metadata: {{big: &blob {blob}}}\n- id: t1\n  prompt: p\n  metadata: {{x: [{aliases}]}}\n"
+    )
     with pytest.raises(TaskFileError, match=r"aliases\.yaml, line \d+: aliases expand this value to more than"):
         TaskSet.load(path)
     fine = tmp_path / "fine.yaml"

@@ -12,10 +12,10 @@ from typing import Any
 
 import numpy as np
 
+from hud_gym.bounds import PROMPT_CHARS, TASK_ID_CHARS
 from hud_gym.jobs.errors import TrajectoryNotFoundError
 from hud_gym.jobs.liveness import ProcessIdentity, current_process
 from hud_gym.jobs.recording import RecordingStore
-from hud_gym.bounds import PROMPT_CHARS, TASK_ID_CHARS
 from hud_gym.jobs.rows import (
     INITIAL_OBSERVATION_REF,
     load_json,
