@@ -189,7 +189,7 @@ def _bound(value: Any, path: str, depth: int, max_string: int, max_items: int, b
             out[name] = _bound(item, f"{path}.{name}" if path else str(name), depth + 1, max_string, max_items, budget)
         return out
     if isinstance(value, (list, tuple)):
-        items = []
+        items: list[Any] = []
         for item in value:
             if len(items) >= max_items or budget.left <= 0:
                 budget.note(f"{path}[{len(items)}:{len(value)}]")
