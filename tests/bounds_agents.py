@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from hud_gym.actions import ResponseAction
-from hud_gym.wrappers.grpo import PolicyOutput
+from hud_gym.wrappers.rollout.grpo import PolicyOutput
 
 
 class HeavyTrace:

@@ -28,7 +28,8 @@ def _peak_rss_mib(tmp_path: Path, runs: int) -> float:
     tasks.write_text(
         "".join(json.dumps({"id": f"t{i}", "prompt": "2+2?", "target": "4", "gym": "qa"}) + "\n" for i in range(runs))
     )
-    env = {**os.environ, "HUD_GYM_HOME": str(tmp_path / f"home{runs}")}
+    path = os.pathsep.join(p for p in (str(TESTS.parent), os.environ.get("PYTHONPATH", "")) if p)
+    env = {**os.environ, "HUD_GYM_HOME": str(tmp_path / f"home{runs}"), "PYTHONPATH": path}
     done = subprocess.run(
         [sys.executable, "-c", PEAK_RSS, "run", str(tasks), "--agent", "bounds_agents:answer_with_trace", "-n", "4"],
         cwd=TESTS,
