@@ -26,7 +26,7 @@ import gymnasium
 
 import hud_gym
 from hud_gym.controllers.browser.chromium import find_chromium
-from hud_gym.controllers.browser.miniwob import FLIGHT_TASKS, NONDETERMINISTIC
+from hud_gym.suites.miniwob.tasks import FLIGHT_TASKS, NONDETERMINISTIC
 
 SEEDS = (0, 1, 2)
 

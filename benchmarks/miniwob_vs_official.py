@@ -28,7 +28,7 @@ import psutil
 import hud_gym
 from benchmarks.browser_capture import cpu_ms
 from hud_gym.controllers.browser.chromium import find_chromium
-from hud_gym.controllers.browser.miniwob import MINIWOB_TASK_AREA
+from hud_gym.suites.miniwob import MINIWOB_TASK_AREA
 
 TASK = "click-test-2"
 EMPTY_SPOT = (5, 205)  # bottom-left corner of the task area: no element there

@@ -16,8 +16,8 @@ from typing import Any
 
 import hud_gym
 from hud_gym import ResponseAction, Task, TypeAction, WaitAction
-from hud_gym.wrappers.grpo import rollout_group
-from hud_gym.wrappers.pool import EnvPool
+from hud_gym.wrappers.rollout.grpo import rollout_group
+from hud_gym.wrappers.rollout.pool import EnvPool
 from hud_gym.wrappers.vector import qa_vector_env
 
 N = 4
@@ -37,7 +37,7 @@ def _steps_per_second(envs: Any) -> float:
 
 def batched_steps() -> None:
     """Throughput of batched steps, Ray actors vs one process."""
-    from hud_gym.wrappers.ray_vector import RayVectorEnv
+    from hud_gym.wrappers.integrations.ray_vector import RayVectorEnv
 
     ours = RayVectorEnv("hud/QA-v0", num_envs=N, task=TASK, max_episode_steps=10_000)
     try:
@@ -56,7 +56,7 @@ def batched_steps() -> None:
 
 
 def _recv_rate(slow: bool, duration: float = 4.0) -> float:
-    from hud_gym.wrappers.ray_vector import RayVectorEnv
+    from hud_gym.wrappers.integrations.ray_vector import RayVectorEnv
 
     envs = RayVectorEnv("hud/QA-v0", num_envs=N, task=TASK, max_episode_steps=10_000)
     try:
@@ -94,7 +94,7 @@ def slow_env_recv() -> None:
 
 def pooled_groups() -> None:
     """rollout_group G=N from a warm RayEnvPool vs a warm EnvPool."""
-    from hud_gym.wrappers.ray_pool import RayEnvPool
+    from hud_gym.wrappers.integrations.ray_pool import RayEnvPool
 
     def policy(observation: dict, history: list, task: Task) -> Any:
         return TypeAction(text="Paris") if len(history) < 3 else ResponseAction(text="Paris")

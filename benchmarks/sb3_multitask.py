@@ -40,7 +40,7 @@ WORD_BUCKETS = 256  # hash buckets of the instruction's bag of words (--text wor
 
 
 def make_venv(args: argparse.Namespace) -> Any:
-    from hud_gym.wrappers.sb3_vec_env import to_sb3_vec_env
+    from hud_gym.wrappers.integrations.sb3_vec_env import to_sb3_vec_env
 
     return to_sb3_vec_env(
         "hud/Browser-v0",

@@ -22,10 +22,10 @@ from gymnasium.vector.utils import concatenate, create_empty_array
 
 import hud_gym
 from benchmarks.browser_memory import _descendants, _pss_kib
-from hud_gym.controllers.browser.miniwob import MINIWOB_TASK_AREA
 from hud_gym.spaces import encode
-from hud_gym.wrappers.grpo import rollout, rollout_group
-from hud_gym.wrappers.pool import EnvPool
+from hud_gym.suites.miniwob import MINIWOB_TASK_AREA
+from hud_gym.wrappers.rollout.grpo import rollout, rollout_group
+from hud_gym.wrappers.rollout.pool import EnvPool
 
 N = 8
 STEPS = 25

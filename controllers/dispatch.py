@@ -91,6 +91,17 @@ class CustomActions(Generic[C, R]):
         self.names: tuple[str, ...] = tuple(handlers)
         """The custom actions, in the table's order."""
 
+    def extended(self, handlers: Mapping[str, Callable[[C, dict[str, Any]], Awaitable[R]]]) -> CustomActions[C, R]:
+        """This table with ``handlers`` added after its own (a suite's custom actions).
+
+        Raises:
+            ValueError: a name is one of this table's.
+        """
+        taken = sorted(set(handlers) & set(self._handlers))
+        if taken:
+            raise ValueError(f"the {self.gym} gym's custom actions {', '.join(taken)} cannot be redefined")
+        return CustomActions(self.gym, {**self._handlers, **handlers})
+
     def run(self, controller: C, action: CustomAction) -> Awaitable[R]:
         """Start the handler of ``action.action`` with a copy of ``action.args``.
 

@@ -26,7 +26,7 @@ import torch
 from stable_baselines3 import PPO
 
 import hud_gym  # noqa: F401  (registers the gym ids)
-from hud_gym.wrappers.sb3_vec_env import HudSB3VecEnv, to_sb3_vec_env
+from hud_gym.wrappers.integrations.sb3_vec_env import HudSB3VecEnv, to_sb3_vec_env
 
 PLAY_AREA = (0, 50, 160, 160)  # (x, y, w, h): MiniWoB's task area below its 50 px instruction bar
 EVAL_SEED = 1_000_000  # evaluation instances are seeded apart from the training ones

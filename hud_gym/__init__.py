@@ -1,7 +1,8 @@
 """hud-gym: local, self-hostable Gymnasium environments for computer-use agents.
 
 ``import hud_gym`` registers the gym ids (``hud/QA-v0``, ``hud/Browser-v0``, ``hud/Ubuntu-v0``
-and any gym registered with :func:`register_gym`). The job store (:mod:`hud_gym.jobs`) and the
+and any gym registered with :func:`register_gym`) and the suites that extend them
+(:mod:`hud_gym.suites`: MiniWoB++, ``qa-basic``, ``desktop-basic``; :func:`register_suite`). The job store (:mod:`hud_gym.jobs`) and the
 task-set formats (:mod:`hud_gym.formats`) are imported when first used: ``hud_gym.run_job``,
 ``hud_gym.Job``, a ``job=`` argument or a task file read, not by ``import hud_gym``.
 
@@ -45,6 +46,7 @@ from hud_gym.actions import (
 from hud_gym.controllers.base import Controller
 from hud_gym.core.env import HudEnv
 from hud_gym.core.listeners import set_env_linker
+from hud_gym.core.suite import Suite, register_suite
 from hud_gym.errors import HudGymError, HudGymWarning
 from hud_gym.evaluation import (
     FunctionArgumentError as FunctionArgumentError,
@@ -70,6 +72,7 @@ from hud_gym.make import make
 from hud_gym.registration import register_envs
 from hud_gym.spaces import ActionSpaceConfig, decode, encode
 from hud_gym.spaces import sanitize_text as sanitize_text
+from hud_gym.suites import BUILTIN_SUITES as BUILTIN_SUITES
 from hud_gym.task import FunctionConfig as FunctionConfig
 from hud_gym.task import Task, TaskFileError, TaskSet
 from hud_gym.task import expand_config as expand_config
@@ -113,6 +116,7 @@ __all__ = [
     "ResponseAction",
     "ScreenshotFetch",
     "ScrollAction",
+    "Suite",
     "Task",
     "TaskFileError",
     "TaskSet",
@@ -135,6 +139,7 @@ __all__ = [
     "parse_actions",
     "register_gym",
     "register_job",
+    "register_suite",
     "register_taskset",
     "run_job",
     "setup_function",
@@ -175,7 +180,7 @@ def __dir__() -> list[str]:
 def _link_env(env: HudEnv, job: Any) -> None:
     if job is None and not getattr(env, "live_view", False) and "hud_gym.jobs.context" not in sys.modules:
         return  # no job given, no live view, and no current job can exist
-    from hud_gym.jobs.context import link_env
+    from hud_gym.jobs.linking import link_env
 
     link_env(env, job)
 

@@ -2,7 +2,7 @@
 
 It sits at the bottom of the layers (next to :mod:`hud_gym.trajectory`, whose
 :meth:`~hud_gym.trajectory.TrajectoryGroup.advantages` uses it), so that trainers and the rollout
-wrappers (:mod:`hud_gym.wrappers.grpo` re-exports it) share one definition.
+wrappers (:mod:`hud_gym.wrappers.rollout.grpo` re-exports it) share one definition.
 
 Example:
     >>> group_advantages([1.0, 0.0, None]).round(3).tolist()

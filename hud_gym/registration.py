@@ -56,9 +56,9 @@ class _RemoteControllers:
     :mod:`hud_gym.controllers.remote.client`, imported when an env first uses one."""
 
     def check(self, placement: str, token: str | None) -> tuple[str, str | None]:
-        from hud_gym.controllers.remote.client import check_controller_spec
+        from hud_gym.controllers.remote.client import check_remote_placement
 
-        return check_controller_spec(placement, token)
+        return check_remote_placement(placement, token)
 
     def controller(
         self, gym: str, screen_size: tuple[int, int], placement: str, token: str | None, options: dict[str, Any]

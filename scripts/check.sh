@@ -5,6 +5,7 @@
 #   ruff format   formatting (--check: nothing is rewritten; run `ruff format` to fix)
 #   mypy          types of hud_gym (with hud_gym.controllers and hud_gym.wrappers)
 #   layers        the import-layer contract (.importlinter; docs/architecture.md)
+#   cycles        no new import cycle, function-level imports included (scripts/import_cycles.py)
 # Usage: scripts/check.sh; PY (default .venv/bin/python) has the dev extra installed.
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -35,8 +36,11 @@ echo "== import layers"
 (cd "$tree" && PYTHONPATH="$tree" "$py" -c 'import sys; from importlinter.cli import lint_imports_command; sys.argv[0] = "lint-imports"; sys.exit(lint_imports_command())' \
     --config "$root/.importlinter" --no-cache) | tail -4 || failed+=("import layers")
 
+echo "== import cycles"
+(cd "$tree" && PYTHONPATH="$tree" "$py" "$root/scripts/import_cycles.py") || failed+=("import cycles")
+
 if (( ${#failed[@]} )); then
   echo "make check: failed: ${failed[*]}"
   exit 1
 fi
-echo "make check: ruff, format, mypy and the import layers are clean"
+echo "make check: ruff, format, mypy, the import layers and the import cycles are clean"

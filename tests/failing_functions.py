@@ -82,3 +82,29 @@ def failing_exits(ctx: FunctionContext) -> float:
     import os
 
     os._exit(3)
+
+
+@evaluate_function(name="failing_answers")
+def failing_answers(ctx: FunctionContext, value: float) -> float:
+    """A correct, fast sync evaluator that runs on a thread (not isolated): grades ``value``."""
+    return value
+
+
+@evaluate_function(name="failing_blocks")
+def failing_blocks(ctx: FunctionContext, seconds: float) -> float:
+    """A sync evaluator (on a thread, not killable) blocked for ``seconds``, as on a FIFO's read."""
+    time.sleep(seconds)
+    return 1.0
+
+
+@evaluate_function(name="failing_spawns", isolated=True)
+def failing_spawns(ctx: FunctionContext, pid_file: str, count: int) -> float:
+    """Starts ``count`` ``sleep`` processes, writes their pids to ``pid_file``, then hangs (its
+    worker is killed at the step's timeout: the sleeps must go with it)."""
+    import subprocess
+    from pathlib import Path
+
+    children = [subprocess.Popen(["sleep", "3600"]) for _ in range(count)]
+    Path(pid_file).write_text(" ".join(str(c.pid) for c in children))
+    time.sleep(3600)
+    return 1.0

@@ -68,6 +68,25 @@ def write_trajectories(job_id: str, home: str, episodes: int, steps: int) -> int
     return taken
 
 
+def open_fresh_store(home: str, start_at: float) -> str:
+    """A ``multiprocessing`` worker: at ``start_at`` (``time.time()``), open the store in ``home``
+    (maybe not created yet), write a job and a trajectory; returns "ok" or the error's type and
+    message (never raises, so the parent sees every writer's outcome)."""
+    import time
+
+    while time.time() < start_at:
+        time.sleep(0.001)
+    try:
+        import hud_gym
+        from hud_gym.trajectory import Trajectory
+
+        job = hud_gym.create_job("fresh", home=home)
+        job.add_trajectory(Trajectory(task_id="t", reward=1.0))
+    except BaseException as exc:  # reported to the parent
+        return f"{type(exc).__name__}: {exc}"
+    return "ok"
+
+
 def run_policy_error() -> None:
     """See the module docstring (``policy-error``)."""
     import itertools

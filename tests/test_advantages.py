@@ -33,7 +33,7 @@ def test_a_group_of_trajectories_uses_it_and_failed_runs_get_zero() -> None:
 
 
 def test_the_grpo_wrappers_give_the_same_advantages() -> None:
-    from hud_gym.wrappers import grpo
+    from hud_gym.wrappers.rollout import grpo
 
     for rewards in ([1, 0, 0, 1], [0.2, None, 0.9, float("nan")], [1, 1], []):
         np.testing.assert_array_equal(grpo.group_advantages(rewards), group_advantages(rewards))

@@ -53,9 +53,7 @@ def test_the_custom_action_names_are_the_tables() -> None:
         "new_tab",
         "switch_tab",
         "close_tab",
-        "click_element",
-        "type_field",
-    )
+    )  # and a controller's suites' (MiniWoB++: click_element, type_field; tests/test_suites.py)
     assert UBUNTU_CUSTOM == ("launch", "key_sequence", "clipboard_set")
 
 

@@ -7,6 +7,7 @@ at nothing, an empty ``PATH``, an unwritable ``HUD_GYM_HOME``), nothing is mocke
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 import psutil
@@ -28,12 +29,14 @@ REQUIRED = [
 OPTIONAL = ["xdotool", "xclip", "sb3", "ray", "miniwob", "ffmpeg"]
 
 
-def _doctor_browsers() -> list[int]:
-    """Chromium processes started by the doctor's headless launch that are still alive."""
+def _doctor_browsers(temp_dir: Path) -> list[int]:
+    """Chromium processes started by this test's doctor run that are still alive: their profile
+    is under ``temp_dir``, this test's own temporary folder (another doctor run on the machine
+    has its own)."""
     found = []
     for proc in psutil.process_iter(["cmdline"]):
         try:
-            if any("hud-gym-doctor-" in part for part in proc.info["cmdline"] or []):
+            if any(str(temp_dir) in part for part in proc.info["cmdline"] or []):
                 found.append(proc.pid)
         except psutil.Error:
             continue
@@ -41,14 +44,21 @@ def _doctor_browsers() -> list[int]:
 
 
 @pytest.fixture(scope="module")
-def checks(tmp_path_factory: pytest.TempPathFactory) -> list[Check]:
+def doctor_temp(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The temporary folder of this module's doctor run (its Chromium profile goes there)."""
+    return tmp_path_factory.mktemp("doctor-temp")
+
+
+@pytest.fixture(scope="module")
+def checks(tmp_path_factory: pytest.TempPathFactory, doctor_temp: Path) -> list[Check]:
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("HUD_GYM_HOME", str(tmp_path_factory.mktemp("hud-gym-home")))
+        patch.setattr(tempfile, "tempdir", str(doctor_temp))
         return run_checks()
 
 
 @pytest.mark.timeout(120)
-def test_every_required_check_passes_on_this_machine(checks: list[Check]) -> None:
+def test_every_required_check_passes_on_this_machine(checks: list[Check], doctor_temp: Path) -> None:
     by_name = {c.name: c for c in checks}
     assert list(by_name) == [
         "python",
@@ -78,7 +88,7 @@ def test_every_required_check_passes_on_this_machine(checks: list[Check]) -> Non
     assert by_name["hud-gym-home"].detail.endswith("is writable (HUD_GYM_HOME)")
     # This venv has every extra installed.
     assert all(by_name[name].ok for name in OPTIONAL), render_checks([by_name[n] for n in OPTIONAL])
-    assert _doctor_browsers() == []  # the headless launch left nothing running
+    assert _doctor_browsers(doctor_temp) == []  # the headless launch left nothing running
 
 
 def test_rendering_lists_each_check_and_the_fix_of_failures() -> None:

@@ -26,7 +26,7 @@ from hud_gym import ResponseAction, Task, TypeAction
 from hud_gym.envs.qa import QAEnv
 from hud_gym.evaluation.worker_pool import get_worker_pool
 from hud_gym.jobs import list_jobs, load_job
-from hud_gym.wrappers.grpo import group_advantages, rollout_group
+from hud_gym.wrappers.rollout.grpo import group_advantages, rollout_group
 from hud_gym.wrappers.vector import HudVectorEnv
 
 sys.path.insert(0, str(Path(__file__).parent))

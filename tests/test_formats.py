@@ -17,10 +17,11 @@ from typing import Any
 
 import gymnasium
 import pytest
-from local_site import serve_directory
+from local_site import lan_address, serve_directory
 
 from hud_gym import ResponseAction, TaskFileError, load_taskset
 from hud_gym.evaluation import REGISTRY, FunctionContext, resolve_calls
+from hud_gym.evaluation.benchmarks import gaia_score
 from hud_gym.formats import (
     ConversionWarning,
     convert,
@@ -29,7 +30,6 @@ from hud_gym.formats import (
     convert_osworld,
     convert_webvoyager,
     detect_format,
-    gaia_score,
 )
 from hud_gym.gyms import get_gym
 from hud_gym.task import FunctionConfig, Task
@@ -114,7 +114,7 @@ def test_every_converted_call_resolves_in_the_registry(name: str) -> None:
         (HUD_UNKNOWN, "hud"),
         (OSWORLD, "osworld"),
         (OSWORLD_MOVE, "osworld"),
-        (Path(__file__).parent.parent / "hud_gym" / "tasksets" / "qa-basic.json", "native"),
+        (Path(__file__).parent.parent / "hud_gym" / "suites" / "qa_basic" / "qa-basic.json", "native"),
     ],
 )
 def test_detect_format_by_content(path: Path, expected: str) -> None:
@@ -500,8 +500,8 @@ def test_osworld_mapped_example_uses_our_desktop_functions() -> None:
             kwargs={"expected": "moved\n"},
         ),
     ]
-    assert task.config == {"evaluate_combine": "min"}
-    assert task.metadata["requires"] == {"allow_shell": True, "allow_absolute_paths": False}
+    assert task.config == {"evaluate_combine": "min", "network": True}  # the download asks for the network
+    assert task.metadata["requires"] == {"allow_shell": True, "allow_absolute_paths": False, "allow_network": True}
     assert task.metadata["source"]["row"] == original and task.metadata["related_apps"] == ["os", "terminal"]
     notes = report.tasks[0].notes
     assert "sleep dropped (setup functions wait on real conditions)" in notes
@@ -557,15 +557,23 @@ def test_osworld_example_runs_on_the_desktop(tmp_path: Path, loopback: tuple[str
         require_programs("openbox")
     except DesktopNotAvailableError as exc:
         pytest.skip(str(exc))
-    base, _ = loopback
-    example = json.loads(OSWORLD_MOVE.read_text(encoding="utf-8"))
-    example["config"][1]["parameters"]["files"][0]["url"] = f"{base}/notes.txt"  # a loopback download
-    path = tmp_path / "example.json"
-    path.write_text(json.dumps(example), encoding="utf-8")
-    task = convert_osworld(path)[0][0]
-    env = gymnasium.make("hud/Ubuntu-v0", task=task, allow_shell=True, in_container=False)
+    address = lan_address()
+    if address is None:
+        pytest.skip("no non-loopback address to serve the download from (the host's loopback is refused)")
+    _, root = loopback
+    with serve_directory(root, address) as base:
+        example = json.loads(OSWORLD_MOVE.read_text(encoding="utf-8"))
+        example["config"][1]["parameters"]["files"][0]["url"] = f"{base}/notes.txt"
+        path = tmp_path / "example.json"
+        path.write_text(json.dumps(example), encoding="utf-8")
+        task = convert_osworld(path)[0][0]
+        env = gymnasium.make("hud/Ubuntu-v0", task=task, allow_shell=True, allow_network=True, in_container=False)
+        try:
+            _, info = env.reset(seed=0)
+        except BaseException:
+            env.close()
+            raise
     try:
-        _, info = env.reset(seed=0)
         assert info["status"] == "ok"
         controller = env.unwrapped.controller
         notes = controller.home / "Desktop" / "notes.txt"
@@ -657,7 +665,7 @@ def test_osworld_home_paths_in_an_argv_become_a_shell_string_that_keeps_every_ar
     taskset, report = convert_osworld(path)
     first, second, download = taskset[0].setup
     assert second.args == [["ls", "/srv"]] and download.args == ["https://x/y", "/srv/data/y.txt"]
-    assert taskset[0].metadata["requires"] == {"allow_shell": True, "allow_absolute_paths": True}
+    assert taskset[0].metadata["requires"] == {"allow_shell": True, "allow_absolute_paths": True, "allow_network": True}
     assert "absolute path '/srv/data/y.txt' needs allow_absolute_paths=True" in report.tasks[0].notes
     (command,) = first.args
     assert isinstance(command, str)

@@ -19,7 +19,7 @@ import hud_gym
 from hud_gym import ClickAction, ResponseAction, Task
 from hud_gym.jobs import load_job, run_job
 from hud_gym.trajectory import Trajectory
-from hud_gym.wrappers.pool import EnvPool
+from hud_gym.wrappers.rollout.pool import EnvPool
 from hud_gym.wrappers.vector import HudVectorEnv
 
 CLICK = ClickAction(point={"x": 1, "y": 1})

@@ -10,7 +10,7 @@ import pytest
 
 from hud_gym import ResponseAction, Task, TypeAction, WaitAction
 from hud_gym.trajectory import Trajectory, TrajectoryGroup
-from hud_gym.wrappers.grpo import PolicyOutput, group_advantages, rollout, rollout_group, rollout_groups
+from hud_gym.wrappers.rollout.grpo import PolicyOutput, group_advantages, rollout, rollout_group, rollout_groups
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -180,7 +180,7 @@ def test_group_advantages_edge_cases() -> None:
 
 
 def test_rollout_group_with_a_pool_reuses_warm_envs() -> None:
-    from hud_gym.wrappers.pool import EnvPool
+    from hud_gym.wrappers.rollout.pool import EnvPool
 
     def policy(observation: dict, history: list, task: Task) -> Any:
         # Each rollout sees a clean answer box: nothing typed by an earlier lease survives reset.

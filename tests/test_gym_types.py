@@ -105,9 +105,6 @@ def test_the_env_takes_its_name_limit_and_controller_from_the_descriptor() -> No
         _, _, _, _, info = env.step(TypeAction(text="x"))
         assert info["status"] == "action_error" and "counter" in info["action_error"]
         assert env.step(ResponseAction(text="done"))[1] == 1.0
-        assert env.gym_type == "counter"
-        with pytest.warns(DeprecationWarning, match="placement"):
-            assert env.controller_spec == "local"
         with pytest.raises(ValueError, match="step_size"):
             hud_gym.make(COUNT_TO_4, step_size=0)
     finally:

@@ -411,7 +411,7 @@ def test_a_browser_job_stores_screenshots_as_files(home: Path) -> None:
     pytest.importorskip("miniwob")
     from hud_gym.agents import MiniWoBScriptedAgent
     from hud_gym.controllers.browser.chromium import ChromiumNotFoundError, find_chromium
-    from hud_gym.controllers.browser.miniwob import MINIWOB_TASK_AREA
+    from hud_gym.suites.miniwob import MINIWOB_TASK_AREA
 
     try:
         find_chromium()

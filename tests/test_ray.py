@@ -27,7 +27,7 @@ from hud_gym import ClickAction, Point, ResponseAction, Task, TypeAction, WaitAc
 from hud_gym.controllers.process_utils import wait_gone
 from hud_gym.envs.qa import QAEnv
 from hud_gym.trajectory import TrajectoryGroup
-from hud_gym.wrappers.grpo import rollout, rollout_group, rollout_groups
+from hud_gym.wrappers.rollout.grpo import rollout, rollout_group, rollout_groups
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -95,7 +95,7 @@ def assert_gone(ray: Any, described: list[dict[str, Any]], others: set[int] = fr
 
 
 def _qa_envs(num_envs: int = 3, **kwargs: Any) -> Any:
-    from hud_gym.wrappers.ray_vector import RayVectorEnv
+    from hud_gym.wrappers.integrations.ray_vector import RayVectorEnv
 
     return RayVectorEnv("hud/QA-v0", num_envs=num_envs, **{"task": TASK, **kwargs})
 
@@ -105,7 +105,7 @@ def _qa_envs(num_envs: int = 3, **kwargs: Any) -> Any:
 
 def test_hud_gym_does_not_import_ray() -> None:
     code = (
-        "import sys, hud_gym, hud_gym.wrappers, hud_gym.wrappers.ray_vector, hud_gym.wrappers.ray_pool\n"
+        "import sys, hud_gym, hud_gym.wrappers, hud_gym.wrappers.integrations.ray_vector, hud_gym.wrappers.integrations.ray_pool\n"
         "assert 'ray' not in sys.modules, 'ray was imported'\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT, timeout=60)
@@ -116,8 +116,8 @@ def test_missing_ray_names_the_extra() -> None:
     code = (
         "import sys\n"
         "sys.modules['ray'] = None\n"
-        "from hud_gym.wrappers.ray_vector import RayVectorEnv\n"
-        "from hud_gym.wrappers.ray_pool import RayEnvPool\n"
+        "from hud_gym.wrappers.integrations.ray_vector import RayVectorEnv\n"
+        "from hud_gym.wrappers.integrations.ray_pool import RayEnvPool\n"
         "for make in (lambda: RayVectorEnv('hud/QA-v0', num_envs=1), lambda: RayEnvPool(size=1)):\n"
         "    try:\n"
         "        make()\n"
@@ -175,7 +175,7 @@ def test_autoreset_timeline_matches_sync_vector_env(ray_cluster: Any, mode: Auto
 
 
 def test_same_seed_reset_gives_identical_first_observations(ray_cluster: Any) -> None:
-    from hud_gym.wrappers.ray_vector import RayVectorEnv
+    from hud_gym.wrappers.integrations.ray_vector import RayVectorEnv
 
     envs = RayVectorEnv("hud/QA-v0", num_envs=4, taskset="qa-basic")
     try:
@@ -192,7 +192,7 @@ def test_same_seed_reset_gives_identical_first_observations(ray_cluster: Any) ->
 
 
 def test_env_creators_and_bad_arguments(ray_cluster: Any) -> None:
-    from hud_gym.wrappers.ray_vector import RayVectorEnv
+    from hud_gym.wrappers.integrations.ray_vector import RayVectorEnv
 
     creators = [functools.partial(QAEnv, task=TASK), functools.partial(QAEnv, task=Task(prompt="2+2?", target="4"))]
     envs = RayVectorEnv(creators)
@@ -222,7 +222,7 @@ def test_another_driver_joins_the_cluster_by_address(ray_cluster: Any) -> None:
     code = (
         "import ray\n"
         "from hud_gym import ResponseAction\n"
-        "from hud_gym.wrappers.ray_vector import RayVectorEnv\n"
+        "from hud_gym.wrappers.integrations.ray_vector import RayVectorEnv\n"
         f"envs = RayVectorEnv('hud/QA-v0', num_envs=2, taskset='qa-basic', address={address!r})\n"
         f"assert ray.get_runtime_context().gcs_address == {address!r}\n"
         "obs, infos = envs.reset(seed=[3, 3])\n"
@@ -314,7 +314,7 @@ def test_same_step_when_the_replacement_cannot_start_either(ray_cluster: Any, tm
             raise RuntimeError("this env cannot start")
         return QAEnv(task=TASK)
 
-    from hud_gym.wrappers.ray_vector import RayVectorEnv
+    from hud_gym.wrappers.integrations.ray_vector import RayVectorEnv
 
     envs = RayVectorEnv([second_one_fails], autoreset_mode=AutoresetMode.SAME_STEP)
     try:
@@ -379,7 +379,7 @@ def _pixel(screenshot: np.ndarray) -> tuple[int, ...]:
 
 def test_browser_envs_in_two_actors_return_real_screenshots(ray_cluster: Any, site: str) -> None:
     from hud_gym.controllers.browser.chromium import ChromiumNotFoundError, find_chromium
-    from hud_gym.wrappers.ray_vector import RayVectorEnv
+    from hud_gym.wrappers.integrations.ray_vector import RayVectorEnv
 
     try:
         find_chromium()
@@ -438,7 +438,7 @@ def _answers(*texts: str) -> Callable[..., Any]:
 
 
 def test_rollout_group_through_the_ray_pool(ray_cluster: Any) -> None:
-    from hud_gym.wrappers.ray_pool import RayEnvPool
+    from hud_gym.wrappers.integrations.ray_pool import RayEnvPool
 
     def answer_target(observation: dict, history: list, task: Task) -> Any:
         return ResponseAction(text=task.target)
@@ -477,7 +477,7 @@ def test_rollout_group_through_the_ray_pool(ray_cluster: Any) -> None:
 
 
 def test_a_killed_actor_fails_its_pooled_rollout_and_is_replaced(ray_cluster: Any) -> None:
-    from hud_gym.wrappers.ray_pool import RayEnvPool
+    from hud_gym.wrappers.integrations.ray_pool import RayEnvPool
 
     async def main() -> tuple[Any, Any, TrajectoryGroup, list[Any]]:
         async with RayEnvPool(size=2) as pool:
@@ -511,7 +511,7 @@ def test_actors_run_their_controllers_on_a_fleet_of_servers(ray_cluster: Any) ->
     """``controller=[url, url]``: each actor holds an env core whose controller runs on a server."""
     from controller_servers import TOKEN, ServerProcess
 
-    from hud_gym.wrappers.ray_vector import RayVectorEnv
+    from hud_gym.wrappers.integrations.ray_vector import RayVectorEnv
 
     servers = [ServerProcess("qa"), ServerProcess("qa")]
     fleet = [server.url for server in servers]

@@ -344,8 +344,8 @@ def test_a_vector_env_and_a_pool_spread_over_a_fleet_of_servers(start_server: Ca
     """``controller=[url, url]``: env i runs on server i % 2, through the vector env and the pool."""
     import asyncio
 
-    from hud_gym.wrappers.grpo import rollout_group
-    from hud_gym.wrappers.pool import EnvPool
+    from hud_gym.wrappers.rollout.grpo import rollout_group
+    from hud_gym.wrappers.rollout.pool import EnvPool
 
     fleet = [start_server("qa").url, start_server("qa").url]
     envs = gymnasium.make_vec("hud/QA-v0", num_envs=4, task=QA_TASK, controller=fleet, controller_token=TOKEN)
@@ -371,7 +371,7 @@ def test_a_vector_env_and_a_pool_spread_over_a_fleet_of_servers(start_server: Ca
 
 
 def test_controller_lists_are_checked() -> None:
-    from hud_gym.wrappers.placement import controller_kwargs
+    from hud_gym.wrappers.rollout.placement import controller_kwargs
 
     with pytest.raises(ValueError, match="no place"):
         controller_kwargs({"controller": []}, 0)

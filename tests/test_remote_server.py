@@ -361,6 +361,24 @@ def test_host_options_need_a_trusting_server() -> None:
         get_loop_thread().run(server.stop(), timeout=30)
 
 
+def test_a_headed_window_on_the_servers_display_needs_a_trusting_server() -> None:
+    """``headless=False`` opens Chromium's windows on the server's own display (issue 23): refused
+    unless the server trusts its clients; a trusting server takes it."""
+    for trusted in (False, True):
+        server = _start("browser", trust_client_options=trusted)  # nothing launches before `start`
+        try:
+            client = Client(server.url)
+            reply = client.request("open", gym="browser", options={"headless": False})
+            if trusted:
+                assert reply["ok"], reply
+            else:
+                assert reply["error"]["type"] == "Forbidden"
+                assert "headless" in reply["error"]["message"] and "--trust-client-options" in reply["error"]["message"]
+            client.close()
+        finally:
+            get_loop_thread().run(server.stop(), timeout=30)
+
+
 def test_command_line_generates_and_prints_a_token() -> None:
     env = {k: v for k, v in os.environ.items() if k != TOKEN_ENV_VAR}
     process = subprocess.Popen(

@@ -7,8 +7,8 @@ import pytest
 
 from hud_gym import ClickAction, PressAction, Task, TypeAction
 from hud_gym.envs.qa import QAEnv
-from hud_gym.wrappers.sb3_actions import ActionMapper, SB3ActionWrapper
-from hud_gym.wrappers.sb3_observations import ObservationMapper, SB3ObservationWrapper
+from hud_gym.wrappers.integrations.sb3_actions import ActionMapper, SB3ActionWrapper
+from hud_gym.wrappers.integrations.sb3_observations import ObservationMapper, SB3ObservationWrapper
 
 sb3 = pytest.importorskip("stable_baselines3")
 pytestmark = pytest.mark.timeout(180)
@@ -93,7 +93,7 @@ def test_multi_input_ppo_on_pixels_and_instruction_words() -> None:
     """SB3's MultiInputPolicy takes the image and the instruction's words from the real VecEnv."""
     from stable_baselines3 import PPO
 
-    from hud_gym.wrappers.sb3_vec_env import to_sb3_vec_env
+    from hud_gym.wrappers.integrations.sb3_vec_env import to_sb3_vec_env
 
     venv = to_sb3_vec_env(
         "hud/QA-v0", 2, taskset="qa-basic", max_steps=2, observation_size=(48, 48), text="words", text_length=64,

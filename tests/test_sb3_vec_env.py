@@ -15,15 +15,15 @@ from gymnasium.vector import AutoresetMode
 import hud_gym
 from hud_gym import ClickAction, Grade, Task
 from hud_gym.envs.qa import QAEnv
-from hud_gym.wrappers.sb3_actions import ActionMapper, SB3ActionWrapper
-from hud_gym.wrappers.sb3_observations import SB3ObservationWrapper
+from hud_gym.wrappers.integrations.sb3_actions import ActionMapper, SB3ActionWrapper
+from hud_gym.wrappers.integrations.sb3_observations import SB3ObservationWrapper
 from hud_gym.wrappers.vector import HudVectorEnv, qa_vector_env
 
 pytest.importorskip("stable_baselines3")
 from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
 
-from hud_gym.wrappers.sb3_vec_env import HudSB3VecEnv, to_sb3_vec_env, unbatch_infos
+from hud_gym.wrappers.integrations.sb3_vec_env import HudSB3VecEnv, to_sb3_vec_env, unbatch_infos
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -240,7 +240,7 @@ def test_an_absent_reward_reaches_sb3_as_failed_reward_marked_counted_and_logged
     try:
         venv.reset()
         venv.step(np.array([FOUR, FOUR]))
-        with caplog.at_level("WARNING", logger="hud_gym.wrappers.sb3_vec_env"):
+        with caplog.at_level("WARNING", logger="hud_gym.wrappers.integrations.sb3_vec_env"):
             _, rewards, dones, infos = venv.step(np.array([ENTER, ENTER]))
         assert dones.tolist() == [True, True] and rewards.tolist() == [1.0, -1.0] and rewards.dtype == np.float32
         assert "reward_absent" not in infos[0] and infos[1]["reward_absent"] is True
@@ -279,7 +279,7 @@ def test_clicks_only_vocabulary_passes_sb3_check_env() -> None:
 
 def test_importing_the_wrappers_does_not_import_sb3_or_torch() -> None:
     code = (
-        "import sys, hud_gym, hud_gym.wrappers, hud_gym.wrappers.sb3_actions, hud_gym.wrappers.sb3_observations, "
+        "import sys, hud_gym, hud_gym.wrappers, hud_gym.wrappers.integrations.sb3_actions, hud_gym.wrappers.integrations.sb3_observations, "
         "hud_gym.wrappers.vector; print(sorted(m for m in ('stable_baselines3', 'torch') if m in sys.modules))"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)

@@ -9,6 +9,7 @@ import sqlite3
 import sys
 import textwrap
 import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -228,6 +229,39 @@ def test_several_processes_write_to_one_job(home: Path) -> None:
         assert all(Path(s.observation_ref).is_file() for s in trajectory.steps)
     analytics = job.get_analytics()
     assert analytics.steps_total == 60 and analytics.success_rate == 1.0
+
+
+@pytest.mark.timeout(120)
+def test_opening_a_store_another_connection_is_creating_waits_for_it(home: Path) -> None:
+    """``PRAGMA journal_mode=WAL`` on a fresh store while another connection holds its write lock:
+    SQLite skips the busy handler there ("database is locked" at once, issue 23); the open waits
+    for the lock instead."""
+    home.mkdir(parents=True)
+    creator = sqlite3.connect(home / "hud_gym.db", isolation_level=None, check_same_thread=False)
+    creator.execute("BEGIN IMMEDIATE")
+    creator.execute("CREATE TABLE being_created (x)")
+    release = threading.Timer(1.0, lambda: creator.execute("COMMIT"))
+    release.start()
+    try:
+        store = Store(home)
+        assert store.job_rows() == []
+    finally:
+        release.join()
+        creator.close()
+
+
+@pytest.mark.timeout(240)
+def test_many_processes_opening_a_fresh_store_at_once_all_write(tmp_path: Path) -> None:
+    """Eight processes create the same store at the same moment, five times over: every one
+    writes its job, none sees "database is locked"."""
+    context = multiprocessing.get_context("spawn")
+    with context.Pool(8) as pool:
+        for trial in range(5):
+            fresh = tmp_path / f"fresh-{trial}"
+            start_at = time.time() + 3.0  # every worker is up (spawned, imported) by then
+            outcomes = pool.starmap(jobs_child_process.open_fresh_store, [(str(fresh), start_at)] * 8)
+            assert outcomes == ["ok"] * 8, outcomes
+            assert len(Store(fresh).job_rows()) == 8
 
 
 def test_a_reused_pid_is_not_the_old_writer(home: Path) -> None:

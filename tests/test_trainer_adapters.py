@@ -1,9 +1,8 @@
-"""TRL ``environment_factory`` and verifiers group adapters, checked against the trainers'
-contracts on hud/QA-v0 (no trl, transformers or verifiers installed)."""
+"""TRL's ``environment_factory`` adapter, checked against the trainer's contract on hud/QA-v0
+(no trl or transformers installed)."""
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import math
 import typing
@@ -11,9 +10,7 @@ from typing import Any
 
 import pytest
 
-from hud_gym import ResponseAction, Task, TypeAction
-from hud_gym.wrappers.trl import trl_environment_factory
-from hud_gym.wrappers.verifiers import verifiers_group_rollout
+from hud_gym.wrappers.integrations.trl import trl_environment_factory
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -137,44 +134,3 @@ def test_task_for_another_gym_is_refused(envs) -> None:
     with pytest.raises(ValueError, match="gym"):
         env.reset(task={"prompt": "x", "gym": "hud-browser"})
     assert env.env is None
-
-
-def test_verifiers_group_rollout() -> None:
-    runs = 0  # max_concurrent=1 runs the group one rollout after another, in rollout order
-
-    def policy(observation: dict, history: list, task: Task) -> Any:
-        nonlocal runs
-        if not history:
-            runs += 1
-            if runs == 3:
-                raise RuntimeError("model server down")
-            return TypeAction(text="draft")
-        return ResponseAction(text="Paris" if runs == 1 else "Lyon")
-
-    outputs = asyncio.run(verifiers_group_rollout("qa-basic/capital-france", policy, 3, seed=7, max_concurrent=1))
-    assert [o["reward"] for o in outputs] == [1.0, 0.0, None]
-    assert [o["advantage"] for o in outputs] == [0.5, -0.5, 0.0]
-    assert len({o["example_id"] for o in outputs}) == 1
-    assert [o["is_completed"] for o in outputs] == [True, True, False]
-    assert [o["stop_condition"] for o in outputs] == ["completed", "completed", "has_error"]
-    assert outputs[2]["error"] and "model server down" in outputs[2]["error"]
-    assert outputs[2]["completion"] == [] and outputs[2]["trajectory"] == []
-    for out in outputs[:2]:
-        assert out["prompt"] == [
-            {"role": "user", "content": [{"type": "text", "text": "What is the capital of France?"}]}
-        ]
-        roles = [m["role"] for m in out["completion"]]
-        assert roles == ["assistant", "user", "assistant", "user"]
-        assert out["error"] is None and out["is_truncated"] is False
-        assert out["metrics"]["steps"] == 2 and out["metrics"]["duration_s"] > 0
-        assert [s["reward"] for s in out["trajectory"]] == [0.0, out["reward"]]
-        assert out["trajectory"][1]["completion"][0]["role"] == "assistant"
-    assert '"Paris"' in outputs[0]["completion"][2]["content"]
-    assert not any(math.isnan(a) for a in (o["advantage"] for o in outputs))
-
-    named = asyncio.run(
-        verifiers_group_rollout(
-            Task(prompt="2+2?", target="4"), lambda o, h, t: ResponseAction(text="4"), 2, example_id=11
-        )
-    )
-    assert [(o["example_id"], o["reward"], o["advantage"]) for o in named] == [(11, 1.0, 0.0), (11, 1.0, 0.0)]

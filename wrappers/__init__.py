@@ -7,10 +7,6 @@
 - :mod:`hud_gym.wrappers.integrations`: adapters for other libraries (stable-baselines3, Ray,
   TRL, verifiers), each imported only when used: ``import hud_gym.wrappers`` imports none of them.
 
-The flat module paths of earlier versions (``hud_gym.wrappers.grpo``, ``hud_gym.wrappers.pool``,
-``hud_gym.wrappers.ray_vector``, ``hud_gym.wrappers.sb3_vec_env``, ...) still import the same
-objects; each of those modules names its new path.
-
 Example:
     >>> from hud_gym.wrappers.rollout import EnvPool, rollout_group
     >>> from hud_gym.wrappers.vector import HudVectorEnv

@@ -10,7 +10,9 @@ Modules, one job each:
 - :mod:`.input`: click, press, type, scroll, move, drag as trusted input events;
 - :mod:`.custom`: the custom actions (``goto``, ``new_tab``, ...);
 - :mod:`.observation`: the frame after an action; :mod:`.capture` its screenshot and page state;
-- :mod:`.warm`: warm pages, each in a parked context, for resets onto recently used MiniWoB++ tasks;
+- :mod:`.warm`: warm pages, each in a parked context, for resets onto recently used task pages;
+- :mod:`.extensions`: what the gym's suites add (custom actions, page probes), read from the
+  suite registry (this package imports no suite);
 - :mod:`.chromium` (the shared browsers), :mod:`.binary` (which Chromium, with which flags),
   :mod:`.session` (a tab's DevTools session),
   :mod:`.dialogs`, :mod:`.urls` (the navigation policy), :mod:`.keys` (CLA keys to Playwright's).
@@ -23,7 +25,7 @@ the others, behind forwarding properties. A mixin keeps ``self.page`` one hop aw
 hot path, and the public attributes (``page``, ``pages``, ``pointer``, ``downloads``, ...) where
 the gym's functions and the tests use them.
 
-The gym's setup and evaluate functions (``functions.py``, ``miniwob.py``) are imported by the
+The gym's setup and evaluate functions (``functions.py``, and its suites', :mod:`hud_gym.suites`) are imported by the
 function registry when a browser task first needs them.
 """
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import base64
 import io
 import json
+from collections.abc import Sequence
 from typing import Any, Literal
 
 import numpy as np
@@ -24,7 +25,6 @@ from PIL import Image
 from playwright.async_api import CDPSession
 
 from hud_gym.bounds import TITLE_CHARS
-from hud_gym.controllers.browser.miniwob_dom import DOM_INFO_JS
 
 __all__ = ["ELEMENTS_JS", "PAGE_STATE_JS", "ImageFormat", "capture", "decode_image", "page_state_expression"]
 
@@ -122,19 +122,21 @@ the browser) trails the reply."""
 
 PAGE_STATE_JS = (
     "(elements, limit) => ({title: String(document.title).slice(0, TITLE_CHARS + 1), "
-    "elements: elements ? ELEMENTS(limit) : null, "
-    "dom: elements ? MINIWOB_DOM : null, leaving: LEAVING})"
+    "elements: elements ? ELEMENTS(limit) : null, probes: elements ? PROBES : null, leaving: LEAVING})"
 )
-"""Title (at most :data:`~hud_gym.bounds.TITLE_CHARS` + 1 characters of it) and, when asked, the elements of the page and, on a MiniWoB page, its own DOM
-observation (:mod:`.miniwob_dom`), and :data:`LEAVING_JS`, in one round trip."""
+"""Title (at most :data:`~hud_gym.bounds.TITLE_CHARS` + 1 characters of it) and, when asked, the
+elements of the page and the values of the suites' page probes (:mod:`.extensions`), and
+:data:`LEAVING_JS`, in one round trip."""
 
 
-def page_state_expression(elements: bool, limit: int) -> str:
-    """The ``Runtime.evaluate`` expression returning ``{title, elements, dom, leaving}``."""
+def page_state_expression(elements: bool, limit: int, probes: Sequence[tuple[str, str]] = ()) -> str:
+    """The ``Runtime.evaluate`` expression returning ``{title, elements, probes, leaving}``
+    (``probes``: ``(key, expression)`` pairs, each value under its key)."""
+    values = ", ".join(f"{json.dumps(key)}: ({expression})" for key, expression in probes)
     body = (
         PAGE_STATE_JS.replace("TITLE_CHARS", str(TITLE_CHARS))
         .replace("LEAVING", LEAVING_JS)
         .replace("ELEMENTS", f"({ELEMENTS_JS.strip()})")
-        .replace("MINIWOB_DOM", DOM_INFO_JS)
+        .replace("PROBES", f"({{{values}}})")
     )
     return f"({body})({json.dumps(bool(elements))}, {int(limit)})"

@@ -9,7 +9,7 @@ The controller is composed of parts, one job each (see the package docstring):
 :mod:`.lifecycle` (start, episode reset, close), :mod:`.tabs` (tabs, targets, downloads,
 crashes), :mod:`.input` (pointer and keyboard actions), :mod:`.custom` (``goto``, ``new_tab``, ...
 and the navigation policy), :mod:`.observation` (the frame after an action), :mod:`.warm` (the
-warm pages of MiniWoB++ tasks). This module puts them
+warm pages of tasks that keep their page). This module puts them
 together and runs each CLA action through :data:`ACTIONS`.
 
 Faults: a tab whose renderer crashed (killed, out of memory) has lost the episode's page state, so
@@ -76,7 +76,7 @@ class BrowserController(BrowserInput, BrowserCustom, BrowserWarm, BrowserObserva
             grabbed through MIT-SHM: :mod:`.headed`), ``"cdp"`` (``Page.captureScreenshot``:
             :mod:`.capture`; the default), or ``"auto"`` (headed where Xvfb is installed and
             ``headless``, falling back to CDP when the display does not start).
-        warm_pages: how many recently used pages of tasks that keep their page (MiniWoB++) stay
+        warm_pages: how many recently used pages of tasks that keep their page (``keep_page``) stay
             warm, each in a parked context of its own, so that a reset back onto one loads nothing
             (:mod:`.warm`); 0 turns this off.
 
@@ -87,7 +87,6 @@ class BrowserController(BrowserInput, BrowserCustom, BrowserWarm, BrowserObserva
         pages: the open tabs, in the order of ``info["tabs"]``.
         downloads: paths of the files downloaded in this episode (in :attr:`download_dir`).
         download_dir: this env's download folder (removed on close).
-        last_response: the main-frame response of the active tab's last navigation, if any.
         pointer: the last pointer position ``(x, y)`` in screen pixels.
         crashes: URLs of the tabs whose renderer crashed in this episode (then every ``step`` and
             ``observe`` raises :class:`ControllerError` until the next reset).
@@ -107,7 +106,7 @@ class BrowserController(BrowserInput, BrowserCustom, BrowserWarm, BrowserObserva
             raise ControllerError("the browser has no open tab")
         self._loads_at_action = {page: session.loads for page, session in self._sessions.items()}
         if self._view is not None:
-            self._view.begin()
+            await self._view.begin()
         try:
             return await ACTIONS.run(self, action)
         except ActionError:

@@ -1,6 +1,6 @@
 """The browser gym's custom actions: ``goto``, ``back``, ``forward``, ``reload``, ``new_tab``,
-``switch_tab``, ``close_tab`` (``CustomAction(action=name, args={...})``), and on MiniWoB++
-pages ``click_element`` and ``type_field`` (:mod:`.miniwob_dom`).
+``switch_tab``, ``close_tab`` (``CustomAction(action=name, args={...})``), and those its suites
+add (:mod:`.extensions`).
 
 Navigation policy (:mod:`.urls`): ``file:`` URLs (unless ``allow_file_urls`` names a directory),
 ``view-source:``, ``chrome:``, ``devtools:``, ``javascript:`` ... are refused: an agent's ``goto``
@@ -21,7 +21,6 @@ from playwright.async_api import Page, Response
 
 from hud_gym.actions import ActionError, CustomAction
 from hud_gym.controllers.base import ActionOutcome
-from hud_gym.controllers.browser import miniwob_dom
 from hud_gym.controllers.browser.dialogs import WaitUntil
 from hud_gym.controllers.browser.lifecycle import BrowserLifecycle
 from hud_gym.controllers.browser.urls import NavigationRefused
@@ -34,7 +33,9 @@ class BrowserCustom(BrowserLifecycle):
     """The handlers of the custom actions (a part of :class:`~.controller.BrowserController`)."""
 
     async def _custom(self, action: CustomAction) -> ActionOutcome:
-        return await CUSTOM.run(self, action)
+        if self._custom_actions is None:
+            self._custom_actions = CUSTOM.extended(self.extension.custom_actions)
+        return await self._custom_actions.run(self, action)
 
     # One handler per custom action (the table is :data:`CUSTOM`, after the class).
 
@@ -95,12 +96,6 @@ class BrowserCustom(BrowserLifecycle):
             await self._active.bring_to_front()
         return ActionOutcome()
 
-    async def _click_element(self, args: dict[str, Any]) -> ActionOutcome:
-        return await miniwob_dom.click_element(self.page, args)
-
-    async def _type_field(self, args: dict[str, Any]) -> ActionOutcome:
-        return await miniwob_dom.type_field(self.page, args)
-
     def _tab_index(self, index: Any, name: str) -> int:
         if isinstance(index, bool) or not isinstance(index, int):
             raise ActionError(f"custom action {name!r} needs args {{'index': <int>}}, got {index!r}")
@@ -122,12 +117,10 @@ class BrowserCustom(BrowserLifecycle):
         aborted) is reported in ``info["navigation_error"]``, never raised: the page shows the
         browser's error page."""
         try:
-            response = await self._dialogs.leave(page, self._sessions.get(page), navigation, self.navigation_timeout)
+            await self._dialogs.leave(page, self._sessions.get(page), navigation, self.navigation_timeout)
         except PlaywrightError as exc:
             self._check_alive()
             return ActionOutcome(info={"navigation_error": str(exc).splitlines()[0]})
-        if response is not None:
-            self._responses[page] = response
         return ActionOutcome()
 
 
@@ -141,11 +134,10 @@ CUSTOM: CustomActions[BrowserCustom, ActionOutcome] = CustomActions(
         "new_tab": BrowserCustom._new_tab_action,
         "switch_tab": BrowserCustom._switch_tab,
         "close_tab": BrowserCustom._close_tab,
-        "click_element": BrowserCustom._click_element,
-        "type_field": BrowserCustom._type_field,
     },
 )
-"""The browser gym's custom actions (``CustomAction(action=name, args={...})``)."""
+"""The browser gym's own custom actions (``CustomAction(action=name, args={...})``); a controller
+runs them and its suites' (:attr:`~.state.BrowserState.extension`)."""
 
 CUSTOM_ACTIONS: tuple[str, ...] = CUSTOM.names
-"""The names of the browser gym's custom actions."""
+"""The names of the browser gym's own custom actions."""

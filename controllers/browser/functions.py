@@ -4,6 +4,11 @@ They work against the live page of ``ctx.controller`` (a
 :class:`~hud_gym.controllers.browser.controller.BrowserController`): the ``async`` ones on the
 env's event loop, the sync ones on a thread (:mod:`hud_gym.evaluation.calls`); evaluate functions
 check the page as it is at evaluate time and return a :class:`~hud_gym.evaluation.Grade`.
+
+The setup functions that open or change the page bind it to the episode, and the evaluators that
+read the page's state grade only a page the setup made (:mod:`.binding`: a ``data:`` page or
+another site the agent opened is graded as the task's failure, ``config["graded_pages"]`` says
+otherwise). The URL and cookie evaluators read the browser as it is.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ import asyncio
 from typing import Any
 from urllib.parse import urlsplit
 
+from hud_gym.controllers.browser.binding import bind, graded_page
 from hud_gym.evaluation import FunctionContext, Grade, evaluate_function, setup_function
 from hud_gym.evaluation.patterns import PatternError, compile_task_pattern
 
@@ -55,12 +61,14 @@ async def goto(ctx: FunctionContext, url: str, wait_until: str = "domcontentload
     """
     target = ctx.controller.url_policy.check(url)
     await _page(ctx).goto(target, wait_until=wait_until, timeout=NAVIGATION_TIMEOUT_MS)
+    await bind(ctx, _page(ctx))
 
 
 @setup_function("browser")
 async def load_html_content(ctx: FunctionContext, html: str) -> None:
     """Show ``html`` as the page's content."""
     await _page(ctx).set_content(html, wait_until="domcontentloaded", timeout=NAVIGATION_TIMEOUT_MS)
+    await bind(ctx, _page(ctx))
 
 
 @setup_function("browser")
@@ -145,8 +153,9 @@ def url_contains(ctx: FunctionContext, substring: str) -> Grade:
 
 
 async def page_text(ctx: FunctionContext) -> str:
-    """The page's visible text, its input values, and its same-origin frames' text."""
-    return await _page(ctx).evaluate(_PAGE_TEXT_JS)
+    """The page's visible text, its input values, and its same-origin frames' text (of the page
+    :func:`~.binding.graded_page` grades)."""
+    return await (await graded_page(ctx)).evaluate(_PAGE_TEXT_JS)
 
 
 _PAGE_HTML_JS = "() => document.documentElement ? document.documentElement.outerHTML : ''"
@@ -164,7 +173,8 @@ async def page_contains(
     With ``partial_rewarding`` the reward is the fraction found; ``done`` when all are found.
     :func:`visible_text_contains` checks what a user sees instead.
     """
-    return _contains_grade(texts, await _page(ctx).evaluate(_PAGE_HTML_JS), partial_rewarding, case_sensitive)
+    html = await (await graded_page(ctx)).evaluate(_PAGE_HTML_JS)
+    return _contains_grade(texts, html, partial_rewarding, case_sensitive)
 
 
 @evaluate_function("browser")
@@ -195,7 +205,7 @@ def _contains_grade(texts: str | list[str], content: str, partial_rewarding: boo
 @evaluate_function("browser")
 async def element_exists(ctx: FunctionContext, selector: str) -> Grade:
     """Reward 1 when ``selector`` matches at least one element."""
-    count = await _page(ctx).locator(selector).count()
+    count = await (await graded_page(ctx)).locator(selector).count()
     return Grade(reward=float(count > 0), content=f"{count} element(s) match {selector!r}", info={"count": count})
 
 
@@ -208,7 +218,7 @@ async def text_matches(ctx: FunctionContext, selector: str, pattern: str) -> Gra
         regex = compile_task_pattern(pattern, dotall=True)
     except PatternError as exc:
         return Grade.error(str(exc))
-    locator = _page(ctx).locator(selector).first
+    locator = (await graded_page(ctx)).locator(selector).first
     if await locator.count() == 0:
         return Grade(reward=0.0, content=f"no element matches {selector!r}")
     text = await locator.evaluate(

@@ -56,18 +56,16 @@ wall time (idle, not CPU). Measured in ``benchmarks/browser_capture.py`` and ``b
 
 from __future__ import annotations
 
-import contextlib
 import os
 import secrets
 import shutil
-import tempfile
 import time
-from pathlib import Path
 
 import numpy as np
 
 from hud_gym.controllers.base import ControllerError
 from hud_gym.controllers.browser.tiles import MIN_WINDOW_WIDTH, TileLayout
+from hud_gym.controllers.temp_folders import make_temp_folder
 from hud_gym.controllers.x11.capture import ScreenCapture
 from hud_gym.controllers.x11.connection import X_ERRORS, XConnection
 from hud_gym.controllers.x11.monitors import set_monitors
@@ -209,7 +207,7 @@ class HeadedDisplay:
         self.viewport = layout.viewport
         self.screen = layout.screen
         self.cookie = new_cookie()
-        self.folder = Path(tempfile.mkdtemp(prefix="hud-gym-headed-"))
+        self.folder = make_temp_folder("hud-gym-headed-", self)
         self.xvfb: XvfbServer | None = None
 
     @property
@@ -280,10 +278,6 @@ class HeadedView:
             self.x = XConnection(display, region=(*origin, *grabbed))
             self.capture = ScreenCapture(display, grabbed, origin)
         self.marker = secrets.randbelow(1 << 24)
-        self.regrabs = 0
-        """Grabs made again because damage arrived during one (for the benchmarks)."""
-        self.stale_grabs = 0
-        """Grabs that did not carry the step's marker yet (made again after damage)."""
         self.unverified = 0
         """Frames returned without this step's marker (:data:`MARKER_LIMIT` passed, or a document
         that cannot show it)."""
@@ -295,15 +289,20 @@ class HeadedView:
         self.marker = (self.marker + 1) & 0xFFFFFF
         return self.marker
 
-    def begin(self) -> None:
+    async def begin(self) -> None:
         """Forget damage reported before an action (call before its input)."""
-        self.x.begin()
+        await self.x.call(self.x.begin)
 
     async def frame(self, marker: int, marked: bool, dialog: bool = False) -> tuple[np.ndarray, str | None]:
         """``(the frame, None)`` after the state round trip set ``marker`` (``marked``: the page
         says it shows); ``dialog``: the step answered a dialog. Unverified frames come with why:
         ``"unmarked"`` (the document cannot show the marker) or ``"late"`` (no grab carried it
-        within :data:`MARKER_LIMIT` s). See the module docstring."""
+        within :data:`MARKER_LIMIT` s). See the module docstring. The X work runs on the X
+        connection's thread (:mod:`~hud_gym.controllers.x11.xthread`): a frozen X server times
+        the step out and stops no other env of the process."""
+        return await self.x.run(lambda: self._x_frame(marker, marked, dialog))
+
+    async def _x_frame(self, marker: int, marked: bool, dialog: bool) -> tuple[np.ndarray, str | None]:
         problem: str | None = None
         try:
             if not marked:
@@ -343,7 +342,6 @@ class HeadedView:
             self.x.drain()
             if self.x.damage_events == before:
                 return image
-            self.regrabs += 1
         return image  # a page animating without pause: every frame is as fresh as the last
 
     async def _marked(self, marker: int) -> tuple[np.ndarray, bool]:
@@ -356,7 +354,6 @@ class HeadedView:
             image = self._grab(marker)
             if self._carries(image, marker):
                 return image, True
-            self.stale_grabs += 1
             now = time.perf_counter()
             if now >= deadline:
                 return image, False
@@ -366,6 +363,5 @@ class HeadedView:
 
     def close(self) -> None:
         """Close the connection and the grab (idempotent)."""
-        with contextlib.suppress(Exception):
-            self.capture.close()
+        self.x.thread.call_soon(self.capture.close)  # after a grab it may be in (never blocks here)
         self.x.close()

@@ -15,7 +15,7 @@ from __future__ import annotations
 import string
 
 from hud_gym.actions import ActionError
-from hud_gym.keys import KEYS, normalize_key
+from hud_gym.keys import normalize_key
 
 __all__ = ["MODIFIERS", "PLAYWRIGHT_KEYS", "playwright_key", "playwright_keys"]
 
@@ -102,9 +102,6 @@ MODIFIERS: frozenset[str] = frozenset(
     }
 )
 """Playwright names of the modifier keys."""
-
-UNSUPPORTED: tuple[str, ...] = tuple(k for k in KEYS if k not in PLAYWRIGHT_KEYS)
-"""Canonical keys a browser page cannot receive."""
 
 
 def playwright_key(key: str) -> str:

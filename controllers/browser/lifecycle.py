@@ -2,7 +2,8 @@
 
 :meth:`~BrowserLifecycle.start` takes a lease on the process-wide shared Chromium
 (:data:`~hud_gym.controllers.browser.chromium.MANAGER`) and opens this env's own
-``BrowserContext`` (its own cookies, storage, cache, permissions and download folder).
+``BrowserContext`` (its own cookies, storage, cache, permissions and download folder) with the
+env's own clipboard (:mod:`.clipboard`, emptied at every reset).
 
 Episode reset (``reset_mode="clear"``, the default, ~30 ms): close every extra tab, release held
 keys and buttons, clear cookies, permissions, the HTTP cache and the storage (local/session
@@ -11,7 +12,7 @@ navigate the main tab to ``about:blank`` and drop its history. ``reset_mode="fre
 whole context instead (~170 ms); a clear reset does so too every ``fresh_context_every`` episodes,
 whenever the context is unhealthy (a tab crashed), and after an episode whose pages opened dialogs
 (a ``setInterval(alert)`` page cannot hold a context close back). A task with
-``config["keep_page"]`` keeps the main tab's document (MiniWoB++ pages reset themselves in
+``config["keep_page"]`` keeps the main tab's document (pages that reset themselves in
 JavaScript); the warm pages of such tasks (:mod:`.warm`) are kept in contexts of their own, which
 a reset onto a task without ``keep_page``, and every context replacement, closes.
 
@@ -24,10 +25,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import shutil
-import tempfile
 from collections import OrderedDict
 from collections.abc import Awaitable
-from pathlib import Path
 from typing import Any
 
 from playwright.async_api import Error as PlaywrightError
@@ -38,6 +37,8 @@ from hud_gym.controllers.browser.chromium import MANAGER, BrowserLease
 from hud_gym.controllers.browser.headed import MARKER_ROWS, HeadedView
 from hud_gym.controllers.browser.session import PageSession
 from hud_gym.controllers.browser.tabs import BrowserTabs, close_parked, origin_of
+from hud_gym.controllers.temp_folders import make_temp_folder
+from hud_gym.evaluation.threads import run_on_thread
 from hud_gym.task import Task
 
 __all__ = ["BrowserLifecycle"]
@@ -55,10 +56,12 @@ class BrowserLifecycle(BrowserTabs):
         self._closed = False
         self._lease = await self._acquire()
         self.browser = self._lease.browser
-        self.download_dir = Path(tempfile.mkdtemp(prefix="hud-gym-downloads-"))
+        self.download_dir = make_temp_folder("hud-gym-downloads-", self)
         try:
-            if self._lease.display is not None:
-                self._view = HeadedView(self._lease.display, self.screen_size, self._lease.origin or (0, 0))
+            display = self._lease.display
+            if display is not None:  # (connecting is an X round trip: off the loop, as every X request)
+                origin = self._lease.origin or (0, 0)
+                self._view = await run_on_thread(lambda: HeadedView(display, self.screen_size, origin))
             await self._open_context()
         except BaseException as exc:
             await self.close()  # the env never saw this controller: give everything back now
@@ -97,6 +100,7 @@ class BrowserLifecycle(BrowserTabs):
         }
         context = await self.browser.new_context(**options)
         self.context = context
+        await self.clipboard.install(context)
         await self.url_policy.guard_context(context)
         self._pages = []
         self._active = None
@@ -129,7 +133,6 @@ class BrowserLifecycle(BrowserTabs):
         self._shown = None
         self._crashed.clear()
         self._dialogs.forget()
-        self._responses.clear()
         self._pending_targets.clear()
         self._targets_settled.set()
         self._warm_url = None
@@ -218,6 +221,7 @@ class BrowserLifecycle(BrowserTabs):
                 if not keep_page and self._parked:
                     await self._close_parked()  # warm pages are for tasks that keep their page
                 await self._clear(keep_page)
+            await self.clipboard.clear(self.context)
         except PlaywrightError as exc:
             self._check_alive()
             raise ControllerError(f"browser reset failed: {exc}") from exc
@@ -261,13 +265,12 @@ class BrowserLifecycle(BrowserTabs):
         ]
         if self._http_cache_used:
             # Clearing the cache costs the browser's main thread; an episode that fetched
-            # nothing over HTTP (a file:// page such as MiniWoB's) left it as it was.
+            # nothing over HTTP (a file:// page) left it as it was.
             calls.append(session.send("Network.clearBrowserCache"))
             self._http_cache_used = False
         if not keep_page:
             calls.append(session.send("Page.resetNavigationHistory"))
         await asyncio.gather(*calls)
-        self._responses.clear()
 
     async def _release_inputs(self, page: Page) -> None:
         for key in reversed(self._held_keys):

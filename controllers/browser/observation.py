@@ -31,7 +31,6 @@ from hud_gym.controllers.browser.capture import (
     page_state_expression,
 )
 from hud_gym.controllers.browser.lifecycle import BrowserLifecycle
-from hud_gym.controllers.browser.miniwob_dom import dom_elements
 
 __all__ = [
     "ELEMENTS_JS",
@@ -106,7 +105,9 @@ class BrowserObservation(BrowserLifecycle):
             if view is not None and self._shown is not page:
                 await self._show(page, session)
             marker = view.next_marker() if view is not None else None
-            state_task = asyncio.ensure_future(session.state(self.elements, self.max_elements, marker=marker))
+            state_task = asyncio.ensure_future(
+                session.state(self.elements, self.max_elements, marker=marker, probes=self.extension.probe_expressions)
+            )
             shot_task = (
                 asyncio.ensure_future(session.screenshot(self.screenshot_format, self.jpeg_quality))
                 if view is None
@@ -218,8 +219,7 @@ class BrowserObservation(BrowserLifecycle):
         self._reported_downloads = len(self.downloads)
         if self.elements:
             info["elements"] = state["elements"] or []
-            if state.get("dom"):
-                info["dom_elements"] = dom_elements(state["dom"])
+            info.update(self.extension.probe_info(state["probes"]))
         if self.capture_region is not None:
             # A view, not a copy: the browser encodes the whole viewport either way (a CDP clip
             # measured slower), but a remote env is sent only these pixels.

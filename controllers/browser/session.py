@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Sequence
 from typing import Any
 
 from playwright.async_api import BrowserContext, CDPSession, Page
@@ -98,25 +99,33 @@ class PageSession:
                 return False
         return True
 
-    async def state(self, elements: bool = False, limit: int = 500, *, marker: int | None = None) -> dict[str, Any]:
-        """``{"title": str, "elements": list | None, "dom": dict | None, "leaving": bool, "marked":
-        bool}`` of the current document (one round trip; ``dom``: a MiniWoB page's
-        ``core.getDOMInfo()``; ``leaving``: :data:`~.capture.LEAVING_JS`);
+    async def state(
+        self,
+        elements: bool = False,
+        limit: int = 500,
+        *,
+        marker: int | None = None,
+        probes: Sequence[tuple[str, str]] = (),
+    ) -> dict[str, Any]:
+        """``{"title": str, "elements": list | None, "probes": dict, "leaving": bool, "marked":
+        bool}`` of the current document (one round trip; ``probes``: the value of each
+        ``(key, expression)`` of ``probes`` under its key, with ``elements``; ``leaving``:
+        :data:`~.capture.LEAVING_JS`);
         with ``marker`` (the headed path), read in the page's second animation frame from now,
         which also sets the frame marker to ``marker`` (``marked``: the page shows it; :mod:`.headed`)."""
-        expression = page_state_expression(elements, limit)
+        expression = page_state_expression(elements, limit, probes)
         params: dict[str, Any] = {"expression": expression, "returnByValue": True, "silent": True}
         if marker is not None:
             params["expression"] = frame_state_expression(expression, marker)
             params["awaitPromise"] = True
         result = await self.cdp.send("Runtime.evaluate", params)
         if "exceptionDetails" in result:
-            return {"title": "", "elements": [] if elements else None, "dom": None, "leaving": False, "marked": False}
+            return {"title": "", "elements": [] if elements else None, "probes": {}, "leaving": False, "marked": False}
         value = result.get("result", {}).get("value") or {}
         return {
             "title": value.get("title") or "",
             "elements": value.get("elements"),
-            "dom": value.get("dom"),
+            "probes": value.get("probes") or {},
             "leaving": bool(value.get("leaving")),
             "marked": bool(value.get("marked")),
         }

@@ -19,15 +19,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from playwright.async_api import Browser, BrowserContext, CDPSession, Page, Response
+from playwright.async_api import Browser, BrowserContext, CDPSession, Page
 
 from hud_gym.controllers.base import Controller
 from hud_gym.controllers.browser.capture import ImageFormat
 from hud_gym.controllers.browser.chromium import BrowserLease
+from hud_gym.controllers.browser.clipboard import EnvClipboard
 from hud_gym.controllers.browser.dialogs import Dialogs
+from hud_gym.controllers.browser.extensions import browser_extension
 from hud_gym.controllers.browser.headed import HeadedView, xvfb_available
 from hud_gym.controllers.browser.session import PageSession
 from hud_gym.controllers.browser.urls import UrlPolicy
+from hud_gym.controllers.dispatch import CustomActions
 
 __all__ = ["AUTO_HEADED_MIN_PIXELS", "BrowserState", "Capture", "Parked", "ResetMode", "resolve_capture"]
 
@@ -119,9 +122,14 @@ class BrowserState(Controller):
         self.max_elements = max_elements
         self.url_policy = UrlPolicy(allow_file_urls)
         self.warm_pages = warm_pages
+        self.extension = browser_extension(self.gym)
+        """What the gym's suites add: custom actions, page probes (:mod:`.extensions`)."""
+        self._custom_actions: CustomActions[Any, Any] | None = None
 
         self.browser: Browser | None = None
         self.context: BrowserContext | None = None
+        self.clipboard = EnvClipboard()
+        """The env's own clipboard (:mod:`.clipboard`), emptied at every reset."""
         self._dialogs = Dialogs()
         self.downloads: list[str] = []
         self.crashes: list[str] = []
@@ -133,7 +141,6 @@ class BrowserState(Controller):
         self._active: Page | None = None
         self._sessions: dict[Page, PageSession] = {}
         self._session_tasks: dict[Page, asyncio.Task[PageSession | None]] = {}
-        self._responses: dict[Page, Response] = {}
         self._crashed: set[Page] = set()
         self._origins: set[str] = set()
         # Whether an HTTP(S) response may have filled the HTTP cache since it was last cleared.

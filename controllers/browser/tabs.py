@@ -34,7 +34,7 @@ __all__ = ["CACHE_KEPT_ORIGINS", "BrowserTabs", "close_parked", "origin_of"]
 
 CACHE_KEPT_ORIGINS: set[str] = set()
 """Origins whose responses leave the HTTP cache in place at a clear reset: hud-gym's own loopback
-servers of unchanging static files (MiniWoB++'s pages), so a reset onto another of their tasks
+servers of unchanging static files (a suite's task pages), so a reset onto another of their tasks
 loads no script again. Their responses carry no episode's data."""
 
 
@@ -83,11 +83,6 @@ class BrowserTabs(BrowserState):
     def pages(self) -> list[Page]:
         """The open tabs, in order."""
         return list(self._pages)
-
-    @property
-    def last_response(self) -> Response | None:
-        """The main-frame response of the active tab's last navigation."""
-        return self._responses.get(self._active) if self._active is not None else None
 
     def _spawn(self, coro: Awaitable[Any]) -> None:
         task = asyncio.ensure_future(coro)
@@ -179,7 +174,6 @@ class BrowserTabs(BrowserState):
         if session is not None:
             self._target_done(session.target_id)
         self._session_tasks.pop(page, None)
-        self._responses.pop(page, None)
         self._crashed.discard(page)
         self._dialogs.forget(page)
 
@@ -194,12 +188,6 @@ class BrowserTabs(BrowserState):
             self._origins.add(origin)
             if origin.startswith("http") and origin not in CACHE_KEPT_ORIGINS:
                 self._http_cache_used = True
-        try:
-            frame = response.frame
-            if response.request.is_navigation_request() and frame.parent_frame is None:
-                self._responses[frame.page] = response
-        except PlaywrightError:
-            pass
 
     def _on_download(self, download: Download) -> None:
         self._spawn(self._save_download(download))

@@ -1,4 +1,4 @@
-"""Warm pages: a reset onto a recently used page (a MiniWoB++ task) without loading it again.
+"""Warm pages: a reset onto a recently used page (a task with ``keep_page``) without loading it again.
 
 A task whose page keeps its document across episodes (``config["keep_page"]``) opens it with
 :meth:`BrowserWarm.show_warm`. When the env then switches from page A to page B, A's browser
@@ -86,6 +86,7 @@ class BrowserWarm(BrowserLifecycle):
             await self._open_context()
         else:
             self._enter(target)
+            await self.clipboard.sync(self.context)  # its frames still hold what they had when parked
         return self.page if warm is not None else await self._load(url, timeout)
 
     async def _load(self, url: str, timeout: float) -> Page:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["PROTOCOL_VERSION", "ControllerServer", "RemoteController", "check_controller_spec", "main", "serve"]
+__all__ = ["PROTOCOL_VERSION", "ControllerServer", "RemoteController", "main", "serve"]
 
 from hud_gym.controllers.remote.protocol import PROTOCOL_VERSION
 
@@ -33,7 +33,6 @@ _EXPORTS = {
     "serve": "server",
     "main": "server",
     "RemoteController": "client",
-    "check_controller_spec": "client",
 }
 
 

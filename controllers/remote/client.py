@@ -61,7 +61,7 @@ __all__ = [
     "RemoteConnection",
     "RemoteController",
     "RemoteError",
-    "check_controller_spec",
+    "check_remote_placement",
 ]
 
 CONTROLLER_MODES = ("local", "subprocess", "docker")
@@ -74,8 +74,9 @@ START_TIMEOUT = 180.0
 CLOSE_REQUEST_TIMEOUT = 5.0
 
 
-def check_controller_spec(controller: str, token: str | None = None) -> tuple[str, str | None]:
-    """Validate an env's ``controller`` argument; return it normalised with its token.
+def check_remote_placement(controller: str, token: str | None = None) -> tuple[str, str | None]:
+    """Validate an env's ``controller`` argument; return it normalised with its token (the
+    :class:`~hud_gym.core.placement.RemotePlacement` check :mod:`hud_gym.registration` installs).
 
     Raises:
         ValueError: not ``"local"``, ``"subprocess"``, ``"docker"`` or a ``ws://host:port`` URL,
@@ -167,7 +168,7 @@ class RemoteController(Controller):
         request_timeout: float = REQUEST_TIMEOUT,
     ) -> None:
         super().__init__(screen_size)
-        where, token = check_controller_spec(where, token)
+        where, token = check_remote_placement(where, token)
         if where == "local":
             raise ValueError("RemoteController runs a controller elsewhere: where must not be 'local'")
         self.gym = gym  # type: ignore[misc]  # the gym it stands for

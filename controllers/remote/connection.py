@@ -88,7 +88,6 @@ class RemoteConnection:
     def __init__(self, url: str, token: str) -> None:
         self.url = url
         self.token = token
-        self.server_info: dict[str, Any] = {}
         self.users = 0
         self._websocket: ClientConnection | None = None
         self._reader: asyncio.Task[None] | None = None
@@ -141,7 +140,6 @@ class RemoteConnection:
             self._lost = "refused"
             message = (answer.get("error") or {}).get("message", answer)
             raise ControllerError(f"the controller server at {self.url} refused us: {message}")
-        self.server_info = answer.get("result") or {}
         self._reader = asyncio.ensure_future(self._read(websocket))
 
     async def _read(self, websocket: ClientConnection) -> None:

@@ -4,7 +4,8 @@ A client opens an env with the keyword options of the gym's controller (``headle
 ``reset_mode``, ``allow_shell``, ...). They are checked against the controller's own signature
 (:func:`options_model`: an unknown option or a wrong type is refused, naming it and the known
 ones), then against the trust policy: options that run programs or reach the host's files or
-network (``allow_shell``, ``sandbox=False``, ``allow_network``, ``executable_path``,
+network, or open windows on the server's display (``allow_shell``, ``sandbox=False``,
+``allow_network``, ``headless=False``, ``executable_path``,
 ``launch_args``, ``allow_file_urls``, and the browser context's ``proxy``, ``storage_state``,
 ``record_*`` ...; the table is :data:`HOST_OPTIONS`) are refused unless the server trusts its
 clients (``--trust-client-options``; the ``"subprocess"`` launcher sets it, the client being the
@@ -43,6 +44,7 @@ HOST_OPTIONS: dict[str, Callable[[Any], bool]] = {
     "executable_path": lambda v: v is not None,
     "launch_args": lambda v: bool(v),
     "allow_file_urls": lambda v: v is not None,
+    "headless": lambda v: v is False,
 }
 """Options that reach beyond the gym's sandbox: name -> whether a value does (refused unless trusted)."""
 HOST_CONTEXT_OPTIONS = frozenset(

@@ -95,11 +95,6 @@ class Sandbox:
         """True while the launcher and the supervisor run."""
         return self._launcher is not None and self._launcher.returncode is None and self._sock is not None
 
-    @property
-    def launcher_pid(self) -> int | None:
-        """The host pid of the launcher (``setpriv``/``bwrap``)."""
-        return self._launcher.pid if self._launcher is not None else None
-
     async def start(self, timeout: float = 15.0) -> None:
         """Start the sandbox and wait for its supervisor.
 

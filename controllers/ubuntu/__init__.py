@@ -11,8 +11,10 @@ Modules, one job each:
 - :mod:`.custom`: the custom actions (``launch``, ``key_sequence``, ``clipboard_set``);
 - :mod:`.policy`: what ``launch`` starts and which paths a task reaches (pure functions);
 - the session and its pieces: :mod:`.session`, :mod:`.display`, :mod:`.sandboxed`,
-  :mod:`.processes`, :mod:`.homefs`; the X side: :mod:`.connection`, :mod:`.xinput`,
-  :mod:`.keysyms`, :mod:`.windows`, :mod:`.capture`; the shipped apps: :mod:`.apps`.
+  :mod:`.processes`; the home as host code sees it: :mod:`.homefs` (over :mod:`.beneath`);
+  downloads by the episode's network rules: :mod:`.download` (over :mod:`.addresses`); the X side:
+  :mod:`.xinput`, :mod:`.keysyms`, :mod:`.windows` (over :mod:`hud_gym.controllers.x11`'s connection
+  and capture, shared with the headed browser); the shipped apps: :mod:`.apps`.
 
 The parts are mixins of one class, stacked so that each uses only the ones below it
 (``state <- lifecycle <- input, desktop <- custom <- controller``), as the browser controller's

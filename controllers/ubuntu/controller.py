@@ -17,8 +17,12 @@ Actions: XTEST input (:mod:`~hud_gym.controllers.ubuntu.xinput`), synced with th
 action. Scroll amounts are pixels, positive = down/right, one wheel click per
 :data:`PIXELS_PER_WHEEL_CLICK` pixels (rounded; a non-zero amount scrolls at least one click).
 
-Observation: :meth:`~hud_gym.controllers.ubuntu.connection.XConnection.settle` (XSync, then XDamage
+Observation: :meth:`~hud_gym.controllers.x11.connection.XConnection.settle` (XSync, then XDamage
 events until the repaints stop) and one MIT-SHM grab; the text is ``"Focused window: <title>"``.
+
+Every X request runs on the X connection's own thread (:mod:`~hud_gym.controllers.x11.xthread`),
+never on the hud-gym loop: a desktop whose X server is grabbed (``XGrabServer`` by an agent's
+script) or stopped times its own step out and stops no other env.
 
 The controller is composed of parts, one job each (see the package docstring): :mod:`.lifecycle`
 (start, reset, close), :mod:`.input` (the XTEST actions), :mod:`.desktop` (the API of the gym's
@@ -55,10 +59,10 @@ from hud_gym.actions import (
 )
 from hud_gym.controllers.base import ActionOutcome, ControllerError, Frame
 from hud_gym.controllers.dispatch import ActionTable
-from hud_gym.controllers.ubuntu.connection import X_ERRORS
 from hud_gym.controllers.ubuntu.custom import CUSTOM, CUSTOM_ACTIONS, DesktopCustom
 from hud_gym.controllers.ubuntu.input import PIXELS_PER_WHEEL_CLICK, Settled, wheel_clicks
 from hud_gym.controllers.ubuntu.policy import LAUNCHABLE
+from hud_gym.controllers.x11.connection import X_ERRORS
 
 __all__ = [
     "ACTIONS",
@@ -103,40 +107,68 @@ class UbuntuController(DesktopCustom):
         child_env: the environment of task processes (``DISPLAY``, ``HOME``, ``TMPDIR``, ...).
         allow_shell, allow_absolute_paths, in_container, sandbox, allow_network: as given
             (``in_container`` and ``sandbox`` resolved).
+        episode_network: the current episode has the network (its task asked for it, and the env
+            allows it); what ``download_file`` may reach follows it.
         last_settle: ``{"settle": s, "damage": n, "first_damage": s}`` of the last observation
-            (see :meth:`~hud_gym.controllers.ubuntu.connection.XConnection.settle`).
+            (see :meth:`~hud_gym.controllers.x11.connection.XConnection.settle`).
     """
 
     async def step(self, action: CLAAction) -> ActionOutcome:
-        """Execute one CLA action (screen pixels) with XTEST input, then ``XSync``.
+        """Execute one CLA action (screen pixels) with XTEST input, then ``XSync``, on the X
+        connection's thread (custom actions run here and hand their X work to it).
 
         Raises:
             ActionError: an invalid action (unknown custom action, a disallowed launch, ...).
             ControllerError: the display is gone.
         """
         conn, _ = self._x
-        conn.begin()
         try:
-            outcome, settle = await ACTIONS.run(self, action)
-            conn.sync()
-        except X_ERRORS as exc:
+            if isinstance(action, CustomAction):
+                await conn.call(conn.begin)
+                outcome, settle = await ACTIONS.run(self, action)
+                await conn.call(conn.sync)
+            else:
+                outcome, settle = await conn.run(lambda: self._x_step(action))
+        except ControllerError:
             self._check_alive()
-            raise ControllerError(f"X input on {self.display} failed: {type(exc).__name__}: {exc}") from exc
+            raise
         if settle is not None:
             first, quiet = self._pending_settle or (0.0, 0.0)
             self._pending_settle = (max(first, self.first_paint), max(quiet, settle))
         return outcome
 
+    async def _x_step(self, action: CLAAction) -> Settled:
+        """``action``'s input, then ``XSync`` (on the X connection's thread)."""
+        conn, _ = self._io
+        conn.begin()
+        try:
+            result = await ACTIONS.run(self, action)
+            conn.sync()
+        except X_ERRORS as exc:
+            raise ControllerError(f"X input on {self.display} failed: {type(exc).__name__}: {exc}") from exc
+        return result
+
     async def observe(self) -> Frame:
-        """The screen once the applications have repainted after the last action; see the module docstring.
+        """The screen once the applications have repainted after the last action; see the module
+        docstring. The X work runs on the X connection's thread.
 
         Raises:
             ControllerError: the display is gone.
         """
         conn, _ = self._x
+        pending, self._pending_settle = self._pending_settle, None
+        try:
+            frame: Frame = await conn.run(lambda: self._x_observe(pending))
+        except ControllerError:
+            self._check_alive()
+            raise
+        return frame
+
+    async def _x_observe(self, pending: tuple[float, float] | None) -> Frame:
+        conn, _ = self._io
         assert self._capture is not None
-        if self._pending_settle is not None:
-            (first_paint, quiet), self._pending_settle = self._pending_settle, None
+        if pending is not None:
+            first_paint, quiet = pending
             self.last_settle = await conn.settle(first_paint, quiet, self.settle_limit)
         else:
             self.last_settle = {"settle": 0.0, "damage": 0.0}
@@ -146,7 +178,6 @@ class UbuntuController(DesktopCustom):
             focused = xwindows.focused_window(conn, managed)
             titles = xwindows.window_titles(conn, managed)
         except X_ERRORS as exc:
-            self._check_alive()
             raise ControllerError(f"cannot read the windows of {self.display}: {exc}") from exc
         title = focused["title"] if focused is not None else None
         return Frame(

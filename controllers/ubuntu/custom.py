@@ -42,9 +42,13 @@ class DesktopCustom(DesktopInput, DesktopAPI):
             chords = [normalize_keys(k) for k in keys]
         except UnknownKeyError as exc:
             raise ActionError(f"custom action 'key_sequence': {exc}") from None
-        for chord in chords:
-            await self._keys_ready(conn, xin, chord)
-            xin.press(chord)
+
+        async def press_all() -> None:  # on the X connection's thread
+            for chord in chords:
+                await self._keys_ready(conn, xin, chord)
+                xin.press(chord)
+
+        await conn.run(press_all)
         return ActionOutcome(), self.quiet
 
     async def _clipboard_set(self, args: dict[str, Any]) -> Settled:

@@ -20,7 +20,6 @@ import hud_gym.controllers.ubuntu.windows as xwindows
 from hud_gym.bounds import CLIPBOARD_BYTES, Clipped, clip_bytes
 from hud_gym.controllers.base import ControllerError
 from hud_gym.controllers.ubuntu.apps import KNOWN_APPS
-from hud_gym.controllers.ubuntu.connection import X_ERRORS
 from hud_gym.controllers.ubuntu.display import DesktopNotAvailableError
 from hud_gym.controllers.ubuntu.lifecycle import DesktopLifecycle
 from hud_gym.evaluation.patterns import compile_task_pattern
@@ -49,14 +48,26 @@ class DesktopAPI(DesktopLifecycle):
                 "container (docker/ubuntu)"
             )
 
-    def resolve_path(self, path: str) -> Path:
-        """A task's path as a real path: relative paths and ``~/...`` resolve inside :attr:`home`.
+    def resolve_path(self, path: str, *, check_links: bool = True) -> Path:
+        """A task's path as a real path: relative paths and ``~/...`` resolve inside :attr:`home`
+        (``check_links``: see :func:`.policy.resolve_path`).
 
         Raises:
             PermissionError: an absolute path, or one leaving the home (``..``, a symlink), unless
                 the env was created with ``allow_absolute_paths=True``.
         """
-        return policy.resolve_path(path, self.home, allow_absolute_paths=self.allow_absolute_paths)
+        return policy.resolve_path(
+            path, self.home, allow_absolute_paths=self.allow_absolute_paths, check_links=check_links
+        )
+
+    def own_network(self) -> int | None:
+        """A descriptor (the caller closes it) of the episode's own network namespace: its
+        sandbox's, when the episode has no network and its sandbox runs; ``None`` otherwise. What
+        a task's own servers listen on (``download_file`` reaches them there, never the host's
+        loopback)."""
+        procs = self._procs
+        opener = getattr(procs, "own_network", None)
+        return opener() if opener is not None and not self.episode_network else None
 
     @property
     def known_apps(self) -> dict[str, list[str]]:
@@ -116,10 +127,12 @@ class DesktopAPI(DesktopLifecycle):
         """The mapped top-level windows: ``{"id", "title", "pid", "class", "geometry": (x, y, w, h)}``
         (``pid``: the host pid of the window's process, from its ``_NET_WM_PID``; ``None`` if unknown)."""
         conn, _ = self._x
+        managed = self._wm is not None
         try:
-            return self._host_pids(xwindows.list_windows(conn, self._wm is not None))
-        except X_ERRORS as exc:
+            listed = await conn.call(lambda: xwindows.list_windows(conn, managed))
+        except ControllerError as exc:
             raise ControllerError(f"cannot list the windows of {self.display}: {exc}") from exc
+        return self._host_pids(listed)
 
     def _host_pids(self, windows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """Sandboxed apps set ``_NET_WM_PID`` to their pid inside the sandbox: translate to the host's."""
@@ -132,11 +145,12 @@ class DesktopAPI(DesktopLifecycle):
     async def focused_window(self) -> dict[str, Any] | None:
         """The window with the keyboard focus (as in :meth:`windows`), or ``None``."""
         conn, _ = self._x
+        managed = self._wm is not None
         try:
-            window = xwindows.focused_window(conn, self._wm is not None)
-            return self._host_pids([window])[0] if window is not None else None
-        except X_ERRORS as exc:
+            window = await conn.call(lambda: xwindows.focused_window(conn, managed))
+        except ControllerError as exc:
             raise ControllerError(f"cannot read the focus of {self.display}: {exc}") from exc
+        return self._host_pids([window])[0] if window is not None else None
 
     async def wait_for_window(self, title_pattern: str, timeout: float = 10.0) -> dict[str, Any]:
         """The first window whose title matches ``title_pattern`` (``re.search``; a task pattern,

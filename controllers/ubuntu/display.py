@@ -1,8 +1,7 @@
 """The X server and window manager of one desktop env: an Xvfb display and openbox.
 
-The Xvfb part (:func:`start_xvfb`, :class:`XvfbServer`: a free display number, its cookie,
-readiness through ``-displayfd``) is gym-neutral and lives in :mod:`hud_gym.controllers.x11.xvfb`;
-it is re-exported here.
+The Xvfb part (a free display number, its cookie, readiness through ``-displayfd``) is
+gym-neutral and lives in :mod:`hud_gym.controllers.x11.xvfb`.
 
 :func:`start_window_manager` starts openbox with a minimal configuration (new windows get the
 focus, click-to-focus, title bars, Alt+Tab and Alt+F4, no menus or panels) written to the env's
@@ -24,20 +23,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 from hud_gym.controllers.base import ControllerError
-from hud_gym.controllers.process_utils import die_with_parent, stop_process
-from hud_gym.controllers.x11.xvfb import FIRST_DISPLAY, XvfbServer, start_xvfb
+from hud_gym.controllers.process_utils import die_with_parent
 from hud_gym.errors import HudGymError
 
 __all__ = [
     "DesktopNotAvailableError",
-    "FIRST_DISPLAY",
     "WINDOW_MANAGERS",
-    "XvfbServer",
-    "die_with_parent",
     "require_programs",
     "start_window_manager",
-    "start_xvfb",
-    "stop_process",
     "wait_for_window_manager",
 ]
 

@@ -11,7 +11,9 @@ Safety: every path resolves through ``controller.resolve_path`` (inside the env'
 paths only with ``allow_absolute_paths=True``; ``..`` may not escape), and is then opened through
 :class:`~hud_gym.controllers.ubuntu.homefs.HomeFiles`, which refuses, atomically, a link the
 task's or the agent's programs planted to lead out of the home (these functions run on the host,
-often as root). Running a command is arbitrary code, so :func:`run`, :func:`command_output_contains`
+often as root), and writes a fresh file given to the sandbox's uid (a planted link is replaced,
+never followed). An evaluator that meets such a link grades 0, never an evaluator error: the
+agent may have planted it to escape its grade. Running a command is arbitrary code, so :func:`run`, :func:`command_output_contains`
 and :func:`launch` of a program that is not one of the controller's known desktop apps need
 ``allow_shell=True`` (the default inside the container image, off on the host); on the host they
 run inside the env's sandbox. Task text is never evaluated as code: commands are given to the
@@ -20,7 +22,10 @@ allowed.
 
 Setup functions raise on failure (the env's ``reset`` then raises a ``SetupError`` naming the
 call); evaluate functions return a :class:`~hud_gym.evaluation.Grade` whose ``content`` says what
-was found. A missing file is reward 0, not a grading error.
+was found. A checked file or folder that is missing, of the wrong kind, or unreadable (a link out
+of the home, a FIFO, a file the agent made unreadable: states an agent can make) is
+:class:`~hud_gym.evaluation.TargetAbsent`, graded as the task's failure (reward 0), never as a
+grading error.
 
 (One module of ~420 lines on purpose: the gym's whole task vocabulary, under one safety contract, in
 the order a task author reads it.)
@@ -30,15 +35,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
 import psutil
 
 from hud_gym.controllers.ubuntu.homefs import HomeFiles
-from hud_gym.evaluation import FunctionContext, Grade, evaluate_function, setup_function
+from hud_gym.evaluation import FunctionContext, Grade, TargetAbsent, evaluate_function, setup_function
 from hud_gym.evaluation.patterns import PatternError, TaskPattern, compile_task_pattern
 
 __all__: list[str] = []
@@ -79,22 +85,61 @@ def _files(ctx: FunctionContext) -> HomeFiles:
 
 
 def _resolve(ctx: FunctionContext, path: str) -> tuple[Path, HomeFiles]:
-    return _controller(ctx).resolve_path(path), _files(ctx)
+    """``path`` resolved in the env's home, and the home's files.
+
+    Raises:
+        PermissionError: the task's path leaves the home (``..``, absolute): the task is wrong.
+        TargetAbsent: the path stays in the home as written, but a link the episode planted
+            leads out of it.
+    """
+    try:
+        return _controller(ctx).resolve_path(path), _files(ctx)
+    except PermissionError:
+        text = path[2:] if path.startswith("~/") else path
+        written_inside = not text.startswith(("~", "/")) and os.path.normpath(text).split(os.sep)[0] != ".."
+        if written_inside:
+            raise TargetAbsent(f"{path!r} leads out of the env's home (a link the episode made)") from None
+        raise
 
 
-def _read_text(files: HomeFiles, path: Path) -> str:
-    return files.read_bytes(path, MAX_READ_BYTES).decode("utf-8", errors="replace")
+_ABSENT_ERRNOS = frozenset(
+    {errno.ENOENT, errno.ENOTDIR, errno.EISDIR, errno.EACCES, errno.EPERM, errno.ELOOP, errno.EXDEV, errno.ENXIO}
+)
+"""Why a checked path cannot be read when the episode made it so (gone, swapped for a folder, a
+link out of the home, a FIFO or device, made unreadable)."""
 
 
-def _missing_file(path: str, resolved: Path, files: HomeFiles) -> Grade | None:
-    """A reward-0 grade when ``resolved`` is not a readable file, else None."""
+@contextlib.contextmanager
+def _checked(path: str) -> Iterator[None]:
+    """Reading the checked ``path``: an error an agent can cause is :class:`TargetAbsent`."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.errno in _ABSENT_ERRNOS:
+            raise TargetAbsent(f"{path!r} cannot be read: {exc.strerror or exc}") from exc
+        raise
+
+
+def _require_file(path: str, resolved: Path, files: HomeFiles) -> None:
+    """Raise :class:`TargetAbsent` unless ``resolved`` is a regular file."""
     kind = files.kind(resolved)
     if kind is None:
-        return Grade(reward=0.0, content=f"{path!r} does not exist", info={"path": str(resolved), "exists": False})
+        raise TargetAbsent(f"{path!r} does not exist")
     if kind != "file":
-        what = "a directory" if kind == "dir" else "not a regular file"
-        return Grade(reward=0.0, content=f"{path!r} is {what}, not a file", info={"path": str(resolved)})
-    return None
+        raise TargetAbsent(f"{path!r} is {'a directory' if kind == 'dir' else 'not a regular file'}, not a file")
+
+
+def read_task_file(files: HomeFiles, path: str, resolved: Path, limit: int) -> str:
+    """The text (UTF-8, errors replaced) of the first ``limit`` bytes of the task's file ``path``
+    (``resolved``).
+
+    Raises:
+        TargetAbsent: it does not exist, is not a regular file, is a link out of the home or is
+            unreadable: the episode's doing, graded as the task's failure, never an evaluator error.
+    """
+    with _checked(path):
+        _require_file(path, resolved, files)
+        return files.read_bytes(resolved, limit).decode("utf-8", errors="replace")
 
 
 def _compile(pattern: str, *, ignore_case: bool = False, multiline: bool = False) -> TaskPattern | Grade:
@@ -251,7 +296,8 @@ def file_exists(
     """Reward 1 when ``path`` exists (as a ``kind``: ``"file"``, ``"dir"`` or ``"any"``); with
     ``exists=False``, when it does not."""
     resolved, files = _resolve(ctx, path)
-    actual = files.kind(resolved)
+    with _checked(path):
+        actual = files.kind(resolved)
     found = actual == kind if kind in ("file", "dir") else actual is not None
     what = "" if kind == "any" else f" as a {kind}"
     ok = found == exists
@@ -266,10 +312,7 @@ def file_exists(
 def file_contains(ctx: FunctionContext, path: str, texts: str | list[str], case_sensitive: bool = True) -> Grade:
     """Reward 1 when the file ``path`` contains every one of ``texts``."""
     resolved, files = _resolve(ctx, path)
-    missing_file = _missing_file(path, resolved, files)
-    if missing_file is not None:
-        return missing_file
-    content = _read_text(files, resolved)
+    content = read_task_file(files, path, resolved, MAX_READ_BYTES)
     fold = (lambda s: s) if case_sensitive else str.casefold
     missing = [t for t in _as_list(texts) if fold(t) not in fold(content)]
     summary = "all found" if not missing else f"missing {missing!r}; the file holds {_short(content)!r}"
@@ -285,10 +328,7 @@ def file_matches(ctx: FunctionContext, path: str, pattern: str, ignore_case: boo
     if isinstance(regex, Grade):
         return regex
     resolved, files = _resolve(ctx, path)
-    missing_file = _missing_file(path, resolved, files)
-    if missing_file is not None:
-        return missing_file
-    content = _read_text(files, resolved)
+    content = read_task_file(files, path, resolved, MAX_READ_BYTES)
     try:
         found = regex.search(content)
     except PatternError as exc:
@@ -306,11 +346,11 @@ def dir_contains(ctx: FunctionContext, path: str, names: str | list[str], exact:
     """Reward 1 when the directory ``path`` has an entry for every one of ``names`` (with
     ``exact``: those entries and no other, hidden ones excepted)."""
     resolved, files = _resolve(ctx, path)
-    kind = files.kind(resolved)
-    if kind != "dir":
-        state = "is not a directory" if kind is not None else "does not exist"
-        return Grade(reward=0.0, content=f"{path!r} {state}", info={"path": str(resolved)})
-    entries = sorted(files.listdir(resolved))
+    with _checked(path):
+        kind = files.kind(resolved)
+        if kind != "dir":
+            raise TargetAbsent(f"{path!r} {'is not a directory' if kind is not None else 'does not exist'}")
+        entries = sorted(files.listdir(resolved))
     wanted = _as_list(names)
     missing = [n for n in wanted if n not in entries]
     extra = [e for e in entries if e not in wanted and not e.startswith(".")] if exact else []
@@ -344,21 +384,28 @@ async def command_output_contains(
 
 
 @evaluate_function("ubuntu", aliases=("window_title_matches",))
-async def window_exists(ctx: FunctionContext, title: str) -> Grade:
-    """Reward 1 when a window's title matches the regex ``title`` (``re.search``)."""
+async def window_exists(ctx: FunctionContext, title: str, window_class: str | None = None) -> Grade:
+    """Reward 1 when a window's title matches the regex ``title`` (``re.search``) and, when
+    ``window_class`` is given, its ``WM_CLASS`` class is that one (case-insensitive: ``"XCalc"``),
+    so a terminal the agent retitled ``Calculator`` is not the calculator."""
     regex = _compile(title)
     if isinstance(regex, Grade):
         return regex
     windows = await _controller(ctx).windows()
+    wanted = window_class.casefold() if window_class is not None else None
     titles = [str(w.get("title") or "") for w in windows]
+    candidates = [
+        str(w.get("title") or "") for w in windows if wanted is None or str(w.get("class") or "").casefold() == wanted
+    ]
     try:
-        matching = await asyncio.to_thread(lambda: [t for t in titles if regex.search(t)])
+        matching = await asyncio.to_thread(lambda: [t for t in candidates if regex.search(t)])
     except PatternError as exc:
         return Grade.error(str(exc))
+    of_class = "" if window_class is None else f" of class {window_class!r}"
     content = (
-        f"window(s) {matching!r} match {title!r}"
+        f"window(s) {matching!r}{of_class} match {title!r}"
         if matching
-        else f"no window title matches {title!r} (titles: {titles!r})"
+        else f"no window{of_class} has a title matching {title!r} (titles: {titles!r})"
     )
     return Grade(reward=float(bool(matching)), content=content, info={"titles": titles, "matching": matching})
 

@@ -10,79 +10,33 @@ symlink, a symlink pointing out). Where ``openat2`` is missing (Linux < 5.6) eve
 opened with ``O_NOFOLLOW`` from its parent's descriptor instead (no link is followed at all).
 
 Files are opened non-blocking and read only when regular (a FIFO planted in the home cannot hang
-an evaluator). What is created for the task (files, folders) is given to the sandbox's uid
-(``owner``), so the task's programs can change it. Paths outside the home (an env made with
+an evaluator). What is opened must be on the home's filesystem (the same device), and a file with
+several hard links is read only when the sandbox's uid owns it (a link the sandbox made to a file
+it cannot read itself is refused). Nothing existing is ever opened for writing: a file is written
+as a fresh one (``O_CREAT | O_EXCL``, which never follows a link, dangling or not) in its folder,
+given to the sandbox's uid (``owner``), then renamed over the target within that folder
+(:meth:`HomeFiles.replace`); a link planted at the target, or at any temporary name, is replaced,
+never followed. Folders created for the task are given to the owner too. Links inside the home
+are followed (tasks use them; ``RESOLVE_BENEATH`` already refuses, atomically, every one that
+leaves), so ``RESOLVE_NO_SYMLINKS`` is not asked for. Paths outside the home (an env made with
 ``allow_absolute_paths=True``) are the user's own choice and use the ordinary file calls.
 """
 
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import errno
 import os
+import secrets
 import shutil
 import stat
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Literal
 
+from hud_gym.controllers.ubuntu.beneath import open_beneath
+
 __all__ = ["HomeFiles"]
-
-_SYS_OPENAT2 = 437  # the same number on every architecture (new syscalls are numbered in common)
-_RESOLVE_NO_MAGICLINKS = 0x02
-_RESOLVE_BENEATH = 0x08
-_libc = ctypes.CDLL(None, use_errno=True)
-_openat2_works: bool | None = None
-
-
-class _OpenHow(ctypes.Structure):
-    _fields_ = [("flags", ctypes.c_uint64), ("mode", ctypes.c_uint64), ("resolve", ctypes.c_uint64)]
-
-
-def _openat2(dirfd: int, path: str, flags: int, mode: int = 0) -> int:
-    how = _OpenHow(flags | os.O_CLOEXEC, mode if flags & os.O_CREAT else 0, _RESOLVE_BENEATH | _RESOLVE_NO_MAGICLINKS)
-    fd = _libc.syscall(
-        _SYS_OPENAT2,
-        ctypes.c_int(dirfd),
-        ctypes.c_char_p(os.fsencode(path)),
-        ctypes.byref(how),
-        ctypes.c_size_t(ctypes.sizeof(how)),
-    )
-    if fd < 0:
-        code = ctypes.get_errno()
-        raise OSError(code, os.strerror(code), path)
-    return int(fd)
-
-
-def _open_nofollow(dirfd: int, path: str, flags: int, mode: int = 0) -> int:
-    """The fallback: every component opened with ``O_NOFOLLOW`` from its parent."""
-    parts = [p for p in path.split("/") if p not in ("", ".")]
-    if ".." in parts:
-        raise OSError(errno.EXDEV, "'..' in a path", path)
-    current = os.dup(dirfd)
-    try:
-        for part in parts[:-1]:
-            following = os.open(part, os.O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=current)
-            os.close(current)
-            current = following
-        return os.open(parts[-1] if parts else ".", flags | os.O_NOFOLLOW | os.O_CLOEXEC, mode, dir_fd=current)
-    finally:
-        os.close(current)
-
-
-def _open_beneath(dirfd: int, path: str, flags: int, mode: int = 0) -> int:
-    global _openat2_works
-    if _openat2_works is not False:
-        try:
-            fd = _openat2(dirfd, path, flags, mode)
-            _openat2_works = True
-            return fd
-        except OSError as exc:
-            if exc.errno not in (errno.ENOSYS, errno.EPERM) or _openat2_works:  # EPERM: a seccomp filter
-                raise
-            _openat2_works = False
-    return _open_nofollow(dirfd, path, flags, mode)
 
 
 class HomeFiles:
@@ -112,7 +66,10 @@ class HomeFiles:
         else:
             home = os.open(self.root, os.O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
             try:
-                fd = _open_beneath(home, relative, flags, mode)
+                fd = open_beneath(home, relative, flags, mode)
+                if os.fstat(fd).st_dev != os.fstat(home).st_dev:
+                    os.close(fd)
+                    raise PermissionError(errno.EACCES, "not on the filesystem of the env's home", str(path))
             except OSError as exc:
                 if exc.errno in (errno.EXDEV, errno.ELOOP):
                     raise PermissionError(errno.EACCES, "a link leads out of the env's home", str(path)) from None
@@ -133,18 +90,31 @@ class HomeFiles:
             return None
         return "file" if stat.S_ISREG(mode) else "dir" if stat.S_ISDIR(mode) else "other"
 
+    def _check_regular(self, fd: int, path: Path) -> os.stat_result:
+        """``fd``'s status, when it is a regular file this process may read for the task.
+
+        Raises:
+            IsADirectoryError: a directory.
+            PermissionError: not a regular file, or a hard link to a file the sandbox's uid does not own.
+        """
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise IsADirectoryError(errno.EISDIR, "is a directory", str(path))
+        if not stat.S_ISREG(info.st_mode):
+            raise PermissionError(errno.EACCES, "not a regular file", str(path))
+        if self.owner is not None and info.st_nlink > 1 and info.st_uid != self.owner[0]:
+            raise PermissionError(errno.EACCES, "a hard link to a file the sandbox's user does not own", str(path))
+        return info
+
     def read_bytes(self, path: Path, limit: int) -> bytes:
         """The first ``limit`` bytes of the regular file ``path``.
 
         Raises:
-            IsADirectoryError, PermissionError (not a regular file, or a link out of the home).
+            IsADirectoryError, PermissionError (not a regular file, a link out of the home, a hard
+            link to another user's file).
         """
         with self._open(path, os.O_RDONLY | os.O_NONBLOCK) as fd:
-            mode = os.fstat(fd).st_mode
-            if stat.S_ISDIR(mode):
-                raise IsADirectoryError(errno.EISDIR, "is a directory", str(path))
-            if not stat.S_ISREG(mode):
-                raise PermissionError(errno.EACCES, "not a regular file", str(path))
+            self._check_regular(fd, path)
             chunks, size = [], 0
             while size < limit:
                 chunk = os.read(fd, min(1 << 20, limit - size))
@@ -182,15 +152,44 @@ class HomeFiles:
                 self._give(fd)
 
     def write_bytes(self, path: Path, data: bytes, mode: int = 0o644) -> None:
-        """Write ``data`` to ``path`` (created, or truncated), creating its parents."""
+        """Write ``data`` to ``path`` (replaced whole: see :meth:`replace`), creating its parents."""
+        self.replace(path, [data], mode)
+
+    def replace(self, path: Path, chunks: Iterable[bytes], mode: int = 0o644) -> int:
+        """Write ``chunks`` as the new file ``path``, creating its parents; returns its size.
+
+        The data goes to a fresh file of a random name in ``path``'s folder (``O_CREAT | O_EXCL |
+        O_NOFOLLOW``: never an existing file, never through a link), given to the owner, then
+        renamed over ``path`` in that same folder (a link at ``path`` is replaced, not followed).
+        If ``chunks`` raises, the fresh file is removed and ``path`` is left as it was.
+
+        Raises:
+            IsADirectoryError: ``path`` names the home, or an existing directory.
+            PermissionError: its folder is reached through a link out of the home.
+        """
+        if path.name in ("", ".", ".."):
+            raise IsADirectoryError(errno.EISDIR, "is a directory", str(path))
         self.mkdir(path.parent)
-        with self._open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NONBLOCK, mode) as fd:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                raise PermissionError(errno.EACCES, "not a regular file", str(path))
-            self._give(fd)
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
+        temporary = f".{path.name[:64]}.{secrets.token_hex(8)}.part"
+        with self._open(path.parent, os.O_RDONLY | os.O_DIRECTORY) as folder:
+            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+            fd = os.open(temporary, flags, mode, dir_fd=folder)
+            try:
+                self._give(fd)
+                size = 0
+                for chunk in chunks:
+                    view = memoryview(chunk)
+                    while view:
+                        view = view[os.write(fd, view) :]
+                    size += len(chunk)
+                os.rename(temporary, path.name, src_dir_fd=folder, dst_dir_fd=folder)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    os.unlink(temporary, dir_fd=folder)
+                raise
+            finally:
+                os.close(fd)
+        return size
 
     def copy(self, source: Path, target: Path) -> None:
         """Copy the file or tree ``source`` to ``target`` (links inside a tree are copied as links;
@@ -228,13 +227,8 @@ class HomeFiles:
 
     def _copy_file(self, source: Path, target: Path) -> None:
         with self._open(source, os.O_RDONLY | os.O_NONBLOCK) as fd:
-            info = os.fstat(fd)
-            if not stat.S_ISREG(info.st_mode):
-                raise PermissionError(errno.EACCES, "not a regular file", str(source))
-            data = b""
-            while chunk := os.read(fd, 1 << 20):
-                data += chunk
-        self.write_bytes(target, data, stat.S_IMODE(info.st_mode))
+            info = self._check_regular(fd, source)
+            self.replace(target, iter(lambda: os.read(fd, 1 << 20), b""), stat.S_IMODE(info.st_mode))
         with self._open(target, os.O_RDONLY | os.O_NONBLOCK) as fd:
             os.fchmod(fd, stat.S_IMODE(info.st_mode))
             os.utime(fd, ns=(info.st_atime_ns, info.st_mtime_ns))

@@ -31,10 +31,10 @@ from hud_gym.actions import (
     WaitAction,
 )
 from hud_gym.controllers.base import ActionOutcome
-from hud_gym.controllers.ubuntu.connection import XConnection
 from hud_gym.controllers.ubuntu.keysyms import char_keysym, key_keysym
 from hud_gym.controllers.ubuntu.lifecycle import DesktopLifecycle
 from hud_gym.controllers.ubuntu.xinput import BUTTONS, KEYMAP_SETTLE, XInput
+from hud_gym.controllers.x11.connection import XConnection
 
 __all__ = ["MAX_WHEEL_CLICKS", "PIXELS_PER_WHEEL_CLICK", "DesktopInput", "Settled", "wheel_clicks"]
 

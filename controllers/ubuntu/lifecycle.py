@@ -7,7 +7,8 @@ hud-gym loop).
 
 Reset: kill the task's processes (the episode's sandbox, or SIGTERM then SIGKILL by process group;
 no survivor), close the windows left over, release held keys and buttons, give remapped keycodes
-back, move the pointer to (0, 0), empty the home and temp directories.
+back, empty the clipboard (selections and cut buffers), move the pointer to (0, 0), empty the home
+and temp directories.
 """
 
 from __future__ import annotations
@@ -21,12 +22,12 @@ from typing import Any
 
 import hud_gym.controllers.ubuntu.windows as xwindows
 from hud_gym.controllers.base import ControllerError
-from hud_gym.controllers.ubuntu.capture import ScreenCapture
-from hud_gym.controllers.ubuntu.connection import X_ERRORS, XConnection
 from hud_gym.controllers.ubuntu.display import require_programs
 from hud_gym.controllers.ubuntu.session import DesktopSession
 from hud_gym.controllers.ubuntu.state import UbuntuState
 from hud_gym.controllers.ubuntu.xinput import XInput
+from hud_gym.controllers.x11.capture import ScreenCapture
+from hud_gym.controllers.x11.connection import XConnection
 from hud_gym.controllers.x11.xauth import process_authority
 from hud_gym.core.loop import add_shutdown_hook
 from hud_gym.task import Task
@@ -86,7 +87,7 @@ class DesktopLifecycle(UbuntuState):
         try:
             self._check_alive()
             assert self._conn is not None
-            self._conn.sync()
+            await self._conn.call(self._conn.sync)
         except ControllerError:
             return False
         return True
@@ -126,20 +127,27 @@ class DesktopLifecycle(UbuntuState):
                 "env with allow_network=True to give it the host's network"
             )
         assert self._procs is not None and self._session is not None
+        self.episode_network = False
         await self._procs.kill_all(self.kill_grace)
         try:
-            await self._close_windows(conn)
-            xin.release_all()
-            xin.restore_keymap()
-            xin.move(0, 0)
-            conn.display.set_input_focus(1, 0, 0)  # X.PointerRoot, RevertToNone, CurrentTime
-            conn.sync()
-        except X_ERRORS as exc:
+            await conn.run(lambda: self._x_reset(conn, xin))
+        except ControllerError as exc:
             raise ControllerError(f"the X server of {self.display} failed during reset: {exc}") from exc
         self._session.prepare_episode(network)
-        conn.begin()
+        self.episode_network = network
+        await conn.call(conn.begin)
         # Whatever the setup draws is settled; with no drawing at all there is nothing to wait for.
         self._pending_settle = (0.0, max(self.quiet, 0.02))
+
+    async def _x_reset(self, conn: XConnection, xin: XInput) -> None:
+        """The X part of :meth:`reset` (on the X connection's thread)."""
+        await self._close_windows(conn)
+        xwindows.clear_selections(conn)
+        xin.release_all()
+        xin.restore_keymap()
+        xin.move(0, 0)
+        conn.display.set_input_focus(1, 0, 0)  # X.PointerRoot, RevertToNone, CurrentTime
+        conn.sync()
 
     async def _close_windows(self, conn: XConnection) -> None:
         """Kill the X clients of the windows left after the task processes died (up to 2 s)."""
@@ -167,12 +175,14 @@ class DesktopLifecycle(UbuntuState):
         if session is not None and session.processes is not None:
             with contextlib.suppress(Exception):
                 await session.processes.kill_all(self.kill_grace)
-        if self._capture is not None:
-            self._capture.close()
-            self._capture = None
-        if self._conn is not None:
+        capture, self._capture = self._capture, None
+        if self._conn is not None:  # never blocks: a frozen X server holds its thread, not this loop
+            if capture is not None:
+                self._conn.thread.call_soon(capture.close)
             self._conn.close()
             self._conn = None
+        elif capture is not None:
+            capture.close()
         self._input = None
         if session is not None:
             await session.stop(self.kill_grace)

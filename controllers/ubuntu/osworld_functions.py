@@ -7,17 +7,25 @@ the desktop gym's own (:mod:`hud_gym.controllers.ubuntu.functions`).
 - evaluate :func:`file_content_check`: the same checks over a ``vm_file`` result.
 
 They run against ``ctx.controller`` (an ``UbuntuController``), with its path rules: paths resolve
-inside the env's home unless the env allows absolute paths. Running a command needs
-``allow_shell=True`` (or the gym's container); without it the grade is an error that says so.
+inside the env's home unless the env allows absolute paths, and are opened through
+:class:`~hud_gym.controllers.ubuntu.homefs.HomeFiles` (no link planted in the home leads them out;
+what they write is a fresh file given to the sandbox's uid). A download follows the episode's
+network rules (:mod:`~hud_gym.controllers.ubuntu.download`: none without the network, never the
+host's loopback). Running a command needs ``allow_shell=True`` (or the gym's container); without
+it the grade is an error that says so.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from hud_gym.controllers.ubuntu.download import MAX_DOWNLOAD_BYTES, download
+from hud_gym.controllers.ubuntu.functions import read_task_file
+from hud_gym.controllers.ubuntu.homefs import HomeFiles
 from hud_gym.evaluation.grade import Grade
 from hud_gym.evaluation.registry import FunctionContext, evaluate_function, setup_function
 
@@ -25,41 +33,46 @@ __all__ = ["command_output_check", "download_file", "file_content_check"]
 
 _SHOWN = 200
 _MAX_READ_BYTES = 10 * 1024 * 1024
-_CHUNK = 1 << 16
 
 
 def _short(text: str) -> str:
     return text if len(text) <= _SHOWN else text[:_SHOWN] + f"... ({len(text)} chars)"
 
 
-def _fetch(url: str, target: Path, timeout: float) -> int:
-    import urllib.request
-
-    size = 0
-    partial = target.with_name(target.name + ".part")
-    with urllib.request.urlopen(url, timeout=timeout) as response, partial.open("wb") as out:  # noqa: S310  (scheme checked)
-        while chunk := response.read(_CHUNK):
-            out.write(chunk)
-            size += len(chunk)
-    partial.replace(target)
-    return size
+def _files(ctx: FunctionContext) -> HomeFiles:
+    controller = ctx.controller
+    return HomeFiles(Path(controller.home), getattr(controller, "file_owner", None))
 
 
 @setup_function("ubuntu")
-async def download_file(ctx: FunctionContext, url: str, path: str, timeout: float = 60.0) -> dict[str, Any]:
+async def download_file(
+    ctx: FunctionContext, url: str, path: str, timeout: float = 60.0, max_bytes: int = MAX_DOWNLOAD_BYTES
+) -> dict[str, Any]:
     """Download ``url`` (http or https) to ``path`` in the env's home, creating its parent
-    directories; returns ``{"path", "bytes"}``.
+    directories; returns ``{"path", "bytes"}``. Only an episode with the network downloads (its
+    task asks for it with ``config.network`` on an env made with ``allow_network=True``), never
+    from the host's loopback; at most ``max_bytes`` in ``timeout`` seconds
+    (:mod:`~hud_gym.controllers.ubuntu.download`).
 
     Raises:
-        ValueError: not an http(s) URL.
-        OSError: the download failed (``urllib.error.URLError`` names the cause).
+        ValueError: not an http(s) URL, or a bad bound.
+        DownloadRefused: the episode's network rules refuse it (the message names the rule).
+        OSError: the download failed (the message names the cause).
     """
-    scheme = urlsplit(url).scheme.lower()
-    if scheme not in ("http", "https"):
-        raise ValueError(f"download_file takes an http or https URL, got {url!r}")
-    target = ctx.controller.resolve_path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    size = await asyncio.to_thread(_fetch, url, target, timeout)
+    if not isinstance(url, str) or urlsplit(url).scheme.lower() not in ("http", "https"):
+        raise ValueError(f"download_file takes an http or https URL, got {_short(str(url))!r}")
+    controller = ctx.controller
+    target = controller.resolve_path(path)
+    network = bool(getattr(controller, "episode_network", False))
+    opener = getattr(controller, "own_network", None)
+    own = opener() if opener is not None and not network else None
+    try:
+        size = await asyncio.to_thread(
+            download, url, _files(ctx), target, network=network, own_network=own, max_bytes=max_bytes, timeout=timeout
+        )
+    finally:
+        if own is not None:
+            os.close(own)
     return {"path": str(target), "bytes": size}
 
 
@@ -115,13 +128,10 @@ def file_content_check(
     expected: str | None = None,
 ) -> Grade:
     """Reward 1 when the text of the file ``path`` equals ``expected`` (when given, exactly),
-    contains every text of ``include`` and none of ``exclude``. A missing file is reward 0."""
-    resolved = ctx.controller.resolve_path(path)
-    if not resolved.is_file():
-        state = "is not a file" if resolved.exists() else "does not exist"
-        return Grade(reward=0.0, content=f"{path!r} {state}", info={"path": str(resolved), "exists": resolved.exists()})
-    with resolved.open("rb") as handle:
-        text = handle.read(_MAX_READ_BYTES).decode("utf-8", errors="replace")
+    contains every text of ``include`` and none of ``exclude``. A missing, swapped or unreadable file
+    is the task's failure (:class:`~hud_gym.evaluation.TargetAbsent`)."""
+    resolved = ctx.controller.resolve_path(path, check_links=False)
+    text = read_task_file(_files(ctx), path, resolved, _MAX_READ_BYTES)
     ok, problems = _check_text(text, include, exclude, expected)
     verdict = "passes" if ok else "; ".join(problems)
     return Grade(reward=float(ok), content=f"{path!r} {verdict}", info={"path": str(resolved), "problems": problems})

@@ -50,8 +50,13 @@ def detect_container() -> bool:
     return os.environ.get("HUD_GYM_IN_CONTAINER") == "1"
 
 
-def resolve_path(path: str, home: Path, *, allow_absolute_paths: bool = False) -> Path:
+def resolve_path(path: str, home: Path, *, allow_absolute_paths: bool = False, check_links: bool = True) -> Path:
     """A task's path as a real path: relative paths and ``~/...`` resolve inside ``home``.
+
+    ``check_links=False`` checks the path as written only (no ``..`` above the home, not
+    absolute), for a caller that opens it through :class:`~.homefs.HomeFiles`, where the kernel
+    refuses a link out at the moment of the open (an evaluator grades such a link 0: the agent
+    may have planted it).
 
     Raises:
         PermissionError: an absolute path, or one leaving the home (``..``, a symlink), unless
@@ -76,7 +81,7 @@ def resolve_path(path: str, home: Path, *, allow_absolute_paths: bool = False) -
     candidate = Path(os.path.normpath(home / text))
     real_home = home.resolve()
     inside = candidate == home or home in candidate.parents
-    if inside:
+    if inside and check_links:
         real = candidate.resolve()
         inside = real == real_home or real_home in real.parents
     if not inside and not allow_absolute_paths:

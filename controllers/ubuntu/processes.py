@@ -30,8 +30,7 @@ from typing import Any
 
 import psutil
 
-from hud_gym.controllers.process_utils import alive, await_gone
-from hud_gym.controllers.ubuntu.display import die_with_parent
+from hud_gym.controllers.process_utils import alive, await_gone, die_with_parent
 
 __all__ = ["ENV_TOKEN_VAR", "TaskProcesses"]
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import os
 import shutil
 import subprocess
 from collections.abc import Callable
@@ -32,7 +33,7 @@ from hud_gym.controllers.sandbox.policy import (
     bwrap_argv,
     host_layout,
 )
-from hud_gym.controllers.sandbox.runner import Sandbox, SandboxProcess
+from hud_gym.controllers.sandbox.runner import Sandbox, SandboxProcess, pid_namespace
 from hud_gym.controllers.ubuntu.processes import TaskProcesses
 
 __all__ = ["DesktopSandbox", "SandboxedProcesses", "require_sandbox_programs"]
@@ -220,6 +221,23 @@ class SandboxedProcesses(TaskProcesses):
         """Every live process of the episode's sandbox (its init and supervisor aside)."""
         running = self._running
         return running.pids() if running is not None else set()
+
+    def own_network(self) -> int | None:
+        """A descriptor (the caller closes it) of the network namespace of the episode's running
+        sandbox when it has no network (its own loopback only: what its task's servers listen on),
+        else ``None`` (no sandbox running, or the host's network)."""
+        running = self._running
+        pid = running.supervisor_pid if running is not None and running.alive else None
+        if pid is None or self.network:
+            return None
+        try:
+            fd = os.open(f"/proc/{pid}/ns/net", os.O_RDONLY | os.O_CLOEXEC)
+        except OSError:
+            return None
+        if running is None or pid_namespace(pid) != running.namespace:  # the pid was reused meanwhile
+            os.close(fd)
+            return None
+        return fd
 
     def host_pids(self) -> dict[int, int]:
         """The episode's processes: pid inside its sandbox -> host pid."""

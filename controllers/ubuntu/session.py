@@ -22,7 +22,6 @@ import contextlib
 import os
 import shutil
 import subprocess
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +36,7 @@ from hud_gym.controllers.sandbox.policy import (
     identity_for,
 )
 from hud_gym.controllers.sandbox.runner import SUPERVISOR
+from hud_gym.controllers.temp_folders import make_temp_folder
 from hud_gym.controllers.ubuntu.apps import APPS_DIR, KNOWN_APPS
 from hud_gym.controllers.ubuntu.display import (
     WINDOW_MANAGERS,
@@ -110,7 +110,7 @@ class DesktopSession:
         self.sandboxed = sandbox
         self.token = token
         self.in_container = in_container
-        self.base = Path(tempfile.mkdtemp(prefix="hud-gym-ubuntu-"))
+        self.base = make_temp_folder("hud-gym-ubuntu-", self)
         os.chmod(self.base, 0o711)
         self.home, self.tmp, self.auth_dir = self.base / "home", self.base / "tmp", self.base / "auth"
         self.share, self.session_dir = self.base / "share", self.base / "session"

@@ -13,12 +13,12 @@ import uuid
 from pathlib import Path
 
 from hud_gym.controllers.base import Controller, ControllerError
-from hud_gym.controllers.ubuntu.capture import ScreenCapture
-from hud_gym.controllers.ubuntu.connection import XConnection
 from hud_gym.controllers.ubuntu.display import WINDOW_MANAGERS
 from hud_gym.controllers.ubuntu.policy import detect_container
 from hud_gym.controllers.ubuntu.session import DesktopSession
 from hud_gym.controllers.ubuntu.xinput import XInput
+from hud_gym.controllers.x11.capture import ScreenCapture
+from hud_gym.controllers.x11.connection import XConnection
 
 __all__ = ["UbuntuState"]
 
@@ -58,6 +58,7 @@ class UbuntuState(Controller):
         self.sandbox = (not self.in_container) if sandbox is None else bool(sandbox)
         self._sandbox_refused = sandbox is False and not self.in_container
         self.allow_network = bool(allow_network)
+        self.episode_network = False  # this episode's task asked for the network, and got it (reset)
         self.first_paint = first_paint
         self.quiet = quiet
         self.settle_limit = settle_limit

@@ -14,11 +14,27 @@ from typing import Any
 
 from Xlib import X, Xatom
 from Xlib import error as xerror
+from Xlib.protocol import request
 
 from hud_gym.bounds import CUT_MARK, TITLE_CHARS, clip_text
-from hud_gym.controllers.ubuntu.connection import XConnection
+from hud_gym.controllers.x11.connection import XConnection
 
-__all__ = ["WindowInfo", "focused_window", "has_window_manager", "list_windows", "window_info", "window_titles"]
+__all__ = [
+    "SELECTIONS",
+    "WindowInfo",
+    "clear_selections",
+    "focused_window",
+    "has_window_manager",
+    "list_windows",
+    "window_info",
+    "window_titles",
+]
+
+SELECTIONS = ("PRIMARY", "SECONDARY", "CLIPBOARD")
+"""The selections an episode's programs can own (the clipboard of X)."""
+CUT_BUFFERS = tuple(f"CUT_BUFFER{n}" for n in range(8))
+"""Root-window properties that keep copied text after its program exits (xterm writes CUT_BUFFER0
+and pastes from it when no program owns PRIMARY)."""
 
 WindowInfo = dict[str, Any]
 """``{"id": int, "title": str, "pid": int | None, "class": str, "geometry": (x, y, w, h)}``."""
@@ -149,3 +165,15 @@ def focused_window(conn: XConnection, managed: bool) -> WindowInfo | None:
     except xerror.XError:
         return None
     return None
+
+
+def clear_selections(conn: XConnection) -> None:
+    """Empty the display's clipboard: no owner for any of :data:`SELECTIONS` (the server's
+    ``SetSelectionOwner(None)``), and no :data:`CUT_BUFFERS` on the root window. An episode's
+    selections go with its programs, but its cut buffers would outlive it."""
+    for name in SELECTIONS:
+        request.SetSelectionOwner(
+            display=conn.display.display, window=X.NONE, selection=conn.atom(name), time=X.CurrentTime
+        )
+    for name in CUT_BUFFERS:
+        conn.root.delete_property(conn.atom(name))

@@ -33,8 +33,8 @@ from collections import OrderedDict
 from Xlib import XK, X
 from Xlib.ext import xtest
 
-from hud_gym.controllers.ubuntu.connection import XConnection
 from hud_gym.controllers.ubuntu.keysyms import char_keysym, key_keysym
+from hud_gym.controllers.x11.connection import XConnection
 
 __all__ = ["BUTTONS", "KEYMAP_SETTLE", "XInput"]
 

@@ -1,7 +1,7 @@
 """One persistent X connection per env (python-xlib), with XDamage tracking of screen changes.
 
 Every X request of a desktop env (XTest input, pointer and window queries, keyboard remaps) goes
-through the :class:`XConnection` of that env, on the hud-gym loop thread. Its event queue carries
+through the :class:`XConnection` of that env, on the connection's own thread (see below). Its event queue carries
 only what the connection selected: ``DamageNotify`` events of a damage object on the root window
 (the X server reports every drawing on the screen to it, whoever draws) and the
 ``MappingNotify`` events every client gets after a keyboard remap.
@@ -13,6 +13,11 @@ the applications' repaints have stopped: the first ``DamageNotify`` is waited fo
 until ``quiet`` seconds pass without another, never longer than ``limit`` seconds in all. The
 waits are event-driven (the connection's socket is watched by the event loop), not sleeps.
 
+Every request goes through the connection's own thread (:mod:`.xthread`: :meth:`XConnection.run`),
+never the hud-gym loop thread: a grabbed or stopped X server blocks that thread only, and the env's
+deadline still fires. :meth:`XConnection.close` shuts the socket down, which ends a request
+blocked there.
+
 With a ``region`` (one env's rectangle of a screen shared by several, :mod:`~hud_gym.controllers.
 browser.tiles`), the damage object reports raw rectangles and only those intersecting the region
 count: other windows' drawing elsewhere on the screen is neither a first damage nor breaks a quiet.
@@ -22,8 +27,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import socket
 import time
-from typing import Any
+from collections.abc import Callable, Coroutine
+from typing import Any, TypeVar
 
 from Xlib import X, Xatom
 from Xlib import display as xdisplay
@@ -39,11 +46,14 @@ except ImportError as _exc:  # pragma: no cover
     ) from _exc
 
 from hud_gym.controllers.base import ControllerError
+from hud_gym.controllers.x11.xthread import XThread
 
 __all__ = ["XConnection", "X_ERRORS"]
 
 X_ERRORS: tuple[type[BaseException], ...] = (xerror.XError, xerror.ConnectionClosedError, OSError)
 """Exceptions an X request can raise when the server or a window is gone."""
+
+T = TypeVar("T")
 
 
 class XConnection:
@@ -85,13 +95,28 @@ class XConnection:
             level = damage.DamageReportNonEmpty if region is None else damage.DamageReportRawRectangles
             self._damage = int(self.root.damage_create(level))
         self.display.sync()
+        self.thread = XThread(name)
 
     # ----------------------------------------------------------------- basics
 
-    @property
-    def has_damage(self) -> bool:
-        """True when the server has the DAMAGE extension (Xvfb has)."""
-        return self._damage is not None
+    async def run(self, work: Callable[[], Coroutine[Any, Any, T]]) -> T:
+        """``await work()`` on the connection's thread (see :class:`~.xthread.XThread`); an X
+        error it raises becomes a :class:`ControllerError`.
+
+        Raises:
+            ControllerError: the X server is gone (or the connection closed).
+        """
+        try:
+            return await self.thread.run(work)
+        except X_ERRORS as exc:
+            raise ControllerError(f"the X server of {self.name} failed: {type(exc).__name__}: {exc}") from exc
+
+    async def call(self, func: Callable[[], T]) -> T:
+        """``func()`` on the connection's thread (as :meth:`run`, for a plain function)."""
+        try:
+            return await self.thread.call(func)
+        except X_ERRORS as exc:
+            raise ControllerError(f"the X server of {self.name} failed: {type(exc).__name__}: {exc}") from exc
 
     def _on_error(self, error: Any, request: Any = None) -> None:
         # Errors of requests without replies (a window that vanished under XKillClient, ...)
@@ -121,9 +146,19 @@ class XConnection:
             raise ControllerError(f"the X server of {self.name} is gone: {exc}") from exc
 
     def close(self) -> None:
-        """Close the connection (idempotent)."""
+        """Close the connection (idempotent; never blocks): its socket is shut down at once (a
+        request blocked on it in the connection's thread returns), then the thread closes the
+        display and ends."""
+        with contextlib.suppress(Exception):
+            self.display.display.socket.shutdown(socket.SHUT_RDWR)
+        self.thread.call_soon(self._close_display)
+        self.thread.stop()
+
+    def _close_display(self) -> None:
         with contextlib.suppress(Exception):
             self.display.close()
+        with contextlib.suppress(Exception):  # the flush of close() failed on the shut socket
+            self.display.display.socket.close()
 
     def get_property(self, window: Any, name: str, kind: int = X.AnyPropertyType) -> Any:
         """``window``'s property ``name`` (``None`` when unset or the window is gone)."""

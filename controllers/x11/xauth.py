@@ -24,13 +24,14 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
-import shutil
 import socket
 import struct
 import tempfile
 import threading
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+
+from hud_gym.controllers.temp_folders import make_temp_folder
 
 __all__ = [
     "COOKIE_NAME",
@@ -121,10 +122,7 @@ class ProcessAuthority:
         """The file (created on first use, in a private 0700 directory; removed at exit)."""
         with self._lock:
             if self._folder is None:
-                self._folder = Path(tempfile.mkdtemp(prefix="hud-gym-xauth-"))
-                import atexit
-
-                atexit.register(shutil.rmtree, self._folder, True)
+                self._folder = make_temp_folder("hud-gym-xauth-", self)
                 self._write()
             return self._folder / "Xauthority"
 

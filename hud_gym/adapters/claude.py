@@ -263,7 +263,7 @@ class ClaudeAdapter(Adapter):
 
     def _scroll(self, data: dict[str, Any], action: str) -> CLAAction:
         direction = field(data, "scroll_direction", action)
-        if direction not in _SCROLL:
+        if not isinstance(direction, str) or direction not in _SCROLL:
             raise ActionError(
                 f"Invalid action: scroll 'scroll_direction' must be up, down, left or right, got {direction!r}"
             )

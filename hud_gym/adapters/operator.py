@@ -117,7 +117,7 @@ class OperatorAdapter(Adapter):
 
     def _click(self, data: dict[str, Any], action: str) -> CLAAction:
         button = data.get("button", "left")
-        if button not in OPERATOR_BUTTONS:
+        if not isinstance(button, str) or button not in OPERATOR_BUTTONS:
             raise ActionError(
                 f"Invalid action: click 'button' must be one of {', '.join(OPERATOR_BUTTONS)}, got {button!r}"
             )

@@ -18,12 +18,21 @@ from __future__ import annotations
 import asyncio
 import inspect
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from hud_gym.agents.base import finish, is_hud_style
 from hud_gym.agents.errors import AgentError
 
-__all__ = ["HudAgentPolicy", "as_policy", "start_run"]
+__all__ = ["HudAgentPolicy", "PolicyOutput", "as_policy", "start_run"]
+
+
+@dataclass
+class PolicyOutput:
+    """A policy's answer: the actions, and an opaque trace kept on the step (tokens, logprobs)."""
+
+    actions: Any
+    trace: Any = None
 
 
 class HudAgentPolicy:
@@ -70,8 +79,6 @@ class HudAgentPolicy:
 
     async def act(self, observation: dict[str, Any], info: dict[str, Any]) -> Any:
         """The next actions (a ``PolicyOutput`` carrying the agent's ``last_trace``)."""
-        from hud_gym.wrappers.grpo import PolicyOutput
-
         agent = self.agent
         predict = agent.predict
         kwargs: dict[str, Any] = {"info": info} if _takes_info(predict) else {}

@@ -13,7 +13,6 @@ imports the jobs, nor the remote controllers.
 from __future__ import annotations
 
 import dataclasses
-import warnings
 from collections.abc import Coroutine, Sequence
 from typing import Any, ClassVar, TypeVar
 
@@ -27,9 +26,10 @@ from hud_gym.core.gym_type import GymType, gym_of_env
 from hud_gym.core.listeners import EnvListener, link_new_env
 from hud_gym.core.loop import get_loop_thread
 from hud_gym.core.observation import format_prompt, observed_pixels
-from hud_gym.core.options import NO_HUMAN_RENDERING, live_view_requested, parse_size
+from hud_gym.core.options import NO_HUMAN_RENDERING, check_env_options, live_view_requested, parse_size
 from hud_gym.core.placement import LOCAL, check_placement, remote_controller
 from hud_gym.core.scaling import screen_geometry
+from hud_gym.core.suite_hooks import EnvSuites, default_crop
 from hud_gym.core.time_limit import effective_limit, make_human_rendering, make_time_limit
 from hud_gym.evaluation import BoundCall, FunctionContext, Grade
 from hud_gym.spaces import ActionSpaceConfig, make_action_space, make_observation_space, sanitize_text
@@ -54,7 +54,9 @@ class HudEnv(EnvCore, gymnasium.Env[Observation, dict[str, Any]]):
         observation_size: ``(width, height)`` of the screenshot observation; actions are then in
             observation pixels and mapped to the screen. Defaults to the observed region's size.
         observation_crop: ``(x, y, width, height)`` of the screen region to observe (e.g.
-            MiniWoB's task area ``(0, 0, 160, 210)``); the whole screen when ``None``.
+            MiniWoB's task area ``(0, 0, 160, 210)``); when ``None``, the whole screen, or the
+            region of the suite every task belongs to (``Suite.observation_crop``) unless
+            ``observation_size`` is given.
         max_steps: steps before truncation, after which the final step is graded (defaults to the
             gym's limit). ``gymnasium.make(..., max_episode_steps=N)`` works too: the env adopts
             the ``TimeLimit``'s N and grades that step (:mod:`hud_gym.core.time_limit`).
@@ -77,6 +79,8 @@ class HudEnv(EnvCore, gymnasium.Env[Observation, dict[str, Any]]):
         live_view: record the env's episodes (in ``job``, else the current job, else a job of its
             own named ``"live"``) and print, at its first reset, the URL of its live page in
             ``hud-gym ui`` (:mod:`hud_gym.jobs.live_view`); default ``$HUD_GYM_LIVE_VIEW``.
+        **suite_options: the env options of the gym's suites (:mod:`hud_gym.core.suite`), such as
+            MiniWoB++'s ``reward_processor``; another name is an ``UnknownEnvOptionError``.
 
     Attributes:
         gym: the gym's name (``"qa"``, ``"browser"``, ``"ubuntu"``, ...), as tasks give it.
@@ -86,6 +90,7 @@ class HudEnv(EnvCore, gymnasium.Env[Observation, dict[str, Any]]):
         live_view: whether the env shows a live view (the ``live_view`` argument, resolved).
         live_url: with ``live_view``, the URL of the current episode's live page (also in the
             reset's ``info["live_url"]``); ``None`` before the first reset.
+        suites: suite name to its extension in this env (:class:`~hud_gym.core.suite_hooks.EnvSuites`).
     """
 
     metadata: dict[str, Any] = {"render_modes": ["rgb_array"], "render_fps": 2}
@@ -121,23 +126,28 @@ class HudEnv(EnvCore, gymnasium.Env[Observation, dict[str, Any]]):
         controller: str = LOCAL,
         controller_token: str | None = None,
         live_view: bool | None = None,
+        **suite_options: Any,
     ) -> None:
         if render_mode == "human" and "human" not in self.metadata["render_modes"]:
             raise ValueError(NO_HUMAN_RENDERING)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
         self.descriptor: GymType | None = gym_of_env(type(self))
-        legacy = getattr(type(self), "gym_type", None)  # a str on subclasses written before GymType
-        self.gym: str = self.descriptor.name if self.descriptor else (legacy if isinstance(legacy, str) else "")
+        self.gym: str = self.descriptor.name if self.descriptor else ""
+        check_env_options(type(self), suite_options, self.descriptor.id if self.descriptor else type(self).__name__)
+        self.suites = EnvSuites(self.gym, suite_options)
+        self.reset_options = type(self).reset_options | self.suites.reset_options
         self.render_mode = render_mode
+        self._task = resolve_task(task) if task is not None else None
+        self._taskset = resolve_taskset(taskset) if taskset is not None else None
+        if observation_crop is None and observation_size is None:
+            observation_crop = default_crop(self.gym, [self._task] if self._task else list(self._taskset or ()))
         self.screen_size = parse_size(screen_size, "screen_size")
         self.observation_crop, self.observation_size, self.screen_mapping = screen_geometry(
             self.screen_size,
             None if observation_size is None else parse_size(observation_size, "observation_size"),
             observation_crop,
         )
-        self._task = resolve_task(task) if task is not None else None
-        self._taskset = resolve_taskset(taskset) if taskset is not None else None
         self._max_steps = max_steps
         self.evaluate_every_step = evaluate_every_step
         self.step_timeout = step_timeout
@@ -243,18 +253,6 @@ class HudEnv(EnvCore, gymnasium.Env[Observation, dict[str, Any]]):
             self._max_steps = effective_limit(self._max_steps, limit)
         self._spec = value
 
-    @property
-    def gym_type(self) -> str:
-        """Deprecated: :attr:`gym`."""
-        warnings.warn("HudEnv.gym_type is deprecated: use HudEnv.gym", DeprecationWarning, stacklevel=2)
-        return self.gym
-
-    @property
-    def controller_spec(self) -> str:
-        """Deprecated: :attr:`placement`."""
-        warnings.warn("HudEnv.controller_spec is deprecated: use HudEnv.placement", DeprecationWarning, stacklevel=2)
-        return self.placement
-
     # ----------------------------------------------------------------- sync facade
 
     def _call(self, coro: Coroutine[Any, Any, T]) -> T:
@@ -343,6 +341,7 @@ class HudEnv(EnvCore, gymnasium.Env[Observation, dict[str, Any]]):
         return format_prompt(self._current_task)
 
     def _observation(self, frame: Frame) -> Observation:
+        self.suites.frame_info(self, frame.info)
         # One copy of the frame per step: the agent gets it; the env keeps the frame's own
         # pixels (the controller made them for this observation) for render() and repeats.
         pixels = observed_pixels(frame, self.observation_crop, self.observation_size, copy=False)

@@ -28,6 +28,9 @@ Episode rules:
     ``config["reward_range"]`` says otherwise); the episode ends only if the step ended it anyway.
     A grading that failed because the controller died meanwhile (its ``health()`` says so: a
     crashed tab, a dead browser, display or server) is an ``env_error``.
+  A state where what the evaluator checks is absent (the task's page left or closed, the checked
+  file missing, :class:`~hud_gym.evaluation.TargetAbsent`) is graded as the task's failure, not an
+  ``eval_error`` (an ``env_error`` when the controller died meanwhile).
 
   ``action_error`` is not a failure: the agent's action was malformed or impossible, the step
   reports it and the episode goes on. Other statuses: ``ok``, ``episode_over`` (a step after the
@@ -63,8 +66,9 @@ from hud_gym.core.deadline import within
 from hud_gym.core.listeners import EnvListener
 from hud_gym.core.loop import EventLoopThread
 from hud_gym.core.scaling import ScreenMapping
+from hud_gym.core.suite_hooks import EnvSuites
 from hud_gym.core.timings import Timings
-from hud_gym.evaluation import BoundCall, FunctionContext, Grade
+from hud_gym.evaluation import BoundCall, FunctionContext, Grade, is_absent
 from hud_gym.evaluation.grade import check_reward
 from hud_gym.evaluation.worker_pool import get_worker_pool
 from hud_gym.spaces import ActionSpaceConfig, decode, is_encoded_action
@@ -98,6 +102,7 @@ class EnvCore:
     action_space_config: ActionSpaceConfig
     observation_crop: tuple[int, int, int, int] | None
     listeners: list[EnvListener]
+    suites: EnvSuites
     _runner: EventLoopThread
     _task: Task | None
     _taskset: TaskSet | None
@@ -146,10 +151,15 @@ class EnvCore:
         self, observation: Observation, reward: float | None, terminated: bool, truncated: bool, info: dict[str, Any]
     ) -> tuple[Observation, float | None]:
         """A gym's last word on a step's observation and reward, after grading and before the
-        listeners see the step (MiniWoB's reward processors and black terminal frame)."""
-        return observation, reward
+        listeners see the step: by default, the hook of the suite of the episode's task
+        (MiniWoB's reward processors and black terminal frame)."""
+        return self.suites.finish_step(self, observation, reward, terminated, info)
 
     def _pick_task(self, options: dict[str, Any]) -> Task | None:
+        """The task of the episode a reset with ``options`` starts, after the suites' hooks."""
+        return self.suites.pick_task(self._drawn_task(options), options)
+
+    def _drawn_task(self, options: dict[str, Any]) -> Task | None:
         if options.get("task") is not None:
             return resolve_task(options["task"])
         if self._taskset is not None and len(self._taskset) > 0:
@@ -328,8 +338,9 @@ class EnvCore:
             info["grade"] = grade
             if info["status"] == "timeout":
                 reward = None
-            elif grade.is_error and not await self._controller_healthy(controller):
-                # The evaluator did not fail: the browser, desktop or server it read died.
+            elif (grade.is_error or is_absent(grade)) and not await self._controller_healthy(controller):
+                # The evaluator did not fail, and its target did not go by the agent's doing:
+                # the browser, desktop or server it read died.
                 info.update(status="env_error", error=f"the controller failed during the evaluation: {grade.content}")
                 reward, terminated, self._restart_controller = None, True, True
             elif grade.is_error:

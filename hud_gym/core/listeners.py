@@ -3,7 +3,7 @@ that links a new env to a job.
 
 - :class:`EnvListener`: what ``HudEnv.listeners`` hold (a job's trajectory recorder, ...).
 - :func:`set_env_linker`: the function every new env is handed to, with its ``job=`` argument;
-  :mod:`hud_gym.jobs` installs :func:`hud_gym.jobs.context.link_env` when it is imported (and
+  :mod:`hud_gym.jobs` installs :func:`hud_gym.jobs.linking.link_env` when it is imported (and
   ``import hud_gym`` installs a stand-in that imports :mod:`hud_gym.jobs` only when an env is
   given a job). The env core never imports the jobs.
 """

@@ -23,6 +23,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from hud_gym.core.gym_type import gym_of_env
+from hud_gym.core.suite_hooks import suite_option_names
 from hud_gym.errors import HudGymError
 
 __all__ = [
@@ -50,7 +52,8 @@ class UnknownEnvOptionError(HudGymError, TypeError):
 
 
 def env_option_names(env_class: type[Any]) -> set[str] | None:
-    """The keyword arguments ``env_class(...)`` takes, following ``**kwargs`` up the class tree;
+    """The keyword arguments ``env_class(...)`` takes, following ``**kwargs`` up the class tree
+    (``**suite_options``: the options of the suites of the env's gym, :mod:`hud_gym.core.suite`);
     ``None`` when some ``__init__`` takes ``**kwargs`` it does not pass on (any name goes)."""
     names: set[str] = set()
     for klass in env_class.__mro__:
@@ -63,8 +66,12 @@ def env_option_names(env_class: type[Any]) -> set[str] | None:
         names.update(
             p.name for p in parameters if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and p.name != "self"
         )
-        if not any(p.kind is p.VAR_KEYWORD for p in parameters):
+        variadic = [p.name for p in parameters if p.kind is p.VAR_KEYWORD]
+        if not variadic:
             return names
+        if variadic == ["suite_options"]:
+            gym = gym_of_env(env_class)
+            return names | (suite_option_names(gym.name) if gym is not None else set())
         if klass.__module__ == "gymnasium.core":
             return None
     return names

@@ -1,11 +1,13 @@
 """Grading: the :class:`Grade` result and its reward checks, the setup/evaluate function registry,
 where those functions run (:mod:`~hud_gym.evaluation.calls`: never blocking the event loop), task
-regexes that cannot hang (:mod:`~hud_gym.evaluation.patterns`), and the response evaluators every
+regexes that cannot hang (:mod:`~hud_gym.evaluation.patterns`), the "target absent" outcome graded
+as the task's failure (:mod:`~hud_gym.evaluation.absent`), and the response evaluators every
 gym type shares (:mod:`~hud_gym.evaluation.response`, and the converted benchmarks'
 :mod:`~hud_gym.evaluation.benchmarks`)."""
 
 from hud_gym.evaluation import benchmarks as _benchmarks  # noqa: F401  (registers the benchmarks' evaluators)
 from hud_gym.evaluation import response as _response  # noqa: F401  (registers the shared evaluators)
+from hud_gym.evaluation.absent import TARGET_ABSENT, TargetAbsent, absent_grade, is_absent
 from hud_gym.evaluation.grade import DEFAULT_REWARD_RANGE, Grade, RewardRange, check_reward, combine_grades, to_grade
 from hud_gym.evaluation.registry import (
     REGISTRY,
@@ -25,6 +27,7 @@ from hud_gym.evaluation.runner import SetupError, resolve_calls, run_evaluate, r
 
 __all__ = [
     "DEFAULT_REWARD_RANGE",
+    "TARGET_ABSENT",
     "REGISTRY",
     "SHARED",
     "BoundCall",
@@ -36,11 +39,14 @@ __all__ = [
     "RegisteredFunction",
     "RewardRange",
     "SetupError",
+    "TargetAbsent",
     "UnknownFunctionError",
+    "absent_grade",
     "check_reward",
     "combine_grades",
     "default_evaluate",
     "evaluate_function",
+    "is_absent",
     "resolve_calls",
     "run_evaluate",
     "run_setup",

@@ -10,48 +10,29 @@ blocks there blocks them all, and no timeout can fire. So:
   the response evaluators) run in a worker process (:mod:`hud_gym.evaluation.worker_pool`), which
   is killed when the call times out (while the process's first worker is still starting, on a
   thread, so that no call waits for a start-up);
-- other sync functions (they use ``ctx.controller`` or ``ctx.state``) run on a thread of a
-  dedicated pool. A timeout then stops the wait, not the thread: the step reports ``timeout`` and
-  the thread finishes (or hangs) on its own. :data:`THREADS` threads serve the process.
+- other sync functions (they use ``ctx.controller`` or ``ctx.state``) run on a daemon thread of
+  their own (:mod:`hud_gym.evaluation.threads`). A timeout then stops the wait, not the thread: the
+  step reports ``timeout`` and the thread finishes (or hangs) on its own, in nobody's way: later
+  calls get threads of their own, and the process exits without waiting for it.
 
 Setting ``HUD_GYM_EVAL_WORKERS=0`` runs isolated functions on the thread pool too.
 """
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import contextlib
-import contextvars
 import dataclasses
 import functools
 import inspect
-import os
-import threading
 from collections.abc import Callable
 from typing import Any
 
+from hud_gym.evaluation.threads import run_on_thread
 from hud_gym.evaluation.worker_pool import MAX_WORKERS, NoWorkerReady, get_worker_pool
 
-__all__ = ["THREADS", "call_function", "isolated_context"]
-
-THREADS = 32
-"""Threads that run non-isolated sync setup/evaluate functions (per process)."""
+__all__ = ["call_function", "isolated_context"]
 
 _NOT_RUN = object()
-
-_executor: concurrent.futures.ThreadPoolExecutor | None = None
-_executor_pid: int | None = None
-_executor_lock = threading.Lock()
-
-
-def _threads() -> concurrent.futures.ThreadPoolExecutor:
-    global _executor, _executor_pid
-    with _executor_lock:
-        if _executor is None or _executor_pid != os.getpid():
-            _executor = concurrent.futures.ThreadPoolExecutor(THREADS, thread_name_prefix="hud-gym-task")
-            _executor_pid = os.getpid()
-        return _executor
 
 
 def isolated_context(ctx: Any) -> Any:
@@ -81,8 +62,7 @@ async def call_function(
                     func.__module__, func.__qualname__, args, kwargs, isolated_context(ctx)
                 )
         if result is _NOT_RUN:
-            call = functools.partial(contextvars.copy_context().run, func, ctx, *args, **kwargs)
-            result = await asyncio.get_running_loop().run_in_executor(_threads(), call)
+            result = await run_on_thread(functools.partial(func, ctx, *args, **kwargs))
     if inspect.isawaitable(result):
         result = await result
     return result

@@ -141,6 +141,7 @@ class FunctionRegistry:
     def __init__(self, function_modules: dict[str, tuple[str, ...]] | None = None) -> None:
         self._functions: dict[tuple[Phase, str, str], RegisteredFunction] = {}
         self._function_modules = dict(function_modules or {})
+        self._suite_modules: dict[str, dict[str, tuple[str, ...]]] = {}
         self._prefixes: dict[str, tuple[str, ...]] = {}
         self._loaded: set[str] = set()
 
@@ -153,11 +154,18 @@ class FunctionRegistry:
         self._function_modules[gym] = tuple(function_modules)
         self._loaded.discard(gym)
 
+    def add_modules(self, gym: str, suite: str, function_modules: tuple[str, ...]) -> None:
+        """Add the ``function_modules`` of ``suite`` to ``gym``'s (imported with the gym's own, the
+        first time its names are needed). Called by :func:`hud_gym.core.suite.register_suite`."""
+        self._suite_modules.setdefault(gym, {})[suite] = tuple(function_modules)
+        self._loaded.discard(gym)
+
     def _load(self, gym: str) -> None:
         if gym in self._loaded:
             return
         self._loaded.add(gym)
-        for module in self._function_modules.get(gym, ()):
+        suites = self._suite_modules.get(gym, {}).values()
+        for module in (*self._function_modules.get(gym, ()), *(m for modules in suites for m in modules)):
             try:
                 importlib.import_module(module)
             except ModuleNotFoundError as exc:

@@ -237,8 +237,10 @@ def choice_match(ctx: FunctionContext, answer: str | int | None = None) -> Grade
 def default_evaluate(ctx: FunctionContext) -> Grade:
     """The grade of a task with no ``evaluate``: the response against ``task.target``.
 
-    With ``choices``: :func:`choice_match`; a list target: :func:`match_all`; a string target:
-    :func:`response_includes` as a whole word or phrase (so "4" does not match "14").
+    With ``choices``: :func:`choice_match`; a list target: :func:`match_all`; a number (``"100"``):
+    :func:`numeric_match`, the response's first number (so listing every number does not hit it);
+    another string target: :func:`response_includes` as a whole word or phrase (so "4" does not
+    match "14").
     """
     task = ctx.task
     if task is None:
@@ -248,5 +250,8 @@ def default_evaluate(ctx: FunctionContext) -> Grade:
     if isinstance(task.target, list):
         return match_all(ctx, task.target)
     if isinstance(task.target, str):
+        number = _as_number(task.target)
+        if number is not None:
+            return numeric_match(ctx, number)
         return response_includes(ctx, task.target, whole_word=True)
     return Grade.error("the task has neither 'evaluate' nor 'target'")

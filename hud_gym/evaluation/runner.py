@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from hud_gym.errors import HudGymError
+from hud_gym.evaluation.absent import TargetAbsent, absent_grade
 from hud_gym.evaluation.calls import call_function
 from hud_gym.evaluation.grade import (
     DEFAULT_REWARD_RANGE,
@@ -64,7 +65,9 @@ async def run_evaluate(calls: Sequence[BoundCall], ctx: FunctionContext, combine
     """Run evaluate calls and combine their grades (see :func:`combine_grades`).
 
     With no calls the response is graded against the task's target (:func:`default_evaluate`).
-    Never raises: a call that raises, returns something that is not a grade, or gives a reward
+    A call that raises :class:`~hud_gym.evaluation.absent.TargetAbsent` (what it checks is gone)
+    gets the failure grade of its range (:func:`~hud_gym.evaluation.absent.absent_grade`).
+    Never raises: a call that raises anything else, returns something that is not a grade, or gives a reward
     that is not a finite number inside its range (the task's ``config["reward_range"]``, else the
     function's declared one, else ``[0, 1]``) gives ``Grade(is_error=True)`` with the message.
     """
@@ -73,21 +76,24 @@ async def run_evaluate(calls: Sequence[BoundCall], ctx: FunctionContext, combine
     except ValueError as exc:
         return Grade.error(str(exc))
     if not calls:
+        reward_range = override or DEFAULT_REWARD_RANGE
         try:
             grade = to_grade(await call_function(default_evaluate, ctx, isolated=True))
+        except TargetAbsent as exc:
+            return absent_grade(exc, reward_range)
         except Exception as exc:  # noqa: BLE001
             return Grade.error(f"default evaluation failed: {type(exc).__name__}: {exc}")
-        return check_reward(grade, override or DEFAULT_REWARD_RANGE, "the default evaluation")
+        return check_reward(grade, reward_range, "the default evaluation")
     grades = []
     for call in calls:
+        reward_range = override or call.function.reward_range or DEFAULT_REWARD_RANGE
         try:
             grade = to_grade(await call.run(ctx))
+        except TargetAbsent as exc:  # what it checks is gone: the task's failure, not an error
+            grade = absent_grade(exc, reward_range)
         except Exception as exc:  # noqa: BLE001  (an evaluator that raises is a grading error)
             grade = Grade.error(f"evaluate {call.config} raised {type(exc).__name__}: {exc}")
-        grade = check_reward(
-            grade, override or call.function.reward_range or DEFAULT_REWARD_RANGE, f"evaluate {call.config}"
-        )
-        grades.append(grade)
+        grades.append(check_reward(grade, reward_range, f"evaluate {call.config}"))
     try:
         combined = combine_grades(grades, combine)  # type: ignore[arg-type]
     except ValueError as exc:

@@ -13,7 +13,9 @@ costs ~0.5 s of CPU (``python -m hud_gym.evaluation.worker`` imports hud_gym); n
 it: while every worker is still starting, :meth:`WorkerPool.call` raises :class:`NoWorkerReady`
 and the caller runs the function on a thread instead (timed out like any thread, not killed). The pool serves any event loop (it talks to a worker through a
 non-blocking socket with the caller's loop) and is per process: a forked child starts its own.
-Every worker is killed at interpreter exit, and dies with its parent.
+Every worker is killed at interpreter exit, and dies with its parent. Each runs in a process group
+of its own, killed as a whole with it: what a function started (``sleep`` in a subprocess) goes
+with its worker, not to init.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import atexit
 import contextlib
 import os
 import pickle
+import signal
 import socket
 import subprocess
 import sys
@@ -59,6 +62,7 @@ class _Worker:
                 pass_fds=(child.fileno(),),
                 stdin=subprocess.DEVNULL,
                 close_fds=True,
+                start_new_session=True,  # its own process group: killed with whatever it started
             )
         except BaseException:
             parent.close()
@@ -117,9 +121,12 @@ class _Worker:
         return bytes(data)
 
     def kill(self) -> None:
-        """SIGKILL the worker and reap it in the background."""
+        """SIGKILL the worker and every process it started (its process group: a function's
+        children that did not leave it), and reap it in the background."""
         with contextlib.suppress(OSError):
             self.sock.close()
+        with contextlib.suppress(OSError):  # the group is the worker's pid while any member lives
+            os.killpg(self.process.pid, signal.SIGKILL)
         with contextlib.suppress(OSError):
             self.process.kill()
         threading.Thread(target=self.process.wait, name="hud-gym-worker-reaper", daemon=True).start()

@@ -21,7 +21,6 @@ Example:
 
 from hud_gym.formats.common import ConversionReport, ConversionWarning, TaskConversion
 from hud_gym.formats.detect import FORMATS, TaskFormat, convert, detect_format, read_taskset
-from hud_gym.formats.evaluators import gaia_match, gaia_score, ungraded, webvoyager_answer
 from hud_gym.formats.gaia import convert_gaia
 from hud_gym.formats.hud import convert_hud
 from hud_gym.formats.osworld import convert_osworld
@@ -42,10 +41,6 @@ __all__ = [
     "convert_osworld",
     "convert_webvoyager",
     "detect_format",
-    "gaia_match",
-    "gaia_score",
     "read_reference_answers",
     "read_taskset",
-    "ungraded",
-    "webvoyager_answer",
 ]

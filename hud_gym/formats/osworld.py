@@ -34,7 +34,9 @@ app-specific metrics and their getters, ``options``, other ``postconfig`` steps)
 
 Paths: OSWorld's VM home ``/home/user`` is the env's home (``~/...``); in commands it becomes
 ``$HOME`` (an argv naming it runs through ``bash -lc``). Commands need the env's
-``allow_shell=True`` (or the gym's container), which each task's ``metadata["requires"]`` says.
+``allow_shell=True`` (or the gym's container), which each task's ``metadata["requires"]`` says;
+a ``download`` makes the task ask for the network (``config.network``), which needs the env's
+``allow_network=True`` (``download_file`` fetches nothing for an episode without it).
 
 Example:
     >>> taskset, report = convert_osworld("evaluation_examples/examples/os")  # doctest: +SKIP
@@ -103,14 +105,23 @@ def _convert_example(path: Path, row: Row) -> tuple[dict[str, Any] | None, TaskC
     calls, combine = evaluation
     if mapper.needs_shell:
         entry.notes.append("needs allow_shell=True (or the ubuntu container)")
-    requires = {"allow_shell": mapper.needs_shell, "allow_absolute_paths": mapper.needs_absolute_paths}
+    if mapper.needs_network:
+        entry.notes.append("downloads: needs allow_network=True (the task asks for the network)")
+    requires = {
+        "allow_shell": mapper.needs_shell,
+        "allow_absolute_paths": mapper.needs_absolute_paths,
+        "allow_network": mapper.needs_network,
+    }
+    config = {"evaluate_combine": combine} if combine else {}
+    if mapper.needs_network:
+        config["network"] = True
     task = {
         "id": data["id"],
         "prompt": data["instruction"],
         "gym": "hud-ubuntu",
         "setup": setup or None,
         "evaluate": calls,
-        "config": {"evaluate_combine": combine} if combine else None,
+        "config": config or None,
         "metadata": {
             "related_apps": data.get("related_apps"),
             "snapshot": data.get("snapshot"),

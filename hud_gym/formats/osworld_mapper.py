@@ -57,6 +57,7 @@ class ExampleMapper:
         self.entry = entry
         self.needs_shell = False
         self.needs_absolute_paths = False
+        self.needs_network = False
 
     def fail(self, message: str, field: str) -> TaskFileError:
         return TaskFileError(self.path, message, line=self.row.line, index=self.row.index, field=field)
@@ -139,6 +140,7 @@ class ExampleMapper:
             if not isinstance(files, list) or not files:
                 raise self.fail("'files' must be a non-empty list of {url, path}", f"{field}.parameters.files")
             calls = []
+            self.needs_network = True  # download_file fetches only for an episode with the network
             for i, item in enumerate(files):
                 if (
                     not isinstance(item, dict)

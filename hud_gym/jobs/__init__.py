@@ -9,8 +9,9 @@
   a read-only store asked to write: :class:`StoreReadOnlyError`).
 """
 
+from hud_gym.core.listeners import EnvListener
 from hud_gym.jobs.analytics import DurationStats, GroupAnalytics, JobAnalytics, TaskAnalytics, is_success
-from hud_gym.jobs.context import EnvListener, current_job, link_env
+from hud_gym.jobs.context import current_job
 from hud_gym.jobs.errors import StoreError, StoreReadOnlyError
 from hud_gym.jobs.job import (
     Job,
@@ -22,6 +23,7 @@ from hud_gym.jobs.job import (
     load_job,
     register_job,
 )
+from hud_gym.jobs.linking import link_env
 from hud_gym.jobs.paths import HOME_ENV_VAR, resolve_home
 from hud_gym.jobs.recorder import RecordingWarning, TrajectoryRecorder
 from hud_gym.jobs.rows import INITIAL_OBSERVATION_REF

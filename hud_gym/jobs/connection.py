@@ -3,7 +3,10 @@
 - :func:`why_read_only` says whether this process can write the store: the directory and the
   database files (``hud_gym.db`` and its ``-wal``/``-shm``) must be writable. A read-only file
   system or another user's files make the store read-only.
-- :func:`connect_rw`: WAL, ``synchronous=NORMAL``, a 30 s busy timeout, foreign keys.
+- :func:`connect_rw`: WAL, ``synchronous=NORMAL``, a 30 s busy timeout, foreign keys. Setting them
+  up is retried while another process holds the store's lock (up to the busy timeout, then a
+  :class:`StoreError`): SQLite skips the busy handler where waiting could deadlock, as two
+  processes creating one store at once do.
 - :func:`connect_ro`: SQLite's ``mode=ro``. A reader of a WAL database needs its ``-shm``/``-wal``
   files: when they exist (a writer has the database open, or died) ``mode=ro`` reads the committed
   rows in them; when they do not exist and cannot be created, no writer has the database open,
@@ -15,7 +18,9 @@
 from __future__ import annotations
 
 import os
+import random
 import sqlite3
+import time
 from pathlib import Path
 from urllib.parse import quote
 
@@ -24,7 +29,7 @@ from hud_gym.jobs.errors import StoreError
 __all__ = ["BUSY_TIMEOUT_S", "connect_ro", "connect_rw", "damaged", "missing", "why_read_only"]
 
 BUSY_TIMEOUT_S = 30.0
-_NOTADB, _CORRUPT = 26, 11
+_NOTADB, _CORRUPT, _BUSY, _LOCKED = 26, 11, 5, 6
 
 
 def why_read_only(home: Path, db: Path) -> str | None:
@@ -55,14 +60,46 @@ def damaged(exc: sqlite3.DatabaseError, db: Path) -> StoreError | None:
     return None
 
 
+def _locked(exc: sqlite3.DatabaseError) -> bool:
+    """Whether ``exc`` is SQLite's ``SQLITE_BUSY`` / ``SQLITE_LOCKED`` (another connection's lock)."""
+    code = (getattr(exc, "sqlite_errorcode", 0) or 0) & 0xFF
+    return code in (_BUSY, _LOCKED) or "database is locked" in str(exc)
+
+
+def _run_pragmas(conn: sqlite3.Connection, pragmas: tuple[str, ...]) -> None:
+    """Run ``pragmas`` and read the schema, again and again while another connection's lock is in
+    the way, for up to :data:`BUSY_TIMEOUT_S`.
+
+    SQLite does not call the busy handler where waiting could deadlock: ``journal_mode=WAL`` on a
+    fresh store raises "database is locked" at once when another process is creating the same
+    store (it holds the lock this connection, already reading, would need next).
+    """
+    deadline = time.monotonic() + BUSY_TIMEOUT_S
+    delay = 0.005
+    while True:
+        try:
+            for pragma in pragmas:
+                conn.execute(f"PRAGMA {pragma}")
+            conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+            return
+        except sqlite3.OperationalError as exc:
+            if not _locked(exc) or time.monotonic() + delay > deadline:
+                raise
+        time.sleep(delay + random.uniform(0, delay))
+        delay = min(delay * 2, 0.25)
+
+
 def _setup(conn: sqlite3.Connection, db: Path, *pragmas: str) -> sqlite3.Connection:
     conn.row_factory = sqlite3.Row
     try:
-        for pragma in (f"busy_timeout={int(BUSY_TIMEOUT_S * 1000)}", *pragmas):
-            conn.execute(f"PRAGMA {pragma}")
-        conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+        _run_pragmas(conn, (f"busy_timeout={int(BUSY_TIMEOUT_S * 1000)}", *pragmas))
     except sqlite3.DatabaseError as exc:
         conn.close()
+        if _locked(exc):
+            raise StoreError(
+                f"the job store {db} stayed locked by another process for {BUSY_TIMEOUT_S:g} s ({exc}); "
+                "a process holding it may be stuck: retry, or point HUD_GYM_HOME at another directory"
+            ) from exc
         error = damaged(exc, db)
         if error is None:
             raise

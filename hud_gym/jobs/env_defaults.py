@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from hud_gym.core.options import check_env_options
+from hud_gym.core.suite import suite_of_tasks
 from hud_gym.gyms import get_gym
 from hud_gym.task import Task
 
@@ -22,14 +23,15 @@ __all__ = ["check_options", "taskset_env_defaults"]
 
 
 def taskset_env_defaults(tasks: Iterable[Task]) -> dict[str, Any]:
-    """MiniWoB++ tasks get a 500x320 screen and their 160x210 task area as the observation (as the
-    MiniWoB++ benchmark shows it); other task sets have no defaults."""
-    tasks = list(tasks)
-    if tasks and all((task.metadata or {}).get("benchmark") == "miniwob" for task in tasks):
-        from hud_gym.controllers.browser.miniwob import MINIWOB_TASK_AREA
-
-        return {"observation_crop": MINIWOB_TASK_AREA, "screen_size": (500, 320)}
-    return {}
+    """The screen and observed region of the suite every task belongs to (MiniWoB++: a 500x320
+    screen and its 160x210 task area, as the benchmark shows it); none for other task sets."""
+    suite = suite_of_tasks(tasks)
+    defaults: dict[str, Any] = {}
+    if suite is not None and suite.observation_crop is not None:
+        defaults["observation_crop"] = suite.observation_crop
+    if suite is not None and suite.screen_size is not None:
+        defaults["screen_size"] = suite.screen_size
+    return defaults
 
 
 def check_options(tasks: Iterable[Task], env_kwargs: Mapping[str, Any]) -> None:

@@ -160,7 +160,7 @@ class Job:
         return self.store.status_counts(self.id)
 
     def add_trajectory(self, trajectory: Trajectory) -> None:
-        """Store a trajectory produced elsewhere (e.g. by :func:`hud_gym.wrappers.grpo.rollout`)
+        """Store a trajectory produced elsewhere (e.g. by :func:`hud_gym.wrappers.rollout.grpo.rollout`)
         in this job; its in-memory screenshots are written as files."""
         trajectory.job_id = self.id
         self.store.save_trajectory(trajectory, self.id)

@@ -18,7 +18,7 @@ that ends the episode also stores the trajectory's status, reward, grade and fin
 - An episode ended from outside the env (:meth:`~hud_gym.core.env.HudEnv.end_episode`: the policy
   raised, the run's budget ran out) is stored at once with that status and reward ``None``, so a
   process killed right after never leaves it as a scored run.
-- A rollout (:func:`hud_gym.wrappers.grpo.rollout`) passes its :class:`Trajectory` in the reset
+- A rollout (:func:`hud_gym.wrappers.rollout.grpo.rollout`) passes its :class:`Trajectory` in the reset
   options (``options["trajectory"]``): the row then takes its id, ``group_id`` and
   ``rollout_index``; the rollout ends a failed run with ``end_episode`` as soon as it fails.
 - File and database work runs on a small thread pool, never on the event loop thread. A failed
@@ -74,7 +74,7 @@ class _Episode:
 
 class TrajectoryRecorder:
     """Records the episodes of one env into ``job`` (see the module docstring). Made by
-    :func:`hud_gym.jobs.context.link_env`; one per env."""
+    :func:`hud_gym.jobs.linking.link_env`; one per env."""
 
     def __init__(self, job: Job) -> None:
         self.job_id = job.id

@@ -1,8 +1,8 @@
 """``run_job``: run a whole task set with an agent as one job, batched on the shared event loop.
 
 Each task runs ``group_size`` times with one seed and one ``group_id`` (a GRPO group), through
-:func:`hud_gym.wrappers.grpo.rollout_groups` with warm envs leased from an
-:class:`~hud_gym.wrappers.pool.EnvPool` (so at most ``max_concurrent`` envs, sharing one browser
+:func:`hud_gym.wrappers.rollout.grpo.rollout_groups` with warm envs leased from an
+:class:`~hud_gym.wrappers.rollout.pool.EnvPool` (so at most ``max_concurrent`` envs, sharing one browser
 or display server, run at once). Every env is linked to the job, so each step is stored as it
 happens; a run that crashes is stored with its failure status (``env_error``, ``policy_error``,
 ``timeout``) and the job goes on, unless no env can start at all (:mod:`hud_gym.jobs.run_watch`:
@@ -97,8 +97,8 @@ async def arun_job(
     The job ends ``completed`` (failed runs are in it with their status), ``failed`` if the run
     itself raised, ``interrupted`` if it was cancelled.
     """
-    from hud_gym.wrappers.grpo import rollout_groups
-    from hud_gym.wrappers.pool import EnvPool
+    from hud_gym.wrappers.rollout.grpo import rollout_groups
+    from hud_gym.wrappers.rollout.pool import EnvPool
 
     if max_concurrent < 1:
         raise ValueError(f"max_concurrent must be at least 1, got {max_concurrent}")

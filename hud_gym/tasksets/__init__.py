@@ -1,8 +1,8 @@
-"""Bundled task sets and the loaders that find task sets and tasks by name or path.
+"""The loaders that find task sets and tasks by name or path.
 
-A task set is found by, in order: an existing file path (``.json``, ``.jsonl``, ``.yaml``), a
-registered loader (e.g. ``"miniwob"``, declared by the browser gym's descriptor), or a file shipped
-in this package (``qa-basic``). A task is referenced as ``"<taskset>/<task id>"``.
+A task set is found by, in order: an existing file path (``.json``, ``.jsonl``, ``.yaml``), or a
+registered loader (``"miniwob"``, ``"qa-basic"``: declared by the suites, :mod:`hud_gym.suites`,
+and the gyms' descriptors). A task is referenced as ``"<taskset>/<task id>"``.
 
 Files are read by the reader :func:`set_file_reader` installs: :mod:`hud_gym.formats` (hud-gym's
 own format and the foreign ones it converts), installed when it is imported; this module never
@@ -30,6 +30,7 @@ __all__ = [
     "available_tasksets",
     "get_task",
     "load_taskset",
+    "packaged_taskset",
     "register_taskset",
     "resolve_task",
     "resolve_taskset",
@@ -83,17 +84,18 @@ def register_taskset(name: str, loader: Callable[[], TaskSet] | str) -> None:
     _load_named.cache_clear()
 
 
-def _bundled_files() -> dict[str, Any]:
-    files = {}
-    for entry in resources.files(__name__).iterdir():
-        if entry.name.endswith(_SUFFIXES):
-            files[entry.name.rsplit(".", 1)[0]] = entry
-    return files
+def packaged_taskset(package: str, filename: str) -> TaskSet:
+    """The task set in file ``filename`` of ``package`` (hud-gym's own format), its id the file's
+    name without the suffix: the loader of a suite's bundled file."""
+    with resources.as_file(resources.files(package) / filename) as path:
+        taskset = TaskSet.load(path)
+    taskset.id = filename.rsplit(".", 1)[0]
+    return taskset
 
 
 def available_tasksets() -> list[str]:
     """Names :func:`load_taskset` accepts besides file paths."""
-    return sorted(set(_bundled_files()) | set(_LOADERS))
+    return sorted(_LOADERS)
 
 
 @lru_cache(maxsize=32)
@@ -102,19 +104,13 @@ def _load_named(name: str) -> TaskSet:
     if isinstance(loader, str):
         module, attribute = loader.split(":")
         loader = getattr(import_module(module), attribute)
-    if loader is not None:
-        return loader()
-    entry = _bundled_files().get(name)
-    if entry is None:
+    if loader is None:
         raise KeyError(name)
-    with resources.as_file(entry) as path:
-        taskset = TaskSet.load(path)
-    taskset.id = name
-    return taskset
+    return loader()
 
 
 def load_taskset(name_or_path: str | Path, format: str | None = None) -> TaskSet:
-    """Load a task set from a file path (or directory) or by bundled/registered name.
+    """Load a task set from a file path (or directory) or by registered name.
 
     Files may be in hud-gym's own format or in another one (:mod:`hud_gym.formats`: ``"hud"``,
     ``"webvoyager"``, ``"gaia"``, ``"osworld"``); ``format=None`` detects it from the content, a

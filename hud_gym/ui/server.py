@@ -1,4 +1,4 @@
-"""Run the app: bind, print the URL, serve until cancelled (Ctrl-C).
+"""Run the app: bind, print the URL, serve until stopped (Ctrl-C, SIGTERM).
 
 Loopback by default. Any other address is an opt-in (``expose=True``, the CLI's ``--expose``) and
 always needs a token: ``HUD_GYM_UI_TOKEN``, or a generated one printed in the URL. While it
@@ -9,8 +9,10 @@ listens, the app's URL is in the store's ``ui.json`` (:mod:`hud_gym.jobs.live_vi
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import secrets
+import signal
 import socket
 from collections.abc import Callable
 from pathlib import Path
@@ -53,11 +55,27 @@ def _bind(host: str, port: int) -> socket.socket:
     return socket.create_server((host.strip("[]"), port), family=family, reuse_port=False)
 
 
+SHUTDOWN_TIMEOUT_S = 1.0
+"""How long a stop waits for requests in flight (a page's API calls answer in milliseconds)."""
+
+
+def _stop_on_signals(stop: asyncio.Event) -> None:
+    """SIGTERM and SIGINT set ``stop`` (where the loop can take signals: the main thread)."""
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            loop.add_signal_handler(signum, stop.set)
+
+
 async def _serve(home: Path, host: str, port: int, token: str | None, ready: Callable[[str], None]) -> None:
+    stop = asyncio.Event()
+    _stop_on_signals(stop)
     view = await asyncio.to_thread(StoreView, home)
     sock = _bind(host, port)
     bound = sock.getsockname()[1]
-    runner = web.AppRunner(make_app(view, host=host, port=bound, token=token), access_log=None)
+    runner = web.AppRunner(
+        make_app(view, host=host, port=bound, token=token), access_log=None, shutdown_timeout=SHUTDOWN_TIMEOUT_S
+    )
     await runner.setup()
     try:
         await web.SockSite(runner, sock).start()
@@ -65,7 +83,7 @@ async def _serve(home: Path, host: str, port: int, token: str | None, ready: Cal
         url = f"http://{shown}:{bound}/" + (f"?token={token}" if token else "")
         write_ui_address(home, url)
         ready(url)
-        await asyncio.Event().wait()
+        await stop.wait()
     finally:
         remove_ui_address(home)
         await runner.cleanup()
@@ -74,8 +92,9 @@ async def _serve(home: Path, host: str, port: int, token: str | None, ready: Cal
 def serve_ui(
     home: Path, host: str = "127.0.0.1", port: int = 8000, *, expose: bool = False, ready: Callable[[str], None] = print
 ) -> None:
-    """Serve the app over the store in ``home`` on ``host:port`` (0: a free port) until Ctrl-C;
-    ``ready`` gets the URL to open once the socket listens.
+    """Serve the app over the store in ``home`` on ``host:port`` (0: a free port) until Ctrl-C
+    or SIGTERM; ``ready`` gets the URL to open once the socket listens. Either signal stops it
+    at once: its address leaves ``ui.json``, requests in flight get :data:`SHUTDOWN_TIMEOUT_S`.
 
     Raises:
         UIExposureError: a non-loopback ``host`` without ``expose``.

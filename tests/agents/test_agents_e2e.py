@@ -19,7 +19,7 @@ from replay_server import ReplayServer, Request
 
 import hud_gym  # noqa: F401  (registers the ids)
 from hud_gym.core.loop import get_loop_thread
-from hud_gym.wrappers.grpo import rollout
+from hud_gym.wrappers.rollout.grpo import rollout
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -114,7 +114,7 @@ def done(kind: str) -> dict[str, Any]:
 @pytest.fixture(scope="module")
 def browser() -> Iterator[tuple[Any, Recorder]]:
     pytest.importorskip("miniwob")
-    from hud_gym.controllers.browser.miniwob import MINIWOB_TASK_AREA
+    from hud_gym.suites.miniwob import MINIWOB_TASK_AREA
 
     env = gymnasium.make(
         "hud/Browser-v0", elements=True, observation_crop=MINIWOB_TASK_AREA, screen_size=(500, 320), max_steps=12

@@ -32,7 +32,7 @@ from hud_gym.actions import ResponseAction, TypeAction
 from hud_gym.agents import Agent, AgentConfigError, ClaudeAgent, OpenAICompatibleAgent, OperatorAgent
 from hud_gym.cli.app import app
 from hud_gym.core.loop import get_loop_thread
-from hud_gym.wrappers.grpo import rollout, rollout_group
+from hud_gym.wrappers.rollout.grpo import rollout, rollout_group
 
 pytestmark = pytest.mark.timeout(120)
 

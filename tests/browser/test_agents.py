@@ -9,8 +9,8 @@ import pytest
 
 from hud_gym.actions import CLAAction
 from hud_gym.agents import Agent, MiniWoBScriptedAgent, RandomAgent
-from hud_gym.controllers.browser.miniwob import MINIWOB_TASK_AREA
 from hud_gym.spaces import encode
+from hud_gym.suites.miniwob import MINIWOB_TASK_AREA
 
 pytest.importorskip("miniwob")
 pytestmark = pytest.mark.timeout(120)

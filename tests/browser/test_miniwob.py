@@ -20,7 +20,8 @@ import pytest
 
 import hud_gym
 from hud_gym import ClickAction, DragAction, Point, PressAction, TypeAction
-from hud_gym.controllers.browser.miniwob import MINIWOB_TASK_AREA, miniwob_task_names
+from hud_gym.suites.miniwob import MINIWOB_TASK_AREA
+from hud_gym.suites.miniwob.tasks import miniwob_task_names
 
 pytest.importorskip("miniwob")
 pytestmark = pytest.mark.timeout(180)

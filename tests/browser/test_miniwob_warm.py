@@ -19,7 +19,8 @@ import pytest
 from PIL import Image
 
 from hud_gym import ClickAction, Task
-from hud_gym.controllers.browser.miniwob import MINIWOB_TASK_AREA, task_url
+from hud_gym.suites.miniwob import MINIWOB_TASK_AREA
+from hud_gym.suites.miniwob.tasks import task_url
 from tests.browser.browser_helpers import js, on_loop
 
 pytest.importorskip("miniwob")

@@ -33,7 +33,7 @@ from hud_gym.controllers.browser.chromium import (
     ChromiumNotFoundError,
     find_chromium,
 )
-from hud_gym.controllers.browser.miniwob import MINIWOB_TASK_AREA
+from hud_gym.suites.miniwob import MINIWOB_TASK_AREA
 from hud_gym.trajectory import FAILED, Trajectory, TrajectoryStep
 from hud_gym.wrappers.rollout.grpo import rollout_group
 from hud_gym.wrappers.rollout.pool import EnvPool

@@ -39,7 +39,7 @@ from hud_gym.controllers.browser.chromium import (
     ChromiumNotFoundError,
     find_chromium,
 )
-from hud_gym.controllers.browser.miniwob import MINIWOB_TASK_AREA
+from hud_gym.suites.miniwob import MINIWOB_TASK_AREA
 
 pytestmark = pytest.mark.timeout(120 + 60 * ROUNDS)
 

@@ -150,7 +150,7 @@ def test_mode() -> None:
 
         assert episode("Click button ONE.", "ONE") > 0
         assert episode("Click button ONE.", "TWO") < 0
-        env.unwrapped.set_data_mode("test")
+        env.unwrapped.suites["miniwob"].set_data_mode("test")  # the suite's part of the env
         assert episode("Click button TWO.", "ONE") < 0
         assert episode("Click button TWO.", "TWO") > 0  # mode is persistent
         assert episode("Click button ONE.", "ONE", {"data_mode": "train"}) > 0

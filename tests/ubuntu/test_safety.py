@@ -158,8 +158,9 @@ def test_reading_system_files_is_refused(host: gymnasium.Env) -> None:
 
 
 def test_a_symlink_out_of_the_home_is_refused(shell: gymnasium.Env) -> None:
+    # At evaluate time such a link may be the agent's (planted to dodge a failing grade): graded 0.
     result = evaluate(shell, ("file_contains", "etc-link/passwd", "root"), ("run", "ln -s /etc etc-link"))
-    assert result.is_error and PATH_OPTION in (result.content or "")
+    assert result.reward == 0.0 and not result.is_error and "leads out" in (result.content or ""), result
     refused_setup(
         shell, [("run", "ln -s /tmp tmp-link"), ("write_file", "tmp-link/hud-gym-escape.txt", "x")], PATH_OPTION
     )

@@ -199,6 +199,13 @@ def test_reset_cleans_files_windows_input(desktop: Any, run: Any, open_eventlog:
 # ----------------------------------------------------------------------------- processes, paths
 
 
+def _cmdline(pid: int) -> list[str]:
+    try:
+        return psutil.Process(pid).cmdline()
+    except psutil.Error:
+        return []
+
+
 def test_run_and_spawn(either: Any, run: Any) -> None:
     desktop = either
     desktop.reset()
@@ -212,7 +219,9 @@ def test_run_and_spawn(either: Any, run: Any) -> None:
     assert env["XDG_CONFIG_HOME"].startswith(str(controller.home))
     with pytest.raises(TimeoutError, match="did not finish within 0.3 s"):
         run(desktop, lambda c: c.run("sleep 30 & wait", timeout=0.3))
-    assert not [p for p in psutil.process_iter(["cmdline"]) if p.info["cmdline"] == ["sleep", "30"]]
+    # The env's own processes (its sandbox's pid namespace, or those carrying its token), not the
+    # machine's: another program may well run a `sleep 30` of its own.
+    assert not [pid for pid in controller.pids()["tasks"] if _cmdline(pid) == ["sleep", "30"]]
     process = run(desktop, lambda c: c.spawn(["sleep", "60"]))
     assert process.pid in controller.pids()["tasks"]
     if not controller.sandbox:
@@ -287,6 +296,41 @@ def test_clipboard_owner_is_a_task_process(desktop: Any, run: Any) -> None:
     desktop.reset()
     assert not [p for p in owners if alive(p)]
     assert run(desktop, lambda c: c.clipboard_get()) == ""
+
+
+def _cut_buffer(display: str) -> bytes | None:
+    d = open_display(display)
+    try:
+        prop = d.screen().root.get_full_property(d.intern_atom("CUT_BUFFER0"), 0)
+        return bytes(prop.value) if prop is not None else None
+    finally:
+        d.close()
+
+
+def test_the_clipboard_is_empty_at_every_episode_and_per_env(desktop: Any, run: Any) -> None:
+    """An episode's CLIPBOARD and PRIMARY go with its programs, and its cut buffers (which xterm
+    writes and pastes from when no program owns PRIMARY) are removed at reset; another env's
+    display has a clipboard of its own (issue 23)."""
+    desktop.reset()
+    controller = desktop.unwrapped.controller
+    run(desktop, lambda c: c.clipboard_set("episode one"))
+    code, _, err = run(
+        desktop, lambda c: c.run(["xprop", "-root", "-f", "CUT_BUFFER0", "8s", "-set", "CUT_BUFFER0", "cut one"])
+    )
+    assert code == 0, err
+    assert _cut_buffer(controller.display) == b"cut one"
+    other = gymnasium.make("hud/Ubuntu-v0", window_manager=None, screen_size=(640, 480))
+    try:
+        other.reset()
+        assert run(other, lambda c: c.clipboard_get()) == ""
+        assert _cut_buffer(other.unwrapped.controller.display) is None
+    finally:
+        other.close()
+    desktop.reset()
+    assert run(desktop, lambda c: c.clipboard_get()) == ""
+    assert _cut_buffer(controller.display) is None
+    code, out, _ = run(desktop, lambda c: c.run(["xclip", "-selection", "primary", "-o"], timeout=10))
+    assert out == ""
 
 
 # ----------------------------------------------------------------------------- close, isolation, faults

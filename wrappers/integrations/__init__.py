@@ -10,7 +10,7 @@ imports none of them (import the module you use):
 - TRL (``pip install 'hud-gym[train]'``): :mod:`~hud_gym.wrappers.integrations.trl`
   (``GRPOTrainer(environment_factory=...)``);
 - verifiers: :mod:`~hud_gym.wrappers.integrations.verifiers_v1` (verifiers >= 0.4 ``Trace``
-  records) and :mod:`~hud_gym.wrappers.integrations.verifiers` (0.2-style ``RolloutOutput`` dicts).
+  records).
 
 Example:
     >>> from hud_gym.wrappers.integrations.sb3_vec_env import to_sb3_vec_env  # doctest: +SKIP

@@ -4,7 +4,7 @@ MiniWoB's ``shi17``-style agents act on elements, not pixels: click the element 
 or focus it and type the instance's field ``f``. :class:`ElementActionWrapper` gives an env that
 action space, ``MultiDiscrete([2, max_ref + 1, max_fields])`` (stable-baselines3's PPO and A2C take
 it), and maps each action to the browser gym's custom actions
-(:mod:`hud_gym.controllers.browser.miniwob_dom`):
+(:mod:`hud_gym.suites.miniwob.dom`):
 
 - ``[0, ref, _]``: ``click_element`` (MiniWoB's ``CLICK_ELEMENT``);
 - ``[1, ref, field]``: ``type_field`` with the ref (MiniWoB's ``FOCUS_ELEMENT_AND_TYPE_FIELD``).

@@ -17,8 +17,7 @@ SB3 cannot take an absent reward: a NaN would poison PPO's advantages. A failed 
 ``env_error``, ``timeout`` or ``eval_error``: NaN in :class:`HudVectorEnv`'s reward array) is
 given to SB3 as ``failed_reward`` (0.0 by default: choose it knowingly), never silently: its info
 says ``reward_absent=True`` next to its ``status`` and ``error``, :attr:`HudSB3VecEnv.absent_rewards`
-counts them, and each is logged as a warning (logger ``hud_gym.wrappers.sb3_vec_env``, its name before
-the move to ``integrations``, kept for the filters users set on it).
+counts them, and each is logged as a warning (logger ``hud_gym.wrappers.integrations.sb3_vec_env``).
 
 Importing this module imports SB3 (and so torch); ``import hud_gym.wrappers`` does not.
 
@@ -62,7 +61,7 @@ except ModuleNotFoundError as exc:  # pragma: no cover  (the message says what t
 
 __all__ = ["HudSB3VecEnv", "to_sb3_vec_env", "unbatch_infos"]
 
-logger = logging.getLogger("hud_gym.wrappers.sb3_vec_env")
+logger = logging.getLogger(__name__)
 
 
 def unbatch_infos(infos: dict[str, Any], num_envs: int) -> list[dict[str, Any]]:

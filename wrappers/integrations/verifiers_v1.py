@@ -20,8 +20,7 @@ interrupted,    not ``ok``, ``EnvError``, ``env_error``
 record_error
 ==============  ===================================================================
 
-Importing this module imports verifiers (``pip install 'verifiers>=0.4'``); the 0.2-style dicts
-of :mod:`hud_gym.wrappers.integrations.verifiers` need no verifiers at all.
+Importing this module imports verifiers (``pip install 'verifiers>=0.4'``).
 
 Example:
     >>> traces = await verifiers_group_traces("qa-basic/capital-france", policy, 4)  # doctest: +SKIP

@@ -24,14 +24,13 @@ from __future__ import annotations
 import asyncio
 import inspect
 from collections.abc import AsyncGenerator, Callable, Iterable, Sequence
-from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
 from hud_gym.actions import CLAAction
 from hud_gym.advantages import group_advantages
-from hud_gym.agents.policy import start_run
+from hud_gym.agents.policy import PolicyOutput, start_run
 from hud_gym.core.env import HudEnv
 from hud_gym.make import make
 from hud_gym.task import Task
@@ -40,14 +39,6 @@ from hud_gym.trajectory import FAILED, Trajectory, TrajectoryGroup, TrajectorySt
 from hud_gym.wrappers.rollout.pool import EnvPool
 
 __all__ = ["Policy", "PolicyOutput", "group_advantages", "rollout", "rollout_group", "rollout_groups"]
-
-
-@dataclass
-class PolicyOutput:
-    """A policy's answer: the actions, and an opaque trace kept on the step (tokens, logprobs)."""
-
-    actions: Any
-    trace: Any = None
 
 
 @runtime_checkable

@@ -9,8 +9,8 @@
 - :mod:`~hud_gym.wrappers.vector.autoreset`: Gymnasium's three autoreset modes, written once;
 - :mod:`~hud_gym.wrappers.vector.batching`: seeds, ``reset_mask``, batched actions and rows.
 
-This package is also the module path of earlier versions, ``hud_gym.wrappers.vector``: the
-``vector_entry_point`` of each gym id (``hud_gym.wrappers.vector.entry_points:qa``) names it.
+The ``vector_entry_point`` of each gym id names :mod:`~hud_gym.wrappers.vector.entry_points`
+(``hud_gym.wrappers.vector.entry_points:qa``).
 
 Example:
     >>> import gymnasium, hud_gym
