@@ -26,6 +26,7 @@ from typing import Any, overload
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from hud_gym.bounds import PROMPT_CHARS, TASK_ID_CHARS, sanitize_value
 from hud_gym.task_files import TaskFileError, check_unique_ids, jsonl_records, parse_json, parse_yaml, read_text
 
 __all__ = [
@@ -186,8 +187,10 @@ class Task(BaseModel):
     """A scenario for an agent: the seed's fields, with ``setup``/``evaluate`` normalised.
 
     Attributes:
-        id: optional identifier (unique within a task set).
-        prompt: the instruction shown to the agent.
+        id: optional identifier (unique within a task set; at most
+            :data:`~hud_gym.bounds.TASK_ID_CHARS` characters).
+        prompt: the instruction shown to the agent (at most :data:`~hud_gym.bounds.PROMPT_CHARS`
+            characters). Lone surrogates in any of a task's strings become U+FFFD.
         setup: calls run by ``reset`` before the agent acts.
         evaluate: calls that grade the episode; empty means "grade the final response against
             ``target``" (see :mod:`hud_gym.evaluation`).
@@ -216,10 +219,26 @@ class Task(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _custom_gym(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            data = sanitize_value(data)  # a lone surrogate ("\ud800") is no text: U+FFFD
         if isinstance(data, dict) and data.get("gym") is not None and not isinstance(data["gym"], str):
             gym, docker = custom_gym(data["gym"])
             data = {**data, "gym": gym, "config": {**(data.get("config") or {}), "docker": docker}}
         return data
+
+    @field_validator("id")
+    @classmethod
+    def _short_id(cls, value: str | None) -> str | None:
+        if value is not None and len(value) > TASK_ID_CHARS:
+            raise ValueError(f"a task id has at most {TASK_ID_CHARS} characters, this one {len(value):,}")
+        return value
+
+    @field_validator("prompt")
+    @classmethod
+    def _bounded_prompt(cls, value: str) -> str:
+        if len(value) > PROMPT_CHARS:
+            raise ValueError(f"a prompt has at most {PROMPT_CHARS:,} characters, this one {len(value):,}")
+        return value
 
     @field_validator("setup", "evaluate", mode="before")
     @classmethod

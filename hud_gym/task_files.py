@@ -10,7 +10,8 @@ What a task file may hold:
   thousands of digits); YAML: one document, no ``.nan``/``.inf`` either;
 - values nested at most :data:`MAX_DEPTH` lists/objects deep;
 - YAML aliases that do not contain themselves (a recursive structure) and that expand to at most
-  :data:`MAX_YAML_VALUES` values (an alias bomb);
+  :data:`MAX_YAML_VALUES` values and add at most :data:`MAX_YAML_ALIAS_CHARS` characters of
+  scalars (an alias bomb; counted on the composed graph, before any value is built);
 - task ids that are unique in the file (the error names both occurrences).
 
 (One module of ~420 lines on purpose: every limit on untrusted task files in one place, to audit together.)
@@ -39,6 +40,7 @@ from hud_gym.errors import HudGymError
 __all__ = [
     "MAX_DEPTH",
     "MAX_FILE_BYTES",
+    "MAX_YAML_ALIAS_CHARS",
     "MAX_YAML_VALUES",
     "TaskFileError",
     "check_unique_ids",
@@ -58,6 +60,9 @@ TOO_DEEP = f"values nested deeper than {MAX_DEPTH} lists/objects"
 """The error for a task file nested deeper than :data:`MAX_DEPTH`."""
 MAX_YAML_VALUES = 1_000_000
 """Most values a YAML task file may expand to once its aliases are resolved."""
+MAX_YAML_ALIAS_CHARS = 16 * 1024 * 1024
+"""Most characters of scalars that aliases may add to a YAML task file, beyond its own text
+(a 1 MB scalar aliased 300 times is 300 MB of task data)."""
 
 MAX_MESSAGE_CHARS = 400
 """Longest problem text in a :class:`TaskFileError` (one line; values from the file are cut)."""
@@ -344,7 +349,7 @@ def parse_yaml(path: Path, text: str) -> tuple[Any, list[int] | None]:
         node = loader.get_single_node()
         if node is None:
             return None, None
-        _check_yaml_graph(path, node)
+        _check_yaml_graph(path, node, len(text) + MAX_YAML_ALIAS_CHARS)
         data = loader.construct_document(node)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
@@ -379,12 +384,14 @@ def _children(node: Any) -> list[Any]:
     return []
 
 
-def _check_yaml_graph(path: Path, root: Any) -> None:
-    """Depth, expanded size and cycles of the composed node graph (aliases are shared nodes)."""
+def _check_yaml_graph(path: Path, root: Any, max_chars: int) -> None:
+    """Depth, expanded size (values, and ``max_chars`` characters of scalars) and cycles of the
+    composed node graph (aliases are shared nodes)."""
     import yaml
 
     open_nodes: set[int] = set()
     size: dict[int, int] = {}
+    chars: dict[int, int] = {}
     depth: dict[int, int] = {}
     stack: list[tuple[Any, bool]] = [(root, False)]
     while stack:
@@ -395,6 +402,13 @@ def _check_yaml_graph(path: Path, root: Any) -> None:
             children = _children(node)
             open_nodes.discard(key)
             size[key] = 1 + sum(size[id(child)] for child in children)
+            chars[key] = len(node.value) if isinstance(node, yaml.ScalarNode) else sum(chars[id(c)] for c in children)
+            if chars[key] > max_chars:
+                raise TaskFileError(
+                    path,
+                    f"aliases expand this value to more than {max_chars:,} characters (an alias bomb?)",
+                    line=line,
+                )
             depth[key] = (
                 0 if isinstance(node, yaml.ScalarNode) else 1 + max((depth[id(child)] for child in children), default=0)
             )

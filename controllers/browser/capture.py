@@ -24,6 +24,8 @@ import simplejpeg
 from PIL import Image
 from playwright.async_api import CDPSession
 
+from hud_gym.bounds import TITLE_CHARS
+
 __all__ = ["ELEMENTS_JS", "PAGE_STATE_JS", "ImageFormat", "capture", "decode_image", "page_state_expression"]
 
 ImageFormat = Literal["jpeg", "png"]
@@ -83,16 +85,16 @@ ELEMENTS_JS = r"""
       text: interactive ? clip(el.innerText || el.getAttribute('aria-label') || el.getAttribute('title') ||
                                el.getAttribute('placeholder') || el.getAttribute('alt') || '', 200) : ownText,
       value: ('value' in el && typeof el.value === 'string' && tag !== 'button' && tag !== 'option') ? el.value.slice(0, 200) : null,
-      id: el.id || null,
+      id: el.id ? String(el.id).slice(0, 200) : null,
       interactive: interactive,
       topmost: !!hit && (hit === el || el.contains(hit) || hit.contains(el)),
       bbox: [Math.round(r.left * 10) / 10, Math.round(r.top * 10) / 10,
              Math.round(r.width * 10) / 10, Math.round(r.height * 10) / 10],
     };
-    const role = el.getAttribute('role'); if (role) item.role = role;
-    const type = el.getAttribute('type'); if (type && (tag === 'input' || tag === 'button')) item.type = type;
-    const name = el.getAttribute('name'); if (name) item.name = name;
-    if (tag === 'a' && el.href) item.href = el.href;
+    const role = el.getAttribute('role'); if (role) item.role = role.slice(0, 200);
+    const type = el.getAttribute('type'); if (type && (tag === 'input' || tag === 'button')) item.type = type.slice(0, 200);
+    const name = el.getAttribute('name'); if (name) item.name = name.slice(0, 200);
+    if (tag === 'a' && el.href) item.href = String(el.href).slice(0, 8192);
     if (tag === 'input' && (el.type === 'checkbox' || el.type === 'radio')) item.checked = el.checked;
     if (el.disabled) item.disabled = true;
     out.push(item);
@@ -119,11 +121,12 @@ a script started before the read is known here even when ``Page.frameStartedLoad
 the browser) trails the reply."""
 
 PAGE_STATE_JS = (
-    "(elements, limit) => ({title: document.title, elements: elements ? ELEMENTS(limit) : null, "
-    "probes: elements ? PROBES : null, leaving: LEAVING})"
+    "(elements, limit) => ({title: String(document.title).slice(0, TITLE_CHARS + 1), "
+    "elements: elements ? ELEMENTS(limit) : null, probes: elements ? PROBES : null, leaving: LEAVING})"
 )
-"""Title and, when asked, the elements of the page and the values of the suites' page probes
-(:mod:`.extensions`), and :data:`LEAVING_JS`, in one round trip."""
+"""Title (at most :data:`~hud_gym.bounds.TITLE_CHARS` + 1 characters of it) and, when asked, the
+elements of the page and the values of the suites' page probes (:mod:`.extensions`), and
+:data:`LEAVING_JS`, in one round trip."""
 
 
 def page_state_expression(elements: bool, limit: int, probes: Sequence[tuple[str, str]] = ()) -> str:
@@ -131,7 +134,8 @@ def page_state_expression(elements: bool, limit: int, probes: Sequence[tuple[str
     (``probes``: ``(key, expression)`` pairs, each value under its key)."""
     values = ", ".join(f"{json.dumps(key)}: ({expression})" for key, expression in probes)
     body = (
-        PAGE_STATE_JS.replace("LEAVING", LEAVING_JS)
+        PAGE_STATE_JS.replace("TITLE_CHARS", str(TITLE_CHARS))
+        .replace("LEAVING", LEAVING_JS)
         .replace("ELEMENTS", f"({ELEMENTS_JS.strip()})")
         .replace("PROBES", f"({{{values}}})")
     )

@@ -20,6 +20,7 @@ import numpy as np
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 
+from hud_gym.bounds import LIST_ITEMS, TITLE_CHARS, URL_CHARS, clip_text
 from hud_gym.controllers.base import ControllerError, Frame
 from hud_gym.controllers.browser.capture import (
     ELEMENTS_JS,
@@ -195,10 +196,16 @@ class BrowserObservation(BrowserLifecycle):
             h, w = min(height, screenshot.shape[0]), min(width, screenshot.shape[1])
             canvas[:h, :w] = screenshot[:h, :w]
             screenshot = canvas
-        url, title = page.url, state["title"]
+        # A page names itself (its URL, its title): both are cut before they are reported.
+        url, title = clip_text(page.url, URL_CHARS), clip_text(state["title"], TITLE_CHARS)
         tabs = [
-            {"index": i, "url": p.url, "title": titles.get(p, ""), "active": p is page}
-            for i, p in enumerate(self._pages)
+            {
+                "index": i,
+                "url": clip_text(p.url, URL_CHARS),
+                "title": clip_text(titles.get(p, ""), TITLE_CHARS),
+                "active": p is page,
+            }
+            for i, p in enumerate(self._pages[:LIST_ITEMS])
         ]
         info: dict[str, Any] = {
             "url": url,

@@ -46,15 +46,31 @@ def _font(size: int) -> ImageFont.ImageFont | ImageFont.FreeTypeFont:
     return ImageFont.load_default(size=size)
 
 
-def _wrap(text: str, width_px: int, font_size: int) -> list[str]:
+def _wrap(text: str, width_px: int, font_size: int, max_lines: int) -> list[str]:
+    """The first ``max_lines`` lines of ``text`` wrapped to ``width_px``: only the text that can
+    show is wrapped (``textwrap`` is quadratic in a long word; a 24 MB prompt took minutes)."""
     columns = max(10, int(width_px / (font_size * 0.55)))
     lines: list[str] = []
-    for paragraph in text.split("\n"):
+    start = 0
+    while len(lines) < max_lines and start <= len(text):
+        chunk = (max_lines + 1) * columns
+        end = text.find("\n", start, start + chunk + 1)
+        stop = end if end >= 0 else min(len(text), start + chunk)
+        lines.extend(textwrap.wrap(text[start:stop], columns, replace_whitespace=False) or [""])
+        start = (end + 1) if end >= 0 else (len(text) + 1 if stop >= len(text) else stop)
+    return lines[:max_lines]
+
+
+def _wrap_tail(text: str, width_px: int, font_size: int, max_lines: int) -> list[str]:
+    """The last ``max_lines`` lines of ``text`` wrapped to ``width_px`` (only its tail is wrapped)."""
+    columns = max(10, int(width_px / (font_size * 0.55)))
+    lines: list[str] = []
+    for paragraph in text[-(max_lines + 1) * columns :].split("\n"):
         lines.extend(textwrap.wrap(paragraph, columns, replace_whitespace=False) or [""])
-    return lines
+    return lines[-max_lines:]
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=8)
 def render_page(width: int, height: int, question: str, passage: str, answer: str) -> np.ndarray:
     """The QA page as an ``(height, width, 3)`` uint8 array (cached; callers must copy)."""
     image = Image.new("RGB", (width, height), (255, 255, 255))
@@ -69,7 +85,7 @@ def render_page(width: int, height: int, question: str, passage: str, answer: st
             continue
         draw.text((_MARGIN, y), heading, fill=(90, 90, 90), font=font)
         y += line_height
-        for line in _wrap(body, text_width, _FONT_SIZE):
+        for line in _wrap(body, text_width, _FONT_SIZE, max(1, (answer_top - y) // line_height + 2)):
             if y > answer_top - 2 * line_height:
                 draw.text((_MARGIN, y), "...", fill=(0, 0, 0), font=font)
                 break
@@ -80,7 +96,7 @@ def render_page(width: int, height: int, question: str, passage: str, answer: st
         (_MARGIN - 8, answer_top - 8, width - _MARGIN + 8, height - _MARGIN + 8), outline=(60, 110, 200), width=2
     )
     draw.text((_MARGIN, answer_top), "Answer", fill=(60, 110, 200), font=font)
-    shown = _wrap(answer + "|", text_width, _FONT_SIZE)[-2:]
+    shown = _wrap_tail(answer + "|", text_width, _FONT_SIZE, 2)
     for i, line in enumerate(shown):
         draw.text((_MARGIN, answer_top + (i + 1) * line_height), line, fill=(0, 0, 0), font=font)
     array = np.asarray(image, dtype=np.uint8)

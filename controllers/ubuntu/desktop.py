@@ -17,6 +17,7 @@ from typing import Any
 
 import hud_gym.controllers.ubuntu.policy as policy
 import hud_gym.controllers.ubuntu.windows as xwindows
+from hud_gym.bounds import CLIPBOARD_BYTES, Clipped, clip_bytes
 from hud_gym.controllers.base import ControllerError
 from hud_gym.controllers.ubuntu.apps import KNOWN_APPS
 from hud_gym.controllers.ubuntu.display import DesktopNotAvailableError
@@ -172,11 +173,19 @@ class DesktopAPI(DesktopLifecycle):
             await asyncio.sleep(0.02)
 
     async def clipboard_get(self) -> str:
-        """The text of the CLIPBOARD selection ('' when nobody owns it)."""
+        """The text of the CLIPBOARD selection ('' when nobody owns it), as :meth:`clipboard_read`."""
+        return (await self.clipboard_read()).text
+
+    async def clipboard_read(self) -> Clipped:
+        """The CLIPBOARD selection, read as at most :data:`~hud_gym.bounds.CLIPBOARD_BYTES` bytes
+        (+1, to know it held more: ``truncated``); an agent fills the clipboard, so it is never
+        read whole (a 300 MB clipboard added 859 MiB to the host process)."""
         self._require_xclip()
         assert self._procs is not None
-        code, out, _err = await self._procs.run(["xclip", "-selection", "clipboard", "-o"], timeout=5.0)
-        return out if code == 0 else ""
+        code, out = await self._procs.read_output(
+            ["xclip", "-selection", "clipboard", "-o"], timeout=5.0, limit=CLIPBOARD_BYTES
+        )
+        return clip_bytes(out, CLIPBOARD_BYTES) if code == 0 or len(out) > CLIPBOARD_BYTES else Clipped("", False, 0)
 
     async def clipboard_set(self, text: str) -> None:
         """Own the CLIPBOARD selection with ``text`` (the owner, an ``xclip`` process, is a task

@@ -413,14 +413,16 @@ async def window_exists(ctx: FunctionContext, title: str, window_class: str | No
 
 @evaluate_function("ubuntu")
 async def clipboard_contains(ctx: FunctionContext, text: str, case_sensitive: bool = True) -> Grade:
-    """Reward 1 when the clipboard (the CLIPBOARD selection) contains ``text``."""
-    clipboard = await _controller(ctx).clipboard_get()
+    """Reward 1 when the clipboard (the CLIPBOARD selection) contains ``text`` in its first
+    :data:`~hud_gym.bounds.CLIPBOARD_BYTES` bytes (``info["clipboard_truncated"]``: it held more)."""
+    read = await _controller(ctx).clipboard_read()  # at most CLIPBOARD_BYTES of it
+    clipboard = read.text
     fold = (lambda s: s) if case_sensitive else str.casefold
     ok = fold(text) in fold(clipboard)
     return Grade(
         reward=float(ok),
         content=f"the clipboard holds {_short(clipboard)!r}",
-        info={"clipboard": _short(clipboard, 2000)},
+        info={"clipboard": _short(clipboard, 2000), "clipboard_truncated": read.truncated},
     )
 
 

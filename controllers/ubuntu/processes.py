@@ -154,6 +154,26 @@ class TaskProcesses:
         assert process.returncode is not None
         return process.returncode, out.decode(errors="replace"), err.decode(errors="replace")
 
+    async def read_output(self, argv: list[str], *, timeout: float, limit: int) -> tuple[int, bytes]:
+        """Run ``argv``; returns its exit code and at most ``limit + 1`` bytes of its stdout (past
+        them it and its descendants are killed: what a task process prints is never read whole).
+
+        Raises:
+            TimeoutError: it ran longer than ``timeout`` seconds (it and its descendants were killed).
+        """
+        process = await self.spawn(argv, capture=True)
+        assert process.stdout is not None
+        try:
+            out = await asyncio.wait_for(_read_at_most(process.stdout, limit + 1), timeout)
+            if len(out) > limit:
+                await self._kill_tree(process.pid)
+            await asyncio.wait_for(process.wait(), timeout)
+        except asyncio.TimeoutError:
+            await self._kill_tree(process.pid)
+            raise TimeoutError(f"{' '.join(argv)[:200]!r} did not finish within {timeout} s") from None
+        assert process.returncode is not None
+        return process.returncode, out
+
     async def _kill_tree(self, pid: int) -> None:
         try:
             root = psutil.Process(pid)
@@ -231,3 +251,10 @@ def _signal(pgid: int | None, pids: set[int], sig: signal.Signals) -> None:
     for pid in pids:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(pid, sig)
+
+
+async def _read_at_most(stream: asyncio.StreamReader, size: int) -> bytes:
+    try:
+        return await stream.readexactly(size)
+    except asyncio.IncompleteReadError as short:
+        return short.partial

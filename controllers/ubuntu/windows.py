@@ -3,7 +3,9 @@
 With a window manager the windows are the WM's ``_NET_CLIENT_LIST`` (mapping order) and the
 focused one is ``_NET_ACTIVE_WINDOW``; without one they are the viewable, non-override-redirect
 children of the root window and the focus is ``XGetInputFocus`` (walked up to its top-level).
-A window that vanishes while it is read is skipped.
+A window that vanishes while it is read is skipped. An agent names its windows: a title is read
+as at most :data:`~hud_gym.bounds.TITLE_CHARS` characters (cut ones end with the bounds' mark),
+and at most :data:`MAX_WINDOWS` windows are listed.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from Xlib import X, Xatom
 from Xlib import error as xerror
 from Xlib.protocol import request
 
+from hud_gym.bounds import CUT_MARK, TITLE_CHARS, clip_text
 from hud_gym.controllers.x11.connection import XConnection
 
 __all__ = [
@@ -37,16 +40,34 @@ WindowInfo = dict[str, Any]
 """``{"id": int, "title": str, "pid": int | None, "class": str, "geometry": (x, y, w, h)}``."""
 
 
+MAX_WINDOWS = 256
+"""Most windows listed (an agent can open thousands)."""
+
+
+def _read_title(conn: XConnection, window: Any, name: str, kind: int) -> tuple[bytes | str, bool] | None:
+    """At most ``4 * (TITLE_CHARS + 2)`` bytes of the property, and whether it holds more: an agent
+    sets its window's title, so it is never read whole (an 8 MB title was read, and stored, at
+    every step)."""
+    try:
+        prop = window.get_property(conn.atom(name), kind, 0, TITLE_CHARS + 2)
+    except xerror.XError:
+        return None
+    if prop is None or not prop.value:
+        return None
+    return prop.value, bool(prop.bytes_after)
+
+
 def _title(conn: XConnection, window: Any) -> str:
-    prop = conn.get_property(window, "_NET_WM_NAME", conn.atom("UTF8_STRING"))
-    if prop is not None and prop.value:
-        value = prop.value
-        return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
-    prop = conn.get_property(window, "WM_NAME")
-    if prop is not None and prop.value:
-        value = prop.value
-        return value.decode("latin-1") if isinstance(value, bytes) else str(value)
-    return ""
+    """The window's title, cut to :data:`~hud_gym.bounds.TITLE_CHARS` characters (then a mark)."""
+    read = _read_title(conn, window, "_NET_WM_NAME", conn.atom("UTF8_STRING"))
+    encoding = "utf-8"
+    if read is None:
+        read, encoding = _read_title(conn, window, "WM_NAME", X.AnyPropertyType), "latin-1"
+    if read is None:
+        return ""
+    value, more = read
+    text = value.decode(encoding, "replace") if isinstance(value, bytes) else str(value)
+    return text[:TITLE_CHARS] + CUT_MARK if more else clip_text(text, TITLE_CHARS)
 
 
 def window_info(conn: XConnection, window_id: int) -> WindowInfo | None:
@@ -76,6 +97,11 @@ def has_window_manager(conn: XConnection) -> bool:
 
 
 def _top_level_ids(conn: XConnection, managed: bool) -> list[int]:
+    """The top-level windows, the first :data:`MAX_WINDOWS` of them."""
+    return _all_top_level_ids(conn, managed)[:MAX_WINDOWS]
+
+
+def _all_top_level_ids(conn: XConnection, managed: bool) -> list[int]:
     if managed:
         return conn.window_ids("_NET_CLIENT_LIST")
     ids = []
@@ -118,7 +144,7 @@ def window_titles(conn: XConnection, managed: bool) -> list[str]:
 
 def focused_window(conn: XConnection, managed: bool) -> WindowInfo | None:
     """The window with the keyboard focus, if it is a mapped top-level window."""
-    candidates = _top_level_ids(conn, managed)
+    candidates = _all_top_level_ids(conn, managed)
     if managed:
         active = conn.window_ids("_NET_ACTIVE_WINDOW")
         if active and active[0] in candidates:

@@ -16,6 +16,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from hud_gym.bounds import STRING_CHARS, bound_info, clip_text
+
 __all__ = [
     "DEFAULT_REWARD_RANGE",
     "Grade",
@@ -41,8 +43,8 @@ class Grade(BaseModel):
             grade keeps ``0.0`` here, but the env reports no reward for it (``None``).
         done: whether the task counts as complete (with ``evaluate_every_step`` it ends the
             episode). When not given, a grade is done when its reward reaches 1.
-        content: a human-readable explanation.
-        info: extra data (sub-grades, measured values).
+        content: a human-readable explanation (cut to :data:`~hud_gym.bounds.STRING_CHARS`).
+        info: extra data (sub-grades, measured values), bounded as :func:`hud_gym.bounds.bound_info`.
         is_error: grading itself failed (the evaluator raised, its input was unusable, or its
             reward was not a finite number in range): the env's step then says
             ``status="eval_error"`` and ``reward=None``.
@@ -57,6 +59,16 @@ class Grade(BaseModel):
     info: dict[str, Any] = Field(default_factory=dict)
     is_error: bool = False
     raw: Any = None
+
+    @model_validator(mode="after")
+    def _bounded(self) -> Grade:
+        """An evaluator reports what an agent or a task controls: ``content`` is cut to
+        :data:`~hud_gym.bounds.STRING_CHARS` and ``info`` bounded (:func:`~hud_gym.bounds.bound_info`)."""
+        if self.content is not None:
+            self.content = clip_text(self.content, STRING_CHARS)
+        if self.info:
+            self.info = bound_info(self.info)
+        return self
 
     @model_validator(mode="before")
     @classmethod

@@ -54,7 +54,7 @@ class RecordingStore(Database):
         """The writes of one run: when one fails, the run ends ``record_error`` (now if possible)."""
         try:
             yield
-        except (OSError, sqlite3.DatabaseError) as exc:
+        except (OSError, sqlite3.DatabaseError, ValueError, TypeError) as exc:  # ValueError: a value unfit to store
             if not self.read_only and not isinstance(exc, sqlite3.IntegrityError):
                 self._failures.add(job_id or "", trajectory_id, exc)
                 try:

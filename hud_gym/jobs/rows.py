@@ -9,10 +9,20 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from hud_gym.bounds import STRING_CHARS, TRUNCATED_KEY, VALUE_CHARS, bound, clip_text, sanitize
 from hud_gym.task import Task
 from hud_gym.trajectory import Trajectory, TrajectoryStep
 
-__all__ = ["from_time", "json_safe", "load_json", "to_json", "to_time", "trajectory_from_row", "step_from_row"]
+__all__ = [
+    "from_time",
+    "json_safe",
+    "load_json",
+    "step_from_row",
+    "store_text",
+    "to_json",
+    "to_time",
+    "trajectory_from_row",
+]
 
 INITIAL_OBSERVATION_REF = "initial_observation_ref"
 """The key in ``Trajectory.metadata`` holding the absolute path of the reset screenshot."""
@@ -32,10 +42,25 @@ def _default(value: Any) -> Any:
     return str(value)
 
 
-def to_json(value: Any) -> str:
+def to_json(value: Any, max_string: int = STRING_CHARS, *, flag: bool = True) -> str:
     """JSON text of ``value``; numpy/torch values become lists, models their JSON form, anything
-    else its ``str``. Non-finite floats become ``null``."""
-    return json.dumps(json_safe(value), ensure_ascii=False, default=_default, allow_nan=False)
+    else its ``str``. Non-finite floats become ``null``. What an agent or a task controls is
+    bounded (:func:`hud_gym.bounds.bound`: strings cut to ``max_string``, the cut paths listed under
+    ``truncated_fields`` in a dict unless not ``flag``) and lone surrogates become U+FFFD; a value whose JSON still
+    exceeds :data:`~hud_gym.bounds.VALUE_CHARS` (objects turned into long strings) is stored as
+    ``{"truncated_fields": ["(value)"], "json_head": ...}``."""
+    bounded, cut = bound(json_safe(value), max_string=max_string, max_total=max(VALUE_CHARS, 2 * max_string))
+    if cut and flag and isinstance(bounded, dict):
+        bounded[TRUNCATED_KEY] = cut
+    text = sanitize(json.dumps(bounded, ensure_ascii=False, default=_default, allow_nan=False))
+    if len(text) > 4 * max(VALUE_CHARS, max_string):
+        return json.dumps({TRUNCATED_KEY: ["(value)"], "json_head": clip_text(text, STRING_CHARS)}, ensure_ascii=False)
+    return text
+
+
+def store_text(text: str | None, limit: int = STRING_CHARS) -> str | None:
+    """A text column's value: ``text`` cut to ``limit`` characters, lone surrogates replaced."""
+    return None if text is None else clip_text(text, limit)
 
 
 def json_safe(value: Any) -> Any:

@@ -34,7 +34,7 @@ from hud_gym.agents.needs import check_tasks, merged_env_kwargs
 from hud_gym.agents.policy import HudAgentPolicy, as_policy
 from hud_gym.jobs.env_defaults import check_options, taskset_env_defaults
 from hud_gym.jobs.job import Job, _final_status, create_job
-from hud_gym.jobs.run_watch import JobStoppedError, RunWatcher
+from hud_gym.jobs.run_watch import JobStoppedError, RunWatcher, logger
 from hud_gym.task import Task, TaskSet
 from hud_gym.trajectory import Trajectory
 
@@ -160,7 +160,11 @@ async def arun_job(
             async for group in groups:
                 for trajectory in group.trajectories:
                     trajectory.job_id = job.id
-                    await asyncio.to_thread(job.store.save_trajectory, trajectory, job.id)
+                    try:
+                        await asyncio.to_thread(job.store.save_trajectory, trajectory, job.id)
+                    except (ValueError, TypeError) as exc:  # one run unfit to store: it ends record_error
+                        logger.warning("job %s: run %s not stored: %s", job.id[:8], trajectory.trajectory_id, exc)
+                        continue
                     if on_trajectory is not None:
                         result = on_trajectory(trajectory)
                         if inspect.isawaitable(result):

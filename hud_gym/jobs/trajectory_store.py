@@ -12,10 +12,19 @@ from typing import Any
 
 import numpy as np
 
+from hud_gym.bounds import PROMPT_CHARS, TASK_ID_CHARS
 from hud_gym.jobs.errors import TrajectoryNotFoundError
 from hud_gym.jobs.liveness import ProcessIdentity, current_process
 from hud_gym.jobs.recording import RecordingStore
-from hud_gym.jobs.rows import INITIAL_OBSERVATION_REF, load_json, step_from_row, to_json, to_time, trajectory_from_row
+from hud_gym.jobs.rows import (
+    INITIAL_OBSERVATION_REF,
+    load_json,
+    step_from_row,
+    store_text,
+    to_json,
+    to_time,
+    trajectory_from_row,
+)
 from hud_gym.trajectory import Trajectory, TrajectoryStep, utc_now
 
 __all__ = ["RUNNING", "TrajectoryStore"]
@@ -56,10 +65,10 @@ class TrajectoryStore(RecordingStore):
                         job_id,
                         trajectory.group_id,
                         trajectory.rollout_index,
-                        trajectory.task_id,
-                        trajectory.task.model_dump_json() if trajectory.task else None,
+                        store_text(trajectory.task_id, TASK_ID_CHARS),
+                        to_json(trajectory.task.model_dump(), PROMPT_CHARS, flag=False) if trajectory.task else None,
                         trajectory.seed,
-                        trajectory.prompt,
+                        store_text(trajectory.prompt, PROMPT_CHARS),
                         to_time(trajectory.started_at),
                         to_json(trajectory.metadata),
                         ref,
@@ -130,10 +139,10 @@ class TrajectoryStore(RecordingStore):
                         job_id,
                         trajectory.group_id,
                         trajectory.rollout_index,
-                        trajectory.task_id,
-                        trajectory.task.model_dump_json() if trajectory.task else None,
+                        store_text(trajectory.task_id, TASK_ID_CHARS),
+                        to_json(trajectory.task.model_dump(), PROMPT_CHARS, flag=False) if trajectory.task else None,
                         trajectory.seed,
-                        trajectory.prompt,
+                        store_text(trajectory.prompt, PROMPT_CHARS),
                         trajectory.status,
                         to_time(trajectory.started_at),
                         to_json(trajectory.metadata),
@@ -264,9 +273,9 @@ def _step_values(trajectory_id: str, step: TrajectoryStep, ref: str | None) -> t
         None if step.reward is None else _finite(step.reward),
         int(step.terminated),
         int(step.truncated),
-        step.text,
+        store_text(step.text),
         step.status,
-        step.error,
+        store_text(step.error),
         to_json(step.info),
         to_json(step.timings),
         to_time(step.started_at),
@@ -296,8 +305,8 @@ def _end(
         (
             trajectory.status,
             None if trajectory.reward is None else _finite(trajectory.reward),
-            trajectory.error,
-            trajectory.final_response,
+            store_text(trajectory.error),
+            store_text(trajectory.final_response),
             to_json(trajectory.grade) if trajectory.grade is not None else None,
             to_time(trajectory.ended_at or utc_now()),
             to_json(metadata),

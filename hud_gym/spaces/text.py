@@ -40,7 +40,9 @@ def sanitize_text(text: str, max_length: int) -> str:
     ``\\r\\n`` and lone ``\\r`` become ``\\n``, characters outside :data:`TEXT_CHARSET` become U+FFFD,
     and the result is cut to ``max_length`` characters.
     """
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    # Each character kept comes from at most two (``\r\n``): only that much is looked at, so a
+    # huge prompt costs no more than a short one.
+    text = text[: 2 * max_length + 1].replace("\r\n", "\n").replace("\r", "\n")[:max_length]
     if not all(c in TEXT_CHARSET for c in text):
         text = "".join(c if c in TEXT_CHARSET else REPLACEMENT_CHAR for c in text)
     return text[:max_length]

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from hud_gym.advantages import group_advantages
+from hud_gym.bounds import SHOWN_CHARS, bound_info
 from hud_gym.jobs.analytics import compute_analytics, is_success
 from hud_gym.jobs.errors import JobNotFoundError, TrajectoryNotFoundError
 from hud_gym.jobs.export_common import describe_actions
@@ -26,6 +27,12 @@ from hud_gym.trajectory import FAILED
 __all__ = ["StoreView"]
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp")
+
+
+def _shown(data: dict[str, Any], **kept: Any) -> dict[str, Any]:
+    """``data`` as the UI shows it: every string cut to :data:`~hud_gym.bounds.SHOWN_CHARS` (the
+    fields cut listed under ``truncated_fields``), at most 8 of them in all; ``kept`` added as is."""
+    return {**bound_info(data, max_string=SHOWN_CHARS, max_total=8 * SHOWN_CHARS), **kept}
 
 
 def _finite(value: Any) -> float | None:
@@ -149,42 +156,46 @@ class StoreView:
         for step in trajectory.steps:
             after = self._image_url(step.observation_ref)
             steps.append(
-                {
-                    "index": step.index,
-                    "actions": step.actions,
-                    "caption": describe_actions(step.actions),
-                    "reward": _finite(step.reward),
-                    "status": step.status,
-                    "error": step.error,
-                    "terminated": step.terminated,
-                    "truncated": step.truncated,
-                    "text": step.text,
-                    "info": step.info,
-                    "timings": step.timings,
-                    "policy_trace": step.policy_trace,
-                    "frame_before": before,
-                    "frame_after": after,
-                }
+                _shown(
+                    {
+                        "index": step.index,
+                        "actions": step.actions,
+                        "caption": describe_actions(step.actions),
+                        "reward": _finite(step.reward),
+                        "status": step.status,
+                        "error": step.error,
+                        "terminated": step.terminated,
+                        "truncated": step.truncated,
+                        "text": step.text,
+                        "info": step.info,
+                        "timings": step.timings,
+                        "policy_trace": step.policy_trace,
+                        "frame_before": before,
+                        "frame_after": after,
+                    }
+                )
             )
             before = after or before
-        return {
-            "id": trajectory.trajectory_id,
-            "job_id": trajectory.job_id,
-            "group_id": trajectory.group_id,
-            "rollout_index": trajectory.rollout_index,
-            "task_id": trajectory.task_id,
-            "seed": trajectory.seed,
-            "prompt": trajectory.prompt,
-            "status": "running" if running else trajectory.status,
-            "reward": None if running or trajectory.failed else _finite(trajectory.reward),
-            "error": trajectory.error,
-            "final_response": trajectory.final_response,
-            "grade": trajectory.grade,
-            "started_at": trajectory.started_at.isoformat(),
-            "ended_at": trajectory.ended_at.isoformat() if trajectory.ended_at else None,
-            "initial_frame": self._image_url(trajectory.metadata.get("initial_observation_ref")),
-            "steps": steps,
-        }
+        return _shown(
+            {
+                "id": trajectory.trajectory_id,
+                "job_id": trajectory.job_id,
+                "group_id": trajectory.group_id,
+                "rollout_index": trajectory.rollout_index,
+                "task_id": trajectory.task_id,
+                "seed": trajectory.seed,
+                "prompt": trajectory.prompt,
+                "status": "running" if running else trajectory.status,
+                "reward": None if running or trajectory.failed else _finite(trajectory.reward),
+                "error": trajectory.error,
+                "final_response": trajectory.final_response,
+                "grade": trajectory.grade,
+                "started_at": trajectory.started_at.isoformat(),
+                "ended_at": trajectory.ended_at.isoformat() if trajectory.ended_at else None,
+                "initial_frame": self._image_url(trajectory.metadata.get("initial_observation_ref")),
+            },
+            steps=steps,
+        )
 
     def group(self, group_id: str) -> dict[str, Any]:
         """A GRPO group's runs side by side, with rewards and advantages (population std, as

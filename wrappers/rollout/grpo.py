@@ -307,10 +307,28 @@ async def rollout_groups(
         )
         return group
 
-    pending = [asyncio.ensure_future(group_of(t, s)) for t, s in zip(task_list, seed_list, strict=True)]
+    # Only the groups in flight are held (at most ``max_concurrent``, started in task order): a
+    # finished group is let go once yielded, so memory stays flat however many tasks there are.
+    waiting = iter(zip(task_list, seed_list, strict=True))
+    running: set[asyncio.Future[TrajectoryGroup]] = set()
+
+    def start_more() -> None:
+        while len(running) < max_concurrent:
+            item = next(waiting, None)
+            if item is None:
+                return
+            running.add(asyncio.ensure_future(group_of(*item)))
+
     try:
-        for next_done in asyncio.as_completed(pending):
-            yield await next_done
+        start_more()
+        while running:
+            done, _ = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
+            running.difference_update(done)
+            start_more()
+            finished = [future.result() for future in done]
+            del done
+            while finished:
+                yield finished.pop(0)
     finally:
-        for future in pending:
+        for future in running:
             future.cancel()
