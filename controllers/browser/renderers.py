@@ -11,8 +11,11 @@ and puts each new one under :data:`RENDERER_LIMITS` (the browser env's ``limits`
   :data:`~hud_gym.controllers.sandbox.cgroups.BACKSTOP` times it: Chromium's browser process
   crashes when a renderer fails for memory);
 - else ``RLIMIT_DATA`` at ``memory_mb`` (set on the running renderer with ``prlimit``);
-- in both, a renderer busy (at each poll: a thread running or runnable, or over :data:`BUSY` of
-  a core used) for ``cpu_seconds`` in a row (a spinning loop) is stopped.
+- in both, a renderer busy for ``cpu_seconds`` in a row (a spinning loop) is stopped: busy over
+  a poll when one of its threads was on a CPU or waiting for one (``/proc/<pid>/task/*/schedstat``)
+  for :data:`BUSY` of the poll or more. A spinning thread is runnable all the time whatever the
+  machine's load; a page that works hard while its env steps fast (a frame, an input, a frame)
+  still sleeps between them.
 
 Stopped (``SIGSTOP``), not killed: Chromium's browser process (Debian's 156) crashes with
 ``SIGSEGV`` when a renderer that hung is killed, and takes every env's pages with it. A stopped
@@ -41,15 +44,15 @@ __all__ = ["POLL_S", "RENDERER_LIMITS", "RendererGuard"]
 RENDERER_LIMITS = ResourceLimits(memory_mb=1024, pids=256, cpu_cores=1.0, cpu_seconds=10.0)
 """A renderer's defaults: 1 GiB, 256 threads, one core; stopped after 10 s busy in a row."""
 POLL_S = 0.25
-BUSY = 0.25
-"""A renderer is busy over a poll when it used this share of a core or more (a spinning one gets
-less than its quota on a loaded machine)."""
+BUSY = 0.9
+"""A renderer is busy over a poll when one of its threads was running or runnable this share of
+the poll or more."""
 
 
 @dataclass
 class _Renderer:
     cgroup: Cgroup | None
-    cpu: float
+    runnable: dict[int, int]  # thread id -> nanoseconds on a CPU or waiting for one, at the last poll
     busy_for: float = 0.0
     stopped_at: float | None = None
 
@@ -105,7 +108,7 @@ class RendererGuard:
         if group is None and limits.memory_mb is not None:
             with contextlib.suppress(psutil.Error, OSError, ValueError):
                 psutil.Process(pid).rlimit(resource.RLIMIT_DATA, (limits.memory_mb * MIB,) * 2)
-        return _Renderer(group, _cpu(pid))
+        return _Renderer(group, _runnable_ns(pid))
 
     def poll(self) -> None:
         """Confine new renderers, stop a spinning or swollen one, forget (and remove the groups of) gone ones."""
@@ -127,9 +130,10 @@ class RendererGuard:
         if renderer.stopped_at is not None:
             return
         budget = self.limits.cpu_seconds
-        cpu = _cpu(pid)
-        used, renderer.cpu = cpu - renderer.cpu, cpu
-        busy = used >= BUSY * elapsed or _running(pid)
+        runnable = _runnable_ns(pid)
+        most = max((ns - renderer.runnable.get(tid, ns) for tid, ns in runnable.items()), default=0)
+        renderer.runnable = runnable
+        busy = most >= BUSY * elapsed * 1e9
         renderer.busy_for = renderer.busy_for + elapsed if busy else 0.0
         reason = None
         if renderer.cgroup is not None and renderer.cgroup.at_memory_limit():
@@ -150,20 +154,12 @@ class RendererGuard:
         self.renderers.clear()
 
 
-def _running(pid: int) -> bool:
-    """A thread of ``pid`` is running or waits for a CPU (a spinning loop on a loaded machine)."""
-    try:
-        return any(
-            Path(f"/proc/{pid}/task/{tid}/stat").read_bytes().rsplit(b")", 1)[1][1:2] == b"R"
-            for tid in os.listdir(f"/proc/{pid}/task")
-        )
-    except (OSError, IndexError):
-        return False
-
-
-def _cpu(pid: int) -> float:
-    try:
-        times = psutil.Process(pid).cpu_times()
-    except psutil.Error:
-        return 0.0
-    return float(times.user + times.system)
+def _runnable_ns(pid: int) -> dict[int, int]:
+    """Each thread of ``pid``: nanoseconds spent on a CPU plus waiting for one (its ``schedstat``)."""
+    found: dict[int, int] = {}
+    with contextlib.suppress(OSError):
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            with contextlib.suppress(OSError, ValueError, IndexError):
+                on_cpu, waiting = Path(f"/proc/{pid}/task/{tid}/schedstat").read_text().split()[:2]
+                found[int(tid)] = int(on_cpu) + int(waiting)
+    return found
