@@ -36,7 +36,7 @@ TITLES: dict[str, str] = {
     "vlc": "VLC media player",
     "thunderbird": "Thunderbird",
     "gedit": "gedit",
-    "pcmanfm": "user",
+    "pcmanfm": "home",
     "chromium": "Chromium",
     "xterm": "xterm",
 }

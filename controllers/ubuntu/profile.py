@@ -17,7 +17,7 @@ What each file sets:
   and ``http(s)`` links in Chromium (started as :data:`~.apps.CHROMIUM_ARGV`).
 - LibreOffice's ``registrymodifications.xcu``: first run done, no tip of the day, no "what's new"
   bar, autosave and recovery information off.
-- GIMP's ``gimprc``: no update check. VLC's ``vlcrc``: no privacy/network question, no update
+- GIMP's ``gimprc`` and ``sessionrc``: no update check, its single window on the screen. VLC's ``vlcrc``: no privacy/network question, no update
   check, and its web interface on the sandbox's own loopback (port 8080, password ``password``:
   OSWorld's VLC getters read the player's state there).
 - Thunderbird's ``profiles.ini`` and default profile's ``user.js``: no account wizard,
@@ -26,6 +26,7 @@ What each file sets:
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 from hud_gym.controllers.ubuntu.apps import CHROMIUM_ARGV
@@ -129,7 +130,20 @@ _LIBREOFFICE_XCU = (
     + "</oor:items>\n"
 )
 
-_GIMPRC = "(check-updates no)\n(restore-session no)\n"
+_GIMPRC = "(check-updates no)\n(single-window-mode yes)\n"
+
+_GIMP_SYSTEM_SESSIONRC = Path("/etc/gimp/2.0/sessionrc")
+
+
+@functools.cache
+def _gimp_sessionrc() -> str | None:
+    """GIMP's own default window layout (toolbox and docks), its single window maximized at the
+    top left (by default openbox places it partly off the screen); ``None`` without GIMP."""
+    try:
+        text = _GIMP_SYSTEM_SESSIONRC.read_text(encoding="utf-8")
+    except OSError:
+        return None
+    return text.replace("(position 200 100)", "(position 0 0)").replace('(maximized "no")', '(maximized "yes")')
 
 _VLCRC = """[qt]
 qt-privacy-ask=0
@@ -174,7 +188,7 @@ _THUNDERBIRD_USER_JS = "".join(f'user_pref("{key}", {value});\n' for key, value 
 
 def profile_files() -> dict[str, str]:
     """The profile's files: path relative to the home -> content (see the module docstring)."""
-    return {
+    files = {
         ".config/user-dirs.dirs": _USER_DIRS,
         ".config/user-dirs.locale": "en_US\n",
         ".config/mimeapps.list": _MIMEAPPS,
@@ -185,6 +199,10 @@ def profile_files() -> dict[str, str]:
         ".thunderbird/profiles.ini": _THUNDERBIRD_PROFILES,
         f"{THUNDERBIRD_PROFILE}/user.js": _THUNDERBIRD_USER_JS,
     }
+    sessionrc = _gimp_sessionrc()
+    if sessionrc is not None:
+        files[".config/GIMP/2.10/sessionrc"] = sessionrc
+    return files
 
 
 def lay_down_profile(home: HomeFiles) -> None:

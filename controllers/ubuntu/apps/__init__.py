@@ -30,8 +30,9 @@ CHROMIUM_ARGV: tuple[str, ...] = (
     "--no-default-browser-check",
     "--password-store=basic",
     # The desktop's bubblewrap sandbox is the boundary, and it refuses the nested user namespace
-    # Chromium's own sandbox needs.
+    # Chromium's own sandbox needs; --test-type hides the bar warning of it (as ChromeDriver does).
     "--no-sandbox",
+    "--test-type",
     f"--remote-debugging-port={CDP_PORT}",
 )
 """The desktop Chromium's command line (also the ``Exec`` of the home's ``chromium.desktop``)."""
