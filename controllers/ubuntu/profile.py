@@ -105,10 +105,7 @@ StartupWMClass=chromium
 
 
 def _xcu_item(path: str, prop: str, value: str) -> str:
-    return (
-        f'<item oor:path="{path}"><prop oor:name="{prop}" oor:op="fuse">'
-        f"<value>{value}</value></prop></item>\n"
-    )
+    return f'<item oor:path="{path}"><prop oor:name="{prop}" oor:op="fuse"><value>{value}</value></prop></item>\n'
 
 
 # ooSetupLastVersion above any release: no "what's new" bar (shown when the last version run is older).
@@ -144,6 +141,7 @@ def _gimp_sessionrc() -> str | None:
     except OSError:
         return None
     return text.replace("(position 200 100)", "(position 0 0)").replace('(maximized "no")', '(maximized "yes")')
+
 
 _VLCRC = """[qt]
 qt-privacy-ask=0

@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import shutil
 import time
+from pathlib import Path
 from typing import Any
 
 import openpyxl
@@ -21,7 +22,7 @@ from conftest import on_loop
 from hud_gym.controllers.ubuntu.apps import KNOWN_APPS, REAL_APPS
 from hud_gym.controllers.ubuntu.homefs import HomeFiles
 from hud_gym.controllers.ubuntu.policy import launch_argv
-from hud_gym.controllers.ubuntu.profile import HOME_FOLDERS
+from hud_gym.controllers.ubuntu.profile import HOME_FOLDERS, THUNDERBIRD_PROFILE
 
 pytestmark = pytest.mark.timeout(150)
 
@@ -117,6 +118,27 @@ def test_app_starts_in_the_sandbox_without_first_run_dialogs(desktop: Any, app: 
     owner = controller._session.file_owner
     if owner is not None:
         assert psutil.Process(window["pid"]).uids().real == owner[0]
+    if app == "thunderbird":  # its wizard is drawn inside the main window: check that it used our profile
+        profiles = sorted(p.name for p in (controller.home / ".thunderbird").glob("*.default*"))
+        assert profiles == [Path(THUNDERBIRD_PROFILE).name], profiles
+
+
+def test_files_open_in_the_apps_of_their_kind(desktop: Any) -> None:
+    desktop.reset()
+    expected = {
+        "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": "libreoffice-calc.desktop",
+        "application/vnd.openxmlformats-officedocument.wordprocessingml.document": "libreoffice-writer.desktop",
+        "application/vnd.openxmlformats-officedocument.presentationml.presentation": "libreoffice-impress.desktop",
+        "application/vnd.oasis.opendocument.text": "libreoffice-writer.desktop",
+        "image/png": "gimp.desktop",
+        "video/mp4": "vlc.desktop",
+        "text/plain": "org.gnome.gedit.desktop",
+        "inode/directory": "pcmanfm.desktop",
+        "x-scheme-handler/https": "chromium.desktop",
+    }
+    command = "; ".join(f"xdg-mime query default {mime}" for mime in expected)
+    code, out, err = on_loop(desktop, lambda c: c.run(command, timeout=60), timeout=90)
+    assert code == 0 and out.split() == list(expected.values()), (out, err)
 
 
 def test_calc_opens_an_xlsx_made_with_openpyxl(desktop: Any) -> None:
