@@ -19,7 +19,7 @@ import psutil
 import pytest
 from conftest import on_loop
 
-from hud_gym.controllers.ubuntu.apps import KNOWN_APPS, REAL_APPS
+from hud_gym.controllers.ubuntu.apps import CDP_PORT, KNOWN_APPS, REAL_APPS
 from hud_gym.controllers.ubuntu.homefs import HomeFiles
 from hud_gym.controllers.ubuntu.policy import launch_argv
 from hud_gym.controllers.ubuntu.profile import HOME_FOLDERS, THUNDERBIRD_PROFILE
@@ -121,6 +121,12 @@ def test_app_starts_in_the_sandbox_without_first_run_dialogs(desktop: Any, app: 
     if app == "thunderbird":  # its wizard is drawn inside the main window: check that it used our profile
         profiles = sorted(p.name for p in (controller.home / ".thunderbird").glob("*.default*"))
         assert profiles == [Path(THUNDERBIRD_PROFILE).name], profiles
+    if app == "chromium":  # its DevTools answer on the sandbox's own loopback, as OSWorld's Chrome's do
+        fetch = (
+            f"import urllib.request as u; print(u.urlopen('http://127.0.0.1:{CDP_PORT}/json/version').read().decode())"
+        )
+        code, out, err = on_loop(desktop, lambda c: c.run(["python3", "-c", fetch], timeout=30), timeout=60)
+        assert code == 0 and "webSocketDebuggerUrl" in out, (out, err)
 
 
 def test_files_open_in_the_apps_of_their_kind(desktop: Any) -> None:
@@ -165,3 +171,20 @@ def test_calc_opens_an_xlsx_made_with_openpyxl(desktop: Any) -> None:
 
 async def _async(value: Any) -> Any:
     return value
+
+
+def test_xdg_open_opens_a_spreadsheet_in_calc(desktop: Any) -> None:
+    book = openpyxl.Workbook()
+    data = io.BytesIO()
+    book.save(data)
+    desktop.reset()
+    controller = desktop.unwrapped.controller
+    path = controller.home / "Downloads/budget.xlsx"
+    HomeFiles(controller.home, controller._session.file_owner).write_bytes(path, data.getvalue())
+
+    async def xdg_open(c: Any) -> None:
+        await c.spawn(["xdg-open", str(path)])
+
+    on_loop(desktop, xdg_open)
+    window = _wait_for_title(desktop, "budget.xlsx")
+    assert "LibreOffice Calc" in window["title"], window
