@@ -32,7 +32,7 @@ from pathlib import Path
 from hud_gym.controllers.ubuntu.apps import CHROMIUM_ARGV
 from hud_gym.controllers.ubuntu.homefs import HomeFiles
 
-__all__ = ["HOME_FOLDERS", "lay_down_profile", "profile_files"]
+__all__ = ["HOME_FOLDERS", "fresh_home_entries", "lay_down_profile", "profile_files"]
 
 HOME_FOLDERS: tuple[str, ...] = (
     "Desktop",
@@ -201,6 +201,11 @@ def profile_files() -> dict[str, str]:
     if sessionrc is not None:
         files[".config/GIMP/2.10/sessionrc"] = sessionrc
     return files
+
+
+def fresh_home_entries() -> frozenset[str]:
+    """The names in a fresh episode's home (its top level): the folders and the profile's."""
+    return frozenset(HOME_FOLDERS) | {relative.split("/")[0] for relative in profile_files()}
 
 
 def lay_down_profile(home: HomeFiles) -> None:
