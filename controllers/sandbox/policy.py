@@ -81,9 +81,18 @@ ETC_ENTRIES: tuple[str, ...] = (
     "timezone",
     "X11",
     "xdg",
+    # The real desktop apps' system settings (docker/ubuntu/packages.txt): LibreOffice's
+    # sofficerc and registry, Chromium's wrapper settings and policies, GIMP's gimprc, ...
+    "chromium",
+    "chromium.d",
+    "gimp",
+    "libreoffice",
+    "mailcap",
+    "papersize",
+    "thunderbird",
 )
 """``/etc`` entries the desktop's programs read (fonts, app defaults, the shell's profile, the
-dynamic linker's cache), bound read-only when the host has them."""
+dynamic linker's cache, the desktop apps' settings), bound read-only when the host has them."""
 
 NETWORK_ETC_ENTRIES: tuple[str, ...] = (
     "ca-certificates",

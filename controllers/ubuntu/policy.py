@@ -18,12 +18,13 @@ Example:
 from __future__ import annotations
 
 import os
+import re
 import shutil
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 
 from hud_gym.controllers.base import ControllerError
-from hud_gym.controllers.ubuntu.apps import KNOWN_APPS
+from hud_gym.controllers.ubuntu.apps import KNOWN_APPS, REAL_APPS
 
 __all__ = ["LAUNCHABLE", "check_options", "detect_container", "launch_argv", "resolve_path"]
 
@@ -36,11 +37,22 @@ LAUNCHABLE: dict[str, str] = {
     "xeyes": "eyes following the pointer (no args)",
     "xlogo": "the X logo (no args)",
     "xedit": "a text editor (args: [FILE], a path inside the home)",
+    "libreoffice": "LibreOffice (args: [--calc|--writer|--impress] [FILE], a path inside the home)",
+    "libreoffice-calc": "LibreOffice Calc (args: [FILE], a path inside the home)",
+    "libreoffice-writer": "LibreOffice Writer (args: [FILE], a path inside the home)",
+    "libreoffice-impress": "LibreOffice Impress (args: [FILE], a path inside the home)",
+    "gimp": "GIMP, the image editor (args: [FILE], a path inside the home)",
+    "vlc": "VLC, the media player (args: [FILE], a path inside the home)",
+    "thunderbird": "Thunderbird, the mail client (no args)",
+    "gedit": "gedit, the text editor (args: [FILE], a path inside the home)",
+    "pcmanfm": "PCManFM, the file manager (args: [FOLDER], a path inside the home)",
+    "chromium": "Chromium, the web browser, DevTools on the sandbox's port 1337 (args: [URL], http(s) or a file inside the home)",
 }
 """Apps ``launch`` may start by name without shell permission, with what their args may be."""
 
 _XTERM_OPTIONS = frozenset({"-title", "-T", "-geometry", "-g", "-fa", "-fs", "-bg", "-fg", "-name"})
 _EVENTLOG_OPTIONS = frozenset({"--log", "--title", "--geometry"})
+_WEB_ADDRESS = re.compile(r"https?://[^\s]{1,2000}\Z")
 
 
 def detect_container() -> bool:
@@ -136,6 +148,8 @@ def launch_argv(
             if not shell_allowed:
                 check_options(app, args, _XTERM_OPTIONS)
             return [*base, *args]
+        if app in REAL_APPS and not shell_allowed:
+            return [*base, *_real_app_args(app, args, resolve)]
         if app in ("editor", "xedit"):
             if len(args) > 1 or any(a.startswith("-") for a in args):
                 raise ValueError(f"launch {app!r} takes at most one argument: the file to open")
@@ -159,6 +173,27 @@ def launch_argv(
     if shutil.which(app, path=search_path) is None:
         raise ValueError(f"launch: no program {app!r} on the PATH")
     return [app, *args]
+
+
+def _real_app_args(app: str, args: Sequence[str], resolve: Callable[[str], str]) -> list[str]:
+    """The checked arguments of a real app (:data:`~.apps.REAL_APPS`): at most one file, as a path
+    resolved inside the home (an absolute path: never read as an option, a macro or a script);
+    ``libreoffice`` also takes which module to open, ``chromium`` an http(s) address. Nothing else:
+    these apps have options that run code (LibreOffice macros, GIMP's ``-b`` batch scripts)."""
+    rest = list(args)
+    if app == "libreoffice" and rest and rest[0] in ("--calc", "--writer", "--impress"):
+        module = [rest.pop(0)]
+    else:
+        module = []
+    if app == "thunderbird" and rest:
+        raise PermissionError("launch 'thunderbird' takes no arguments without shell permission")
+    if len(rest) > 1 or any(a.startswith("-") for a in rest):
+        raise PermissionError(
+            f"launch {app!r} takes at most one argument without shell permission: the file to open ({LAUNCHABLE[app]})"
+        )
+    if app == "chromium" and rest and _WEB_ADDRESS.match(rest[0]):
+        return rest
+    return [*module, *(resolve(a) for a in rest)]
 
 
 def check_options(app: str, args: Sequence[str], options: Collection[str]) -> None:

@@ -44,7 +44,9 @@ from hud_gym.controllers.ubuntu.display import (
     start_window_manager,
     wait_for_window_manager,
 )
+from hud_gym.controllers.ubuntu.homefs import HomeFiles
 from hud_gym.controllers.ubuntu.processes import ENV_TOKEN_VAR, TaskProcesses
+from hud_gym.controllers.ubuntu.profile import lay_down_profile
 from hud_gym.controllers.ubuntu.sandboxed import (
     SANDBOX_PATH,
     SANDBOX_PYTHON,
@@ -246,6 +248,12 @@ class DesktopSession:
             "USER": user,
             "LOGNAME": user if self.sandboxed else os.environ.get("LOGNAME", user),
             "NO_AT_BRIDGE": "1",
+            # The sandbox has no D-Bus session (so no dconf): GTK apps keep their settings in a
+            # file of the home, where `gsettings` reads them too.
+            "GSETTINGS_BACKEND": "keyfile",
+            # Thunderbird uses the home profile's default profile (:mod:`.profile`), not a new
+            # profile of its own per installation.
+            "MOZ_LEGACY_PROFILES": "1",
             ENV_TOKEN_VAR: self.token,
         }
 
@@ -279,10 +287,11 @@ class DesktopSession:
     # ----------------------------------------------------------------- episodes
 
     def prepare_episode(self, network: bool = False) -> None:
-        """Empty the home and temp folders (the task processes are gone); choose the next
-        episode's network (sandboxed)."""
+        """Empty the home and temp folders (the task processes are gone), lay down the home's
+        profile (:mod:`.profile`); choose the next episode's network (sandboxed)."""
         _empty_dir(self.home)
         _empty_dir(self.tmp)
+        lay_down_profile(HomeFiles(self.home, self.file_owner))
         runtime = self.tmp / "runtime"
         runtime.mkdir(mode=0o700, exist_ok=True)
         if self.file_owner is not None:

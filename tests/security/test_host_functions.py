@@ -33,6 +33,7 @@ from local_site import lan_address
 
 import hud_gym  # noqa: F401  (registers the ids)
 from hud_gym import SetupError, Task
+from hud_gym.controllers.ubuntu.profile import fresh_home_entries
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -169,7 +170,8 @@ def test_a_download_follows_a_redirect_and_keeps_its_bound(networked: gymnasium.
     with pytest.raises(SetupError, match="larger than max_bytes=1000"):
         big = {"url": url(lan, "/big"), "path": "big", "max_bytes": 1000}
         reset(networked, [{"function": "download_file", "kwargs": big}])
-    assert os.listdir(Path(networked.unwrapped.controller.home)) == []  # nothing left, no temporary file
+    # nothing left, no temporary file: the fresh home's profile only
+    assert set(os.listdir(Path(networked.unwrapped.controller.home))) == fresh_home_entries()
 
 
 # ------------------------------------------------------------------------------- item 6: the race

@@ -27,6 +27,7 @@ from hud_gym.controllers.process_utils import alive
 from hud_gym.controllers.ubuntu import UbuntuController
 from hud_gym.controllers.ubuntu import display as display_module
 from hud_gym.controllers.ubuntu.display import DesktopNotAvailableError, require_programs
+from hud_gym.controllers.ubuntu.profile import fresh_home_entries
 from hud_gym.controllers.ubuntu.sandboxed import SANDBOX_PYTHON
 from hud_gym.controllers.x11 import xvfb as xvfb_module
 
@@ -189,7 +190,7 @@ def test_reset_cleans_files_windows_input(desktop: Any, run: Any, open_eventlog:
         if foreign.poll() is None:
             foreign.kill()
             foreign.wait()
-    assert list(controller.home.iterdir()) == []
+    assert {p.name for p in controller.home.iterdir()} == fresh_home_entries()  # the profile only
     assert [p.name for p in controller.tmp.iterdir()] == ["runtime"]
     assert keys_down(controller.display) == []
     assert desktop.step({"type": "position"})[4]["position"] == (0, 0)

@@ -15,10 +15,30 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-__all__ = ["APPS_DIR", "KNOWN_APPS", "app_path"]
+__all__ = ["APPS_DIR", "CDP_PORT", "CHROMIUM_ARGV", "KNOWN_APPS", "REAL_APPS", "app_path"]
 
 APPS_DIR: Path = Path(__file__).resolve().parent
 """The folder holding the app scripts."""
+
+CDP_PORT = 1337
+"""The port of the desktop Chromium's DevTools protocol, on the sandbox's own loopback (OSWorld's VM
+starts Chrome with ``--remote-debugging-port=1337``)."""
+
+CHROMIUM_ARGV: tuple[str, ...] = (
+    "chromium",
+    "--no-first-run",
+    "--no-default-browser-check",
+    "--password-store=basic",
+    # The desktop's bubblewrap sandbox is the boundary, and it refuses the nested user namespace
+    # Chromium's own sandbox needs; --test-type hides the bar warning of it (as ChromeDriver does).
+    "--no-sandbox",
+    "--test-type",
+    f"--remote-debugging-port={CDP_PORT}",
+)
+"""The desktop Chromium's command line (also the ``Exec`` of the home's ``chromium.desktop``)."""
+
+# --norestore: no document recovery dialog after an episode killed LibreOffice mid-edit.
+_LIBREOFFICE = ("libreoffice", "--norestore", "--nologo")
 
 KNOWN_APPS: dict[str, list[str]] = {
     "xterm": ["xterm"],
@@ -30,9 +50,30 @@ KNOWN_APPS: dict[str, list[str]] = {
     "xeyes": ["xeyes"],
     "xlogo": ["xlogo"],
     "xedit": ["xedit"],
+    # The real apps of an OSWorld-like desktop (docker/ubuntu/packages.txt); their settings (no
+    # first-run wizard, tips or recovery prompt) are in the home profile each episode starts with
+    # (:mod:`hud_gym.controllers.ubuntu.profile`).
+    "libreoffice": [*_LIBREOFFICE],
+    "libreoffice-calc": [*_LIBREOFFICE, "--calc"],
+    "libreoffice-writer": [*_LIBREOFFICE, "--writer"],
+    "libreoffice-impress": [*_LIBREOFFICE, "--impress"],
+    "gimp": ["gimp", "--no-splash"],
+    "vlc": ["vlc"],
+    "thunderbird": ["thunderbird"],
+    # --standalone: gedit asks no D-Bus session (the sandbox has none) for a running instance.
+    "gedit": ["gedit", "--standalone"],
+    "pcmanfm": ["pcmanfm"],
+    "chromium": [*CHROMIUM_ARGV],
 }
 """The desktop apps a task or an agent may launch by name without shell permission: name ->
 the command line that starts it (arguments are appended)."""
+
+REAL_APPS: frozenset[str] = frozenset(
+    {"libreoffice", "libreoffice-calc", "libreoffice-writer", "libreoffice-impress"}
+    | {"gimp", "vlc", "thunderbird", "gedit", "pcmanfm", "chromium"}
+)
+"""The real (Debian-packaged) apps of :data:`KNOWN_APPS`: each takes at most one file (or, for
+``chromium``, an http(s) address) as its argument."""
 
 
 def app_path(name: str) -> Path:
