@@ -169,7 +169,12 @@ class DesktopSession:
         env = {"PATH": SANDBOX_PATH, "LANG": "C.UTF-8"}
         try:
             self.xvfb = await start_xvfb(
-                self.screen_size, self.session_dir / "xvfb.log", auth=auth, command=self._xvfb_command, env=env
+                self.screen_size,
+                self.session_dir / "xvfb.log",
+                auth=auth,
+                command=self._xvfb_command,
+                env=env,
+                owner=self._xvfb_owner,
             )
         except ControllerError as exc:
             if self.sandboxed and "bwrap" in str(exc):
@@ -196,6 +201,10 @@ class DesktopSession:
             if self._sandbox is not None
             else TaskProcesses(self.child_env, self.session_dir / "logs")
         )
+
+    def _xvfb_owner(self, number: int) -> int:
+        """The uid Xvfb runs as on display ``number``: the sandbox uid, or this process's."""
+        return identity_for(os.geteuid(), os.getegid(), number).uid if self.sandboxed else os.geteuid()
 
     def _xvfb_command(self, number: int, argv: list[str]) -> list[str]:
         """Xvfb's command line for display ``number``: its identity and cookie prepared first."""

@@ -2,13 +2,17 @@
 
 :func:`start_xvfb` picks a free display number (from :data:`FIRST_DISPLAY` up: one whose
 ``/tmp/.X{n}-lock`` and ``/tmp/.X11-unix/X{n}`` do not exist and that no display of this process
-holds) and starts ``Xvfb :n -auth FILE -displayfd FD -screen 0 WxHx24 -nolisten tcp -noreset``.
+holds, and whose abstract socket name this process can bind: :mod:`.xsocket`) and starts ``Xvfb :n
+-auth FILE -displayfd FD -screen 0 WxHx24 -nolisten tcp -nolisten local -noreset``.
 Xvfb writes the display number to ``FD`` once it accepts connections, so readiness is an event, not
 a sleep; if another process took the number in the meantime Xvfb exits, the pipe closes without a
 number, and the next number is tried.
 
 With ``-auth`` only clients presenting the display's cookie (:mod:`~hud_gym.controllers.x11.xauth`)
-connect: another local user can neither read the screen nor type into it. No ``-shmem``: Xvfb's
+connect: another local user can neither read the screen nor type into it. And because a client
+may turn that check off (``xhost +``), no other local uid may reach the server at all: its socket
+file is made 0600 as soon as it is ready, and its abstract socket name is held, unlistened, by this
+process (:mod:`.xsocket`). No ``-shmem``: Xvfb's
 framebuffer is not put in a SysV shared-memory segment other users could attach.
 
 A ``command`` hook turns Xvfb's argument list into the command actually run (a sandbox launcher,
@@ -30,6 +34,7 @@ from pathlib import Path
 
 from hud_gym.controllers.base import ControllerError
 from hud_gym.controllers.process_utils import die_with_parent, stop_process
+from hud_gym.controllers.x11.xsocket import AbstractNameHold, restrict_socket
 
 __all__ = ["FIRST_DISPLAY", "LAST_DISPLAY", "XvfbServer", "start_xvfb"]
 
@@ -50,10 +55,11 @@ class XvfbServer:
         process: the process started (Xvfb, or the sandbox launcher that runs it).
     """
 
-    def __init__(self, number: int, process: asyncio.subprocess.Process) -> None:
+    def __init__(self, number: int, process: asyncio.subprocess.Process, hold: AbstractNameHold) -> None:
         self.number = number
         self.name = f":{number}"
         self.process = process
+        self._hold = hold
         self._lock_file: Path | None = None
         self._write_lock_file()
 
@@ -86,6 +92,7 @@ class XvfbServer:
                 self._lock_file = None
             with contextlib.suppress(OSError):
                 Path(f"/tmp/.X11-unix/X{self.number}").unlink()
+            self._hold.release()
             with _claimed_lock:
                 _claimed.discard(self.number)
 
@@ -94,13 +101,19 @@ def _display_free(number: int) -> bool:
     return not (Path(f"/tmp/.X{number}-lock").exists() or Path(f"/tmp/.X11-unix/X{number}").exists())
 
 
-def _candidates() -> Iterator[int]:
+def _candidates() -> Iterator[tuple[int, AbstractNameHold]]:
+    """Free display numbers, each claimed and with its abstract socket name held."""
     for number in range(FIRST_DISPLAY, LAST_DISPLAY + 1):
         with _claimed_lock:
             if number in _claimed or not _display_free(number):
                 continue
             _claimed.add(number)
-        yield number
+        hold = AbstractNameHold(number)
+        if hold.acquire():
+            yield number, hold
+        else:  # another process holds the number's abstract socket name
+            with _claimed_lock:
+                _claimed.discard(number)
 
 
 def ensure_socket_dir() -> None:
@@ -138,6 +151,8 @@ async def _read_display_number(fd: int, timeout: float) -> str:
 
 Command = Callable[[int, list[str]], list[str]]
 """``command(number, xvfb_argv) -> argv``: the command line that runs Xvfb for display ``number``."""
+Owner = Callable[[int], int]
+"""``owner(number) -> uid``: the uid Xvfb runs as for display ``number`` (its socket's owner)."""
 
 
 async def _launch_xvfb(
@@ -182,6 +197,7 @@ async def start_xvfb(
     auth: Path | str | None = None,
     command: Command | None = None,
     env: dict[str, str] | None = None,
+    owner: Owner | None = None,
 ) -> XvfbServer:
     """Start Xvfb on a free display of ``size`` (width, height), 24-bit; see the module docstring.
 
@@ -189,6 +205,7 @@ async def start_xvfb(
         auth: the authority file Xvfb reads its cookie from (``-auth``; the path as Xvfb sees it).
         command: turns Xvfb's argument list into the command line run (default: as is).
         env: the environment to start it with (default: this process's).
+        owner: the uid Xvfb runs as (default: this process's): only it may connect (:mod:`.xsocket`).
 
     Raises:
         ControllerError: Xvfb failed to start (the message quotes its log).
@@ -198,9 +215,10 @@ async def start_xvfb(
     last_log = ""
     candidates = _candidates()
     for _ in range(attempts):
-        number = next(candidates, None)
-        if number is None:
+        candidate = next(candidates, None)
+        if candidate is None:
             break
+        number, hold = candidate
         argv = [
             xvfb,
             f":{number}",
@@ -212,6 +230,8 @@ async def start_xvfb(
             f"{width}x{height}x24",
             "-nolisten",
             "tcp",
+            "-nolisten",
+            "local",
             "-noreset",
             "-dpi",
             "96",
@@ -219,12 +239,20 @@ async def start_xvfb(
         try:
             process, reported = await _launch_xvfb(command(number, argv) if command else argv, log_path, timeout, env)
         except BaseException:
+            hold.release()
             with _claimed_lock:
                 _claimed.discard(number)
             raise
         if reported == str(number) and process.returncode is None:
-            return XvfbServer(number, process)
+            server = XvfbServer(number, process, hold)
+            try:
+                restrict_socket(number, owner(number) if owner is not None else os.geteuid())
+            except BaseException:
+                await server.stop()
+                raise
+            return server
         await stop_process(process, timeout=1.0)
+        hold.release()
         with _claimed_lock:
             _claimed.discard(number)
         last_log = log_path.read_text(errors="replace")[-600:] if log_path.exists() else ""
