@@ -34,7 +34,7 @@ from pathlib import Path
 
 from hud_gym.controllers.base import ControllerError
 from hud_gym.controllers.process_utils import die_with_parent, stop_process
-from hud_gym.controllers.x11.xsocket import AbstractNameHold, restrict_socket
+from hud_gym.controllers.x11.xsocket import AbstractNameHold, PrivateSocketDir, restrict_socket
 
 __all__ = ["FIRST_DISPLAY", "LAST_DISPLAY", "XvfbServer", "start_xvfb"]
 
@@ -149,8 +149,9 @@ async def _read_display_number(fd: int, timeout: float) -> str:
     return buffer.decode().strip()
 
 
-Command = Callable[[int, list[str]], list[str]]
-"""``command(number, xvfb_argv) -> argv``: the command line that runs Xvfb for display ``number``."""
+Command = Callable[[int, list[str], Path], list[str]]
+"""``command(number, xvfb_argv, socket_dir) -> argv``: the command line that runs Xvfb for display
+``number`` in a sandbox whose ``/tmp/.X11-unix`` is ``socket_dir`` (:class:`.xsocket.PrivateSocketDir`)."""
 Owner = Callable[[int], int]
 """``owner(number) -> uid``: the uid Xvfb runs as for display ``number`` (its socket's owner)."""
 
@@ -187,6 +188,59 @@ async def _launch_xvfb(
     return process, reported
 
 
+def _release(number: int, hold: AbstractNameHold) -> None:
+    hold.release()
+    with _claimed_lock:
+        _claimed.discard(number)
+
+
+def _log_tail(log_path: Path) -> str:
+    return log_path.read_text(errors="replace")[-600:].strip() if log_path.exists() else ""
+
+
+async def _start_on(
+    number: int,
+    hold: AbstractNameHold,
+    argv: list[str],
+    log_path: Path,
+    timeout: float,
+    env: dict[str, str] | None,
+    command: Command | None,
+    uid: int,
+) -> XvfbServer | None:
+    """Xvfb on display ``number``, its socket reachable by ``uid`` only; None: another server took
+    the number meanwhile (try the next one).
+
+    Raises:
+        ControllerError: Xvfb failed for another reason.
+    """
+    private = PrivateSocketDir(uid) if command is not None else None
+    process: asyncio.subprocess.Process | None = None
+    taken = False
+    try:
+        run = command(number, argv, private.path) if command is not None and private is not None else argv
+        process, reported = await _launch_xvfb(run, log_path, timeout, env)
+        ready = reported == str(number) and process.returncode is None
+        if ready and private is not None:
+            taken = not private.publish(number)  # the public path exists: another server's
+            ready = not taken
+        elif ready:
+            restrict_socket(number, uid)
+    except BaseException:
+        if process is not None:
+            await stop_process(process, timeout=1.0)
+        raise
+    finally:
+        if private is not None:
+            private.remove()
+    if ready:
+        return XvfbServer(number, process, hold)
+    await stop_process(process, timeout=1.0)
+    if taken or any(sign in _log_tail(log_path) for sign in ("already active", "Cannot establish any listening sockets")):
+        return None
+    raise ControllerError(f"Xvfb did not start (log {log_path}):\n{_log_tail(log_path)}")
+
+
 async def start_xvfb(
     size: tuple[int, int],
     log_path: Path,
@@ -212,7 +266,7 @@ async def start_xvfb(
     """
     width, height = size
     ensure_socket_dir()
-    last_log = ""
+    uid = owner or (lambda number: os.geteuid())
     candidates = _candidates()
     for _ in range(attempts):
         candidate = next(candidates, None)
@@ -237,26 +291,11 @@ async def start_xvfb(
             "96",
         ]
         try:
-            process, reported = await _launch_xvfb(command(number, argv) if command else argv, log_path, timeout, env)
+            server = await _start_on(number, hold, argv, log_path, timeout, env, command, uid(number))
         except BaseException:
-            hold.release()
-            with _claimed_lock:
-                _claimed.discard(number)
+            _release(number, hold)
             raise
-        if reported == str(number) and process.returncode is None:
-            server = XvfbServer(number, process, hold)
-            try:
-                restrict_socket(number, owner(number) if owner is not None else os.geteuid())
-            except BaseException:
-                await server.stop()
-                raise
+        if server is not None:
             return server
-        await stop_process(process, timeout=1.0)
-        hold.release()
-        with _claimed_lock:
-            _claimed.discard(number)
-        last_log = log_path.read_text(errors="replace")[-600:] if log_path.exists() else ""
-        # Another server took the number meanwhile: try the next one; any other failure is final.
-        if not any(sign in last_log for sign in ("already active", "Cannot establish any listening sockets")):
-            break
-    raise ControllerError(f"Xvfb did not start (log {log_path}):\n{last_log.strip()}")
+        _release(number, hold)
+    raise ControllerError(f"Xvfb did not start (log {log_path}):\n{_log_tail(log_path)}")

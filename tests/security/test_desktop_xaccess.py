@@ -141,6 +141,10 @@ def test_access_control_off_in_the_sandbox_lets_no_other_uid_in(shell_desktop: A
     assert_nobody_refused(display)
     _, _, _, _, info = shell_desktop.step({"type": "click", "point": [10, 10]})
     assert info["status"] == "ok", info
+    # Xvfb made its socket in a private folder of its uid; the socket was linked out and the folder removed.
+    uid = Path(f"/tmp/.X11-unix/X{display[1:]}").stat().st_uid
+    assert uid != 0
+    assert not [p for p in Path("/tmp/.X11-unix").glob(".hud-gym-*") if p.stat().st_uid == uid]
 
 
 def test_a_bare_display_lets_no_other_uid_in(tmp_path: Path) -> None:
