@@ -5,19 +5,20 @@
 holds, and whose abstract socket name this process can bind: :mod:`.xsocket`) and starts ``Xvfb :n
 -auth FILE -displayfd FD -screen 0 WxHx24 -nolisten tcp -nolisten local -noreset``.
 Xvfb writes the display number to ``FD`` once it accepts connections, so readiness is an event, not
-a sleep; if another process took the number in the meantime Xvfb exits, the pipe closes without a
-number, and the next number is tried.
+a sleep; if another process took the number in the meantime Xvfb exits (or, sandboxed, its socket
+cannot be linked at the public path), and the next number is tried.
 
 With ``-auth`` only clients presenting the display's cookie (:mod:`~hud_gym.controllers.x11.xauth`)
 connect: another local user can neither read the screen nor type into it. And because a client
 may turn that check off (``xhost +``), no other local uid may reach the server at all: its socket
 file is made 0600 as soon as it is ready, and its abstract socket name is held, unlistened, by this
-process (:mod:`.xsocket`). No ``-shmem``: Xvfb's
-framebuffer is not put in a SysV shared-memory segment other users could attach.
+process (:mod:`.xsocket`). No ``-shmem``: Xvfb's framebuffer is not put in a SysV shared-memory
+segment other users could attach.
 
-A ``command`` hook turns Xvfb's argument list into the command actually run (a sandbox launcher,
-see :mod:`hud_gym.controllers.sandbox`). The server runs in a session of its own and dies with the
-hud-gym loop thread that started it (``PR_SET_PDEATHSIG``), so a crashed Python process leaves no
+A ``command`` hook turns Xvfb's argument list into the command actually run: a sandbox launcher
+(see :mod:`hud_gym.controllers.sandbox`) whose ``/tmp/.X11-unix`` is a private folder
+(:class:`.xsocket.PrivateSocketDir`). The server runs in a session of its own and dies with the
+hud-gym loop thread that started it (:mod:`.xlaunch`), so a crashed Python process leaves no
 display behind.
 """
 
@@ -26,14 +27,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import subprocess
 import threading
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from hud_gym.controllers.base import ControllerError
-from hud_gym.controllers.process_utils import die_with_parent, stop_process
+from hud_gym.controllers.process_utils import stop_process
+from hud_gym.controllers.x11.xlaunch import launch_xvfb
 from hud_gym.controllers.x11.xsocket import AbstractNameHold, PrivateSocketDir, restrict_socket
 
 __all__ = ["FIRST_DISPLAY", "LAST_DISPLAY", "XvfbServer", "start_xvfb"]
@@ -125,67 +125,11 @@ def ensure_socket_dir() -> None:
             os.chmod(folder, 0o1777)
 
 
-def _resolve(future: asyncio.Future[None]) -> None:
-    if not future.done():
-        future.set_result(None)
-
-
-async def _read_display_number(fd: int, timeout: float) -> str:
-    """Read what Xvfb writes to its ``-displayfd`` (the number and a newline; '' on EOF)."""
-    loop = asyncio.get_running_loop()
-    buffer = b""
-    deadline = time.monotonic() + timeout
-    while not buffer.endswith(b"\n"):
-        ready = loop.create_future()
-        loop.add_reader(fd, _resolve, ready)
-        try:
-            await asyncio.wait_for(ready, max(0.0, deadline - time.monotonic()))
-        finally:
-            loop.remove_reader(fd)
-        chunk = os.read(fd, 64)
-        if not chunk:
-            break
-        buffer += chunk
-    return buffer.decode().strip()
-
-
 Command = Callable[[int, list[str], Path], list[str]]
 """``command(number, xvfb_argv, socket_dir) -> argv``: the command line that runs Xvfb for display
 ``number`` in a sandbox whose ``/tmp/.X11-unix`` is ``socket_dir`` (:class:`.xsocket.PrivateSocketDir`)."""
 Owner = Callable[[int], int]
 """``owner(number) -> uid``: the uid Xvfb runs as for display ``number`` (its socket's owner)."""
-
-
-async def _launch_xvfb(
-    argv: list[str], log_path: Path, timeout: float, env: dict[str, str] | None
-) -> tuple[asyncio.subprocess.Process, str]:
-    """Start ``argv`` (``{fd}`` in it: the ``-displayfd`` pipe); returns the process and what Xvfb
-    wrote to ``-displayfd`` ('' if it failed)."""
-    read_fd, write_fd = os.pipe()
-    try:
-        argv = [a.replace("{fd}", str(write_fd)) for a in argv]
-        with open(log_path, "ab") as log:
-            process = await asyncio.create_subprocess_exec(
-                *argv,
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=log,
-                env=env,
-                pass_fds=(write_fd,),
-                start_new_session=True,
-                preexec_fn=die_with_parent,
-            )
-        os.close(write_fd)
-        write_fd = -1
-        try:
-            reported = await _read_display_number(read_fd, timeout)
-        except asyncio.TimeoutError:
-            reported = ""
-    finally:
-        os.close(read_fd)
-        if write_fd >= 0:
-            os.close(write_fd)
-    return process, reported
 
 
 def _release(number: int, hold: AbstractNameHold) -> None:
@@ -219,7 +163,7 @@ async def _start_on(
     taken = False
     try:
         run = command(number, argv, private.path) if command is not None and private is not None else argv
-        process, reported = await _launch_xvfb(run, log_path, timeout, env)
+        process, reported = await launch_xvfb(run, log_path, timeout, env)
         ready = reported == str(number) and process.returncode is None
         if ready and private is not None:
             taken = not private.publish(number)  # the public path exists: another server's
@@ -236,7 +180,9 @@ async def _start_on(
     if ready:
         return XvfbServer(number, process, hold)
     await stop_process(process, timeout=1.0)
-    if taken or any(sign in _log_tail(log_path) for sign in ("already active", "Cannot establish any listening sockets")):
+    if taken or any(
+        sign in _log_tail(log_path) for sign in ("already active", "Cannot establish any listening sockets")
+    ):
         return None
     raise ControllerError(f"Xvfb did not start (log {log_path}):\n{_log_tail(log_path)}")
 

@@ -43,7 +43,7 @@ if os.geteuid() != 0 or shutil.which("setpriv") is None or shutil.which("xdpyinf
 NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
 CLEAN_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/nonexistent"}
 
-ACCESS_OFF = r'''
+ACCESS_OFF = r"""
 import os, socket, struct, sys
 number = os.environ["DISPLAY"].lstrip(":").split(".")[0]
 data, cookie = open(os.environ["XAUTHORITY"], "rb").read(), None
@@ -67,9 +67,9 @@ x.sendall(struct.pack("<BBH", 111, 0, 1))  # SetAccessControl(Disable): xhost +
 x.sendall(struct.pack("<BxH", 110, 1))  # ListHosts: the mode is in its reply
 reply = x.recv(32, socket.MSG_WAITALL)
 print("access control", "off" if reply[0] == 1 and reply[1] == 0 else "on")
-'''
+"""
 
-PROBE = r'''
+PROBE = r"""
 import errno, json, socket, sys
 path = sys.argv[1]
 result = {}
@@ -87,7 +87,7 @@ try:
 except OSError as exc:
     result["bind"] = errno.errorcode.get(exc.errno, str(exc.errno))
 print(json.dumps(result))
-'''
+"""
 
 
 def as_nobody(display: str, *command: str) -> subprocess.CompletedProcess[str]:
@@ -124,9 +124,7 @@ def shell_desktop() -> Iterator[Any]:
 
 
 def test_access_control_off_in_the_sandbox_lets_no_other_uid_in(shell_desktop: Any) -> None:
-    agent = (
-        "chmod 0777 /tmp/.X11-unix/X${DISPLAY#:} 2>/dev/null; python3 -I xoff.py && xdpyinfo >/dev/null && echo ok"
-    )
+    agent = "chmod 0777 /tmp/.X11-unix/X${DISPLAY#:} 2>/dev/null; python3 -I xoff.py && xdpyinfo >/dev/null && echo ok"
     check = ("command_output_contains", agent, ["access control off", "ok"])
     task = Task(prompt="x", gym="hud-ubuntu", setup=[("write_file", "xoff.py", ACCESS_OFF)], evaluate=check)
     shell_desktop.reset(options={"task": task})
@@ -158,11 +156,10 @@ def test_a_bare_display_lets_no_other_uid_in(tmp_path: Path) -> None:
         try:
             process_authority().add(server.number, cookie)
             env = {**CLEAN_ENV, "DISPLAY": server.name, "XAUTHORITY": str(process_authority().path)}
-            off = subprocess.run(
-                [sys.executable, "-I", "-c", ACCESS_OFF], check=False, capture_output=True, text=True, env=env
-            )
+            command = [sys.executable, "-I", "-c", ACCESS_OFF]
+            off = await asyncio.to_thread(subprocess.run, command, capture_output=True, text=True, env=env)
             assert "access control off" in off.stdout, off
-            assert_nobody_refused(server.name)
+            await asyncio.to_thread(assert_nobody_refused, server.name)
         finally:
             process_authority().remove(server.number)
             await server.stop()
