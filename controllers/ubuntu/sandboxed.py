@@ -2,10 +2,10 @@
 
 Three sandboxes (:mod:`hud_gym.controllers.sandbox`) per env, all as the env's sandbox uid:
 
-- **Xvfb**, for the env's life: ``/tmp/.X11-unix`` (to make its socket) and the env's X authority
-  folder read-only. It keeps the host's network namespace, so that its abstract socket name
-  ``@/tmp/.X11-unix/X<n>`` is held on the host (another user could otherwise claim it there and
-  pose as the display to this process); it listens on no TCP port.
+- **Xvfb**, for the env's life: a private folder as ``/tmp/.X11-unix`` (to make its socket in, out of
+  other uids' reach until it is 0600 and linked at its public path) and the env's X authority
+  folder read-only; no network. It listens on its socket file only (no TCP port, no abstract
+  socket: this process holds the abstract name on the host, :mod:`hud_gym.controllers.x11.xsocket`).
 - **the window manager**, for the env's life: the display's socket, the authority folder and
   the env's shared read-only folder (its configuration); no network.
 - **the task processes**, one sandbox per episode (:class:`SandboxedProcesses`): the display's
@@ -129,11 +129,10 @@ class DesktopSandbox:
             as_pid_1=as_pid_1,
         )
 
-    def xvfb(self, argv: list[str]) -> list[str]:
-        """Xvfb's command line in its sandbox."""
-        binds = [Bind("/tmp/.X11-unix", writable=True), Bind(str(self.auth_dir))]
-        etc = {k: v for k, v in self.etc.items() if k != "hosts"}
-        return self._argv(self._policy(binds, network=True, etc=etc), argv)
+    def xvfb(self, argv: list[str], socket_dir: Path) -> list[str]:
+        """Xvfb's command line in its sandbox (``socket_dir`` is its ``/tmp/.X11-unix``)."""
+        binds = [Bind(str(socket_dir), "/tmp/.X11-unix", writable=True), Bind(str(self.auth_dir))]
+        return self._argv(self._policy(binds), argv)
 
     def window_manager(self, argv: list[str]) -> list[str]:
         """The window manager's command line in its sandbox."""

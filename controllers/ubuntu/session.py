@@ -169,9 +169,16 @@ class DesktopSession:
             self._write_share()
         auth = self.auth_dir / "Xauthority"
         env = {"PATH": SANDBOX_PATH, "LANG": "C.UTF-8"}
+        if not self.sandboxed:
+            write_display_authority(self.auth_dir, self.cookie)
         try:
             self.xvfb = await start_xvfb(
-                self.screen_size, self.session_dir / "xvfb.log", auth=auth, command=self._xvfb_command, env=env
+                self.screen_size,
+                self.session_dir / "xvfb.log",
+                auth=auth,
+                command=self._xvfb_command if self.sandboxed else None,
+                env=env,
+                owner=self._xvfb_owner,
             )
         except ControllerError as exc:
             if self.sandboxed and "bwrap" in str(exc):
@@ -199,21 +206,22 @@ class DesktopSession:
             else TaskProcesses(self.child_env, self.session_dir / "logs")
         )
 
-    def _xvfb_command(self, number: int, argv: list[str]) -> list[str]:
-        """Xvfb's command line for display ``number``: its identity and cookie prepared first."""
-        self.identity = identity_for(os.geteuid(), os.getegid(), number) if self.sandboxed else None
+    def _xvfb_owner(self, number: int) -> int:
+        """The uid Xvfb runs as on display ``number``: the sandbox uid, or this process's."""
+        return identity_for(os.geteuid(), os.getegid(), number).uid if self.sandboxed else os.geteuid()
+
+    def _xvfb_command(self, number: int, argv: list[str], socket_dir: Path) -> list[str]:
+        """Xvfb's sandboxed command line for display ``number``: its identity and cookie prepared first."""
+        self.identity = identity_for(os.geteuid(), os.getegid(), number)
         owner = self.file_owner
         for folder in (self.home, self.tmp):
             if owner is not None:
                 os.chown(folder, *owner)
         write_display_authority(self.auth_dir, self.cookie, owner)
-        if not self.sandboxed:
-            return argv
-        assert self.identity is not None
         self._sandbox = DesktopSandbox(
             self.identity, number, self.auth_dir, self.share, self.home, self.tmp, self._etc, self._programs
         )
-        return self._sandbox.xvfb(argv)
+        return self._sandbox.xvfb(argv, socket_dir)
 
     def _write_share(self) -> None:
         """The sandboxes' read-only folder (see the module docstring), world-readable."""

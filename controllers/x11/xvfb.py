@@ -2,18 +2,23 @@
 
 :func:`start_xvfb` picks a free display number (from :data:`FIRST_DISPLAY` up: one whose
 ``/tmp/.X{n}-lock`` and ``/tmp/.X11-unix/X{n}`` do not exist and that no display of this process
-holds) and starts ``Xvfb :n -auth FILE -displayfd FD -screen 0 WxHx24 -nolisten tcp -noreset``.
+holds, and whose abstract socket name this process can bind: :mod:`.xsocket`) and starts ``Xvfb :n
+-auth FILE -displayfd FD -screen 0 WxHx24 -nolisten tcp -nolisten local -noreset``.
 Xvfb writes the display number to ``FD`` once it accepts connections, so readiness is an event, not
-a sleep; if another process took the number in the meantime Xvfb exits, the pipe closes without a
-number, and the next number is tried.
+a sleep; if another process took the number in the meantime Xvfb exits (or, sandboxed, its socket
+cannot be linked at the public path), and the next number is tried.
 
 With ``-auth`` only clients presenting the display's cookie (:mod:`~hud_gym.controllers.x11.xauth`)
-connect: another local user can neither read the screen nor type into it. No ``-shmem``: Xvfb's
-framebuffer is not put in a SysV shared-memory segment other users could attach.
+connect: another local user can neither read the screen nor type into it. And because a client
+may turn that check off (``xhost +``), no other local uid may reach the server at all: its socket
+file is made 0600 as soon as it is ready, and its abstract socket name is held, unlistened, by this
+process (:mod:`.xsocket`). No ``-shmem``: Xvfb's framebuffer is not put in a SysV shared-memory
+segment other users could attach.
 
-A ``command`` hook turns Xvfb's argument list into the command actually run (a sandbox launcher,
-see :mod:`hud_gym.controllers.sandbox`). The server runs in a session of its own and dies with the
-hud-gym loop thread that started it (``PR_SET_PDEATHSIG``), so a crashed Python process leaves no
+A ``command`` hook turns Xvfb's argument list into the command actually run: a sandbox launcher
+(see :mod:`hud_gym.controllers.sandbox`) whose ``/tmp/.X11-unix`` is a private folder
+(:class:`.xsocket.PrivateSocketDir`). The server runs in a session of its own and dies with the
+hud-gym loop thread that started it (:mod:`.xlaunch`), so a crashed Python process leaves no
 display behind.
 """
 
@@ -22,14 +27,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import subprocess
 import threading
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from hud_gym.controllers.base import ControllerError
-from hud_gym.controllers.process_utils import die_with_parent, stop_process
+from hud_gym.controllers.process_utils import stop_process
+from hud_gym.controllers.x11.xlaunch import launch_xvfb
+from hud_gym.controllers.x11.xsocket import AbstractNameHold, PrivateSocketDir, restrict_socket
 
 __all__ = ["FIRST_DISPLAY", "LAST_DISPLAY", "XvfbServer", "start_xvfb"]
 
@@ -50,10 +55,11 @@ class XvfbServer:
         process: the process started (Xvfb, or the sandbox launcher that runs it).
     """
 
-    def __init__(self, number: int, process: asyncio.subprocess.Process) -> None:
+    def __init__(self, number: int, process: asyncio.subprocess.Process, hold: AbstractNameHold) -> None:
         self.number = number
         self.name = f":{number}"
         self.process = process
+        self._hold = hold
         self._lock_file: Path | None = None
         self._write_lock_file()
 
@@ -86,6 +92,7 @@ class XvfbServer:
                 self._lock_file = None
             with contextlib.suppress(OSError):
                 Path(f"/tmp/.X11-unix/X{self.number}").unlink()
+            self._hold.release()
             with _claimed_lock:
                 _claimed.discard(self.number)
 
@@ -94,13 +101,19 @@ def _display_free(number: int) -> bool:
     return not (Path(f"/tmp/.X{number}-lock").exists() or Path(f"/tmp/.X11-unix/X{number}").exists())
 
 
-def _candidates() -> Iterator[int]:
+def _candidates() -> Iterator[tuple[int, AbstractNameHold]]:
+    """Free display numbers, each claimed and with its abstract socket name held."""
     for number in range(FIRST_DISPLAY, LAST_DISPLAY + 1):
         with _claimed_lock:
             if number in _claimed or not _display_free(number):
                 continue
             _claimed.add(number)
-        yield number
+        hold = AbstractNameHold(number)
+        if hold.acquire():
+            yield number, hold
+        else:  # another process holds the number's abstract socket name
+            with _claimed_lock:
+                _claimed.discard(number)
 
 
 def ensure_socket_dir() -> None:
@@ -112,64 +125,66 @@ def ensure_socket_dir() -> None:
             os.chmod(folder, 0o1777)
 
 
-def _resolve(future: asyncio.Future[None]) -> None:
-    if not future.done():
-        future.set_result(None)
+Command = Callable[[int, list[str], Path], list[str]]
+"""``command(number, xvfb_argv, socket_dir) -> argv``: the command line that runs Xvfb for display
+``number`` in a sandbox whose ``/tmp/.X11-unix`` is ``socket_dir`` (:class:`.xsocket.PrivateSocketDir`)."""
+Owner = Callable[[int], int]
+"""``owner(number) -> uid``: the uid Xvfb runs as for display ``number`` (its socket's owner)."""
 
 
-async def _read_display_number(fd: int, timeout: float) -> str:
-    """Read what Xvfb writes to its ``-displayfd`` (the number and a newline; '' on EOF)."""
-    loop = asyncio.get_running_loop()
-    buffer = b""
-    deadline = time.monotonic() + timeout
-    while not buffer.endswith(b"\n"):
-        ready = loop.create_future()
-        loop.add_reader(fd, _resolve, ready)
-        try:
-            await asyncio.wait_for(ready, max(0.0, deadline - time.monotonic()))
-        finally:
-            loop.remove_reader(fd)
-        chunk = os.read(fd, 64)
-        if not chunk:
-            break
-        buffer += chunk
-    return buffer.decode().strip()
+def _release(number: int, hold: AbstractNameHold) -> None:
+    hold.release()
+    with _claimed_lock:
+        _claimed.discard(number)
 
 
-Command = Callable[[int, list[str]], list[str]]
-"""``command(number, xvfb_argv) -> argv``: the command line that runs Xvfb for display ``number``."""
+def _log_tail(log_path: Path) -> str:
+    return log_path.read_text(errors="replace")[-600:].strip() if log_path.exists() else ""
 
 
-async def _launch_xvfb(
-    argv: list[str], log_path: Path, timeout: float, env: dict[str, str] | None
-) -> tuple[asyncio.subprocess.Process, str]:
-    """Start ``argv`` (``{fd}`` in it: the ``-displayfd`` pipe); returns the process and what Xvfb
-    wrote to ``-displayfd`` ('' if it failed)."""
-    read_fd, write_fd = os.pipe()
+async def _start_on(
+    number: int,
+    hold: AbstractNameHold,
+    argv: list[str],
+    log_path: Path,
+    timeout: float,
+    env: dict[str, str] | None,
+    command: Command | None,
+    uid: int,
+) -> XvfbServer | None:
+    """Xvfb on display ``number``, its socket reachable by ``uid`` only; None: another server took
+    the number meanwhile (try the next one).
+
+    Raises:
+        ControllerError: Xvfb failed for another reason.
+    """
+    private = PrivateSocketDir(uid) if command is not None else None
+    process: asyncio.subprocess.Process | None = None
+    taken = False
     try:
-        argv = [a.replace("{fd}", str(write_fd)) for a in argv]
-        with open(log_path, "ab") as log:
-            process = await asyncio.create_subprocess_exec(
-                *argv,
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=log,
-                env=env,
-                pass_fds=(write_fd,),
-                start_new_session=True,
-                preexec_fn=die_with_parent,
-            )
-        os.close(write_fd)
-        write_fd = -1
-        try:
-            reported = await _read_display_number(read_fd, timeout)
-        except asyncio.TimeoutError:
-            reported = ""
+        run = command(number, argv, private.path) if command is not None and private is not None else argv
+        process, reported = await launch_xvfb(run, log_path, timeout, env)
+        ready = reported == str(number) and process.returncode is None
+        if ready and private is not None:
+            taken = not private.publish(number)  # the public path exists: another server's
+            ready = not taken
+        elif ready:
+            restrict_socket(number, uid)
+    except BaseException:
+        if process is not None:
+            await stop_process(process, timeout=1.0)
+        raise
     finally:
-        os.close(read_fd)
-        if write_fd >= 0:
-            os.close(write_fd)
-    return process, reported
+        if private is not None:
+            private.remove()
+    if ready:
+        return XvfbServer(number, process, hold)
+    await stop_process(process, timeout=1.0)
+    if taken or any(
+        sign in _log_tail(log_path) for sign in ("already active", "Cannot establish any listening sockets")
+    ):
+        return None
+    raise ControllerError(f"Xvfb did not start (log {log_path}):\n{_log_tail(log_path)}")
 
 
 async def start_xvfb(
@@ -182,6 +197,7 @@ async def start_xvfb(
     auth: Path | str | None = None,
     command: Command | None = None,
     env: dict[str, str] | None = None,
+    owner: Owner | None = None,
 ) -> XvfbServer:
     """Start Xvfb on a free display of ``size`` (width, height), 24-bit; see the module docstring.
 
@@ -189,18 +205,20 @@ async def start_xvfb(
         auth: the authority file Xvfb reads its cookie from (``-auth``; the path as Xvfb sees it).
         command: turns Xvfb's argument list into the command line run (default: as is).
         env: the environment to start it with (default: this process's).
+        owner: the uid Xvfb runs as (default: this process's): only it may connect (:mod:`.xsocket`).
 
     Raises:
         ControllerError: Xvfb failed to start (the message quotes its log).
     """
     width, height = size
     ensure_socket_dir()
-    last_log = ""
+    uid = owner or (lambda number: os.geteuid())
     candidates = _candidates()
     for _ in range(attempts):
-        number = next(candidates, None)
-        if number is None:
+        candidate = next(candidates, None)
+        if candidate is None:
             break
+        number, hold = candidate
         argv = [
             xvfb,
             f":{number}",
@@ -212,23 +230,18 @@ async def start_xvfb(
             f"{width}x{height}x24",
             "-nolisten",
             "tcp",
+            "-nolisten",
+            "local",
             "-noreset",
             "-dpi",
             "96",
         ]
         try:
-            process, reported = await _launch_xvfb(command(number, argv) if command else argv, log_path, timeout, env)
+            server = await _start_on(number, hold, argv, log_path, timeout, env, command, uid(number))
         except BaseException:
-            with _claimed_lock:
-                _claimed.discard(number)
+            _release(number, hold)
             raise
-        if reported == str(number) and process.returncode is None:
-            return XvfbServer(number, process)
-        await stop_process(process, timeout=1.0)
-        with _claimed_lock:
-            _claimed.discard(number)
-        last_log = log_path.read_text(errors="replace")[-600:] if log_path.exists() else ""
-        # Another server took the number meanwhile: try the next one; any other failure is final.
-        if not any(sign in last_log for sign in ("already active", "Cannot establish any listening sockets")):
-            break
-    raise ControllerError(f"Xvfb did not start (log {log_path}):\n{last_log.strip()}")
+        if server is not None:
+            return server
+        _release(number, hold)
+    raise ControllerError(f"Xvfb did not start (log {log_path}):\n{_log_tail(log_path)}")

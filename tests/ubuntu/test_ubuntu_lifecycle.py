@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -123,11 +124,16 @@ def test_a_display_number_taken_meanwhile_is_retried(
     desktop: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     taken = int(desktop.unwrapped.controller.display[1:])
-    # As if another process started a server on `taken` after our check for a free number.
+    socket_file = Path(f"/tmp/.X11-unix/X{taken}")
+    before = socket_file.stat().st_ino
+    # As if another process started a server on `taken` after our check for a free number: the
+    # abstract socket name it holds (this process holds it for the desktop's display) says so.
     monkeypatch.setattr(xvfb_module, "_display_free", lambda number: True)
     monkeypatch.setattr(xvfb_module, "_claimed", set())
     monkeypatch.setattr(xvfb_module, "FIRST_DISPLAY", taken)
     log = tmp_path / "xvfb.log"
+    foreign = socket.socket(socket.AF_UNIX)  # another server's abstract name on the next number
+    foreign.bind(f"\0/tmp/.X11-unix/X{taken + 1}")
 
     async def start_and_stop() -> int:
         server = await xvfb_module.start_xvfb((320, 240), log)
@@ -137,8 +143,13 @@ def test_a_display_number_taken_meanwhile_is_retried(
         finally:
             await server.stop()
 
-    assert asyncio.run(start_and_stop()) > taken
-    assert "already active" in log.read_text() or "listening sockets" in log.read_text()
+    try:
+        assert asyncio.run(start_and_stop()) > taken + 1
+    finally:
+        foreign.close()
+    assert socket_file.stat().st_ino == before  # the desktop's socket was never replaced
+    _, _, _, _, info = desktop.step(MoveAction(point=(5, 5)))
+    assert info["status"] == "ok", info
 
 
 # ----------------------------------------------------------------------------- reset
