@@ -22,6 +22,7 @@ from local_site import lan_address, serve_directory
 from hud_gym import ResponseAction, TaskFileError, load_taskset
 from hud_gym.evaluation import REGISTRY, FunctionContext, resolve_calls
 from hud_gym.evaluation.benchmarks import gaia_score
+from hud_gym.evaluation.runner import run_evaluate
 from hud_gym.formats import (
     ConversionWarning,
     convert,
@@ -607,7 +608,7 @@ def _run_on_desktop(env: Any, function: str, args: list[Any], kwargs: dict[str, 
     """Run a registered desktop evaluate function on the env's live controller (on its loop)."""
     call = REGISTRY.resolve("evaluate", "ubuntu", FunctionConfig(function=function, args=args, kwargs=kwargs))
     ctx = FunctionContext(gym="ubuntu", controller=env.unwrapped.controller)
-    return env.unwrapped._runner.run(call.run(ctx), timeout=30)
+    return env.unwrapped._runner.run(run_evaluate([call], ctx), timeout=30)
 
 
 @pytest.mark.timeout(120)
