@@ -142,18 +142,24 @@ class BrowserObservation(BrowserLifecycle):
         except (PlaywrightError, asyncio.TimeoutError) as exc:
             self._check_alive()
             self._check_crashes()
-            if not (navigated() or page in self._crashed or page.is_closed() or self._active is not page):
+            if not navigated() and self._stayed(page):
                 progress.fail(exc)
         finally:
             _drop(state_task, shot_task)
-        if (
-            (wait or session.loads != loads_before)
-            and session.loading
-            and not await session.wait_loaded(self.navigation_timeout)
-        ):
+        if wait or session.loads != loads_before:
+            await self._wait_loaded(session, progress)
+        return None
+
+    def _stayed(self, page: Page) -> bool:
+        """Whether ``page`` is still the active tab, alive and open."""
+        return page not in self._crashed and not page.is_closed() and self._active is page
+
+    async def _wait_loaded(self, session: PageSession, progress: _Progress) -> None:
+        """Wait for the load in progress (the action's); a page still loading after that is
+        observed as it is (``info["loading"]``), and no load is waited for again."""
+        if session.loading and not await session.wait_loaded(self.navigation_timeout):
             progress.info["loading"] = True
             progress.patient = False
-        return None
 
     async def _tab_capture(
         self, shot_task: asyncio.Future[Any] | None, marker: int | None, state: dict[str, Any], progress: _Progress
