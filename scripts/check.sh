@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `make check`: the gates CI runs before the tests. Each prints what it finds; the script fails if
 # any gate fails (all of them run, so one pass shows every problem).
-#   ruff check    lint (rules in pyproject.toml [tool.ruff.lint])
+#   ruff check    lint (rules in pyproject.toml [tool.ruff.lint], complexity (C901) at most 15 included)
 #   ruff format   formatting (--check: nothing is rewritten; run `ruff format` to fix)
 #   mypy          types of hud_gym (with hud_gym.controllers and hud_gym.wrappers)
 #   layers        the import-layer contract (.importlinter; docs/architecture.md)

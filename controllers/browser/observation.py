@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -31,6 +32,7 @@ from hud_gym.controllers.browser.capture import (
     page_state_expression,
 )
 from hud_gym.controllers.browser.lifecycle import BrowserLifecycle
+from hud_gym.controllers.browser.session import PageSession
 
 __all__ = [
     "ELEMENTS_JS",
@@ -66,106 +68,122 @@ class BrowserObservation(BrowserLifecycle):
             raise ControllerError(f"could not observe the page: {exc}") from exc
 
     async def _observe(self) -> Frame:
-        info: dict[str, Any] = {}
-        failures = 0
-        # Wait for a load the last action (or setup) started; a page that keeps loading after
-        # that wait timed out, or that was loading before the action, is observed as it is.
-        patient = True
-        replaced = False
+        progress = _Progress()
         for _attempt in range(6):
-            if not self._targets_settled.is_set():
-                # The page opened a tab during the action: wait until Playwright has it.
-                with contextlib.suppress(asyncio.TimeoutError):
-                    await asyncio.wait_for(self._targets_settled.wait(), self.navigation_timeout)
-            if self._active is None:
-                await self._open_blank()
-            page = self.page
-            self._check_crashes()
-            session = await self._session(page)
+            page, session = await self._attached_tab()
             if session is None:
-                if page.is_closed():
-                    continue
-                raise ControllerError("could not attach to the active tab")
-            others = [p for p in self._pages if p is not page]
-            loads_before = session.loads
-            # No load started since the action began: a load in progress is an old one.
-            wait = patient and self._loads_at_action.get(page) != loads_before
-
-            def navigated() -> bool:
-                return session.loads != loads_before or (wait and session.loading)  # noqa: B023
-
-            # The state round trip and the capture go out together; the capture is fresh
-            # anyway (a new compositor frame after the action). The round trip's reply comes
-            # after any navigation the action started was reported: then the capture (which
-            # may never finish on a document being replaced) is dropped, the navigation waited
-            # for, and the page observed again.
-            # Headed: the round trip resolves in the page's second animation frame, where it sets
-            # the frame marker; the tile is grabbed until a grab carries it (:mod:`.headed`).
-            view = self._view
-            if view is not None and self._shown is not page:
-                await self._show(page, session)
-            marker = view.next_marker() if view is not None else None
-            state_task = asyncio.ensure_future(
-                session.state(self.elements, self.max_elements, marker=marker, probes=self.extension.probe_expressions)
-            )
-            shot_task = (
-                asyncio.ensure_future(session.screenshot(self.screenshot_format, self.jpeg_quality))
-                if view is None
-                else None
-            )
-            try:
-                state = await asyncio.wait_for(asyncio.shield(state_task), self.navigation_timeout)
-                if state["leaving"] and not navigated():
-                    # The document began to leave before the reply, whose load start (sent by the
-                    # browser, not the renderer) can trail it: wait for that (a navigation the
-                    # browser then drops, a 204, starts no load: the wait is bounded).
-                    await session.wait_started(loads_before, LOAD_START_LIMIT)
-                if not navigated() and self._targets_settled.is_set():
-                    if shot_task is not None:
-                        screenshot = await asyncio.wait_for(asyncio.shield(shot_task), self.navigation_timeout)
-                    else:
-                        assert view is not None and marker is not None
-                        # A dialog answered during the action: the browser's own UI (not the
-                        # page's frames) removes its box; the view waits until that has stopped.
-                        dialogs = len(self.dialogs) > self._reported_dialogs
-                        screenshot, problem = await view.frame(marker, state["marked"], dialog=dialogs)
-                        if problem == "late" and not replaced:
-                            # The tab's window drew no frame with the marker (seen with a new
-                            # tab's window on a shared browser): place it again, observe again.
-                            replaced = self._replace_window = True
-                            self._shown = None
-                            continue
-                        if problem is not None:
-                            info["frame_unverified"] = problem
-                    if not navigated() and self._active is page:
-                        titles = await asyncio.gather(*(self._title(p) for p in others))
-                        names = {**dict(zip(others, titles, strict=True)), page: state["title"]}
-                        return self._frame(page, state, screenshot, info, names)
-            except (PlaywrightError, asyncio.TimeoutError) as exc:
-                self._check_alive()
-                self._check_crashes()
-                if not (navigated() or page in self._crashed or page.is_closed() or self._active is not page):
-                    failures += 1
-                    if failures >= 2:
-                        raise ControllerError(
-                            f"the page did not render a frame ({type(exc).__name__}: {exc}); a busy or hung renderer?"
-                        ) from exc
-            finally:
-                for task in (state_task, shot_task):
-                    if task is None:
-                        continue
-                    if not task.done():
-                        task.cancel()
-                    elif not task.cancelled():
-                        task.exception()  # mark retrieved: a dropped capture may have failed
-            if (
-                (wait or session.loads != loads_before)
-                and session.loading
-                and not await session.wait_loaded(self.navigation_timeout)
-            ):
-                info["loading"] = True
-                patient = False
+                continue  # the active tab closed: observe the next one
+            frame = await self._observe_tab(page, session, progress)
+            if frame is not None:
+                return frame
         raise ControllerError("the active tab kept changing while it was observed")
+
+    async def _attached_tab(self) -> tuple[Page, PageSession | None]:
+        """The active tab (a blank one when there is none) and its session, ``None`` when the tab
+        closed meanwhile."""
+        if not self._targets_settled.is_set():
+            # The page opened a tab during the action: wait until Playwright has it.
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(self._targets_settled.wait(), self.navigation_timeout)
+        if self._active is None:
+            await self._open_blank()
+        page = self.page
+        self._check_crashes()
+        session = await self._session(page)
+        if session is None and not page.is_closed():
+            raise ControllerError("could not attach to the active tab")
+        return page, session
+
+    async def _observe_tab(self, page: Page, session: PageSession, progress: _Progress) -> Frame | None:
+        """One attempt at observing ``page``: its frame, or ``None`` to observe again (the page
+        navigated, the active tab changed, the capture failed once)."""
+        others = [p for p in self._pages if p is not page]
+        loads_before = session.loads
+        # No load started since the action began: a load in progress is an old one.
+        wait = progress.patient and self._loads_at_action.get(page) != loads_before
+
+        def navigated() -> bool:
+            return session.loads != loads_before or (wait and session.loading)
+
+        # The state round trip and the capture go out together; the capture is fresh
+        # anyway (a new compositor frame after the action). The round trip's reply comes
+        # after any navigation the action started was reported: then the capture (which
+        # may never finish on a document being replaced) is dropped, the navigation waited
+        # for, and the page observed again.
+        # Headed: the round trip resolves in the page's second animation frame, where it sets
+        # the frame marker; the tile is grabbed until a grab carries it (:mod:`.headed`).
+        view = self._view
+        if view is not None and self._shown is not page:
+            await self._show(page, session)
+        marker = view.next_marker() if view is not None else None
+        state_task = asyncio.ensure_future(
+            session.state(self.elements, self.max_elements, marker=marker, probes=self.extension.probe_expressions)
+        )
+        shot_task = (
+            asyncio.ensure_future(session.screenshot(self.screenshot_format, self.jpeg_quality))
+            if view is None
+            else None
+        )
+        try:
+            state = await asyncio.wait_for(asyncio.shield(state_task), self.navigation_timeout)
+            if state["leaving"] and not navigated():
+                # The document began to leave before the reply, whose load start (sent by the
+                # browser, not the renderer) can trail it: wait for that (a navigation the
+                # browser then drops, a 204, starts no load: the wait is bounded).
+                await session.wait_started(loads_before, LOAD_START_LIMIT)
+            if not navigated() and self._targets_settled.is_set():
+                screenshot = await self._tab_capture(shot_task, marker, state, progress)
+                if screenshot is None:
+                    return None  # the window is placed again: observe again at once
+                if not navigated() and self._active is page:
+                    titles = await asyncio.gather(*(self._title(p) for p in others))
+                    names = {**dict(zip(others, titles, strict=True)), page: state["title"]}
+                    return self._frame(page, state, screenshot, progress.info, names)
+        except (PlaywrightError, asyncio.TimeoutError) as exc:
+            self._check_alive()
+            self._check_crashes()
+            if not navigated() and self._stayed(page):
+                progress.fail(exc)
+        finally:
+            _drop(state_task, shot_task)
+        if wait or session.loads != loads_before:
+            await self._wait_loaded(session, progress)
+        return None
+
+    def _stayed(self, page: Page) -> bool:
+        """Whether ``page`` is still the active tab, alive and open."""
+        return page not in self._crashed and not page.is_closed() and self._active is page
+
+    async def _wait_loaded(self, session: PageSession, progress: _Progress) -> None:
+        """Wait for the load in progress (the action's); a page still loading after that is
+        observed as it is (``info["loading"]``), and no load is waited for again."""
+        if session.loading and not await session.wait_loaded(self.navigation_timeout):
+            progress.info["loading"] = True
+            progress.patient = False
+
+    async def _tab_capture(
+        self, shot_task: asyncio.Future[Any] | None, marker: int | None, state: dict[str, Any], progress: _Progress
+    ) -> np.ndarray | None:
+        """The capture of this attempt: the screenshot's, or headed, the view's frame carrying
+        ``marker``; ``None`` when the tab's window is to be placed again first."""
+        if shot_task is not None:
+            screenshot: np.ndarray = await asyncio.wait_for(asyncio.shield(shot_task), self.navigation_timeout)
+            return screenshot
+        view = self._view
+        assert view is not None and marker is not None
+        # A dialog answered during the action: the browser's own UI (not the page's frames)
+        # removes its box; the view waits until that has stopped.
+        dialogs = len(self.dialogs) > self._reported_dialogs
+        screenshot, problem = await view.frame(marker, state["marked"], dialog=dialogs)
+        if problem == "late" and not progress.replaced:
+            # The tab's window drew no frame with the marker (seen with a new tab's window on a
+            # shared browser): place it again, observe again.
+            progress.replaced = self._replace_window = True
+            self._shown = None
+            return None
+        if problem is not None:
+            progress.info["frame_unverified"] = problem
+        return screenshot
 
     async def _open_blank(self) -> None:
         page = await self._new_tab()
@@ -226,3 +244,33 @@ class BrowserObservation(BrowserLifecycle):
             x, y, w, h = self.capture_region
             screenshot = screenshot[y : y + h, x : x + w]
         return Frame(screenshot=screenshot, text=f"URL: {url}\nTitle: {title}", info=info, region=self.capture_region)
+
+
+@dataclass
+class _Progress:
+    """What the attempts of one observation carry over: the frame's extra ``info``, whether a load
+    in progress is still waited for, whether the window was placed again, the failed captures."""
+
+    info: dict[str, Any] = field(default_factory=dict)
+    patient: bool = True
+    replaced: bool = False
+    failures: int = 0
+
+    def fail(self, exc: BaseException) -> None:
+        """A capture of a page that stayed put failed; the second one is the renderer's failure."""
+        self.failures += 1
+        if self.failures >= 2:
+            raise ControllerError(
+                f"the page did not render a frame ({type(exc).__name__}: {exc}); a busy or hung renderer?"
+            ) from exc
+
+
+def _drop(*tasks: asyncio.Future[Any] | None) -> None:
+    """Cancel the round trips still running; mark those done retrieved (a dropped capture may have failed)."""
+    for task in tasks:
+        if task is None:
+            continue
+        if not task.done():
+            task.cancel()
+        elif not task.cancelled():
+            task.exception()

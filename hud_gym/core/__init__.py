@@ -3,4 +3,4 @@
 ``GymType`` descriptor and its registry), :mod:`~hud_gym.core.listeners` and
 :mod:`~hud_gym.core.placement` (the hooks through which the layers above are reached),
 :mod:`~hud_gym.core.loop`, :mod:`~hud_gym.core.observation`, :mod:`~hud_gym.core.scaling`,
-:mod:`~hud_gym.core.timings`."""
+:mod:`~hud_gym.core.step_status` (a step's statuses and what each does), :mod:`~hud_gym.core.timings`."""

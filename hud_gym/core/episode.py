@@ -34,7 +34,10 @@ Episode rules:
 
   ``action_error`` is not a failure: the agent's action was malformed or impossible, the step
   reports it and the episode goes on. Other statuses: ``ok``, ``episode_over`` (a step after the
-  episode ended; reward 0).
+  episode ended; reward 0). The statuses are :class:`~hud_gym.core.step_status.StepStatus` (a
+  ``str`` enum), and what each does to the reward, the episode and the controller is one table,
+  :data:`~hud_gym.core.step_status.STATUS_RULES`; a step runs in phases (act, observe, grade),
+  each setting its status on the step's :class:`~hud_gym.core.step_status.StepOutcome`.
 - ``info`` carries ``status``, ``action_error``/``error`` messages, the ``grade``, ``timings`` in
   seconds, the ``step`` count and the ``task_id``, plus whatever the controller reports
   (``position``, ...) and what the setup functions reported (``FunctionContext.info``).
@@ -66,6 +69,7 @@ from hud_gym.core.deadline import within
 from hud_gym.core.listeners import EnvListener
 from hud_gym.core.loop import EventLoopThread
 from hud_gym.core.scaling import ScreenMapping
+from hud_gym.core.step_status import StepOutcome, StepStatus
 from hud_gym.core.suite_hooks import EnvSuites
 from hud_gym.core.timings import Timings
 from hud_gym.evaluation import BoundCall, FunctionContext, Grade, is_absent
@@ -262,119 +266,123 @@ class EnvCore:
         return self.evaluate_every_step
 
     async def _step(self, action: Any) -> StepResult:
+        """One step in three phases (act, observe, grade), each setting the step's status on its
+        :class:`~hud_gym.core.step_status.StepOutcome`; the table of what each status does to the
+        reward, the episode and the controller is :data:`~hud_gym.core.step_status.STATUS_RULES`."""
         if self._needs_reset:
             raise ResetNeeded("call reset() before step()")
         started = time.perf_counter()
-        info: dict[str, Any] = {"status": "ok", "action_error": None, "error": None, "grade": None}
-        timings: dict[str, float] = {}
+        outcome = StepOutcome()
         if self._episode_over:
             warnings.warn("step() called after the episode ended; call reset()", stacklevel=3)
-            info["status"] = "episode_over"
-            return self._repeat_observation(), 0.0, True, False, self._finish_info(info, timings, started)
+            outcome.set(StepStatus.EPISODE_OVER)
+            info = self._finish_info(outcome.info, outcome.timings, started)
+            return self._repeat_observation(), outcome.reward, outcome.terminated, outcome.truncated, info
         controller = self._controller
         assert controller is not None and self._context is not None
-        terminated = truncated = False
-        env_error = False
 
+        await self._act_phase(controller, action, outcome)
+        observation = None if outcome.failed else await self._observe_phase(controller, outcome)
+        if observation is None:
+            observation = self._repeat_observation()
+        self._steps += 1
+        limit = self.max_episode_steps
+        if not outcome.terminated and limit is not None and self._steps >= limit:
+            outcome.truncated = True
+        if not outcome.failed and (outcome.terminated or outcome.truncated or self._evaluates_every_step):
+            await self._grade_phase(controller, outcome)
+        return await self._end_step(action, observation, outcome, started)
+
+    async def _act_phase(self, controller: Controller, action: Any, outcome: StepOutcome) -> None:
+        """The act phase: parse ``action`` and execute it within ``step_timeout`` (an action the
+        env cannot parse executes nothing)."""
         try:
             actions = self._to_actions(action)
         except ActionError as exc:
             actions = []
-            info.update(status="action_error", action_error=str(exc))
+            outcome.set(StepStatus.ACTION_ERROR, str(exc))
+        with outcome.timed("action"):
+            try:
+                await within(self._execute(controller, actions, outcome), timeout=self.step_timeout)
+            except ActionError as exc:
+                outcome.set(StepStatus.ACTION_ERROR, str(exc))
+            except asyncio.TimeoutError:
+                outcome.set(StepStatus.TIMEOUT, f"the step did not finish within {self.step_timeout} s")
+            except Exception as exc:  # noqa: BLE001  (any controller failure is reported, never raised)
+                outcome.set(StepStatus.ENV_ERROR, f"{type(exc).__name__}: {exc}")
 
-        action_started = time.perf_counter()
-        try:
-            await within(self._execute(controller, actions, info), timeout=self.step_timeout)
-        except ActionError as exc:
-            info.update(status="action_error", action_error=str(exc))
-        except asyncio.TimeoutError:
-            info.update(status="timeout", error=f"the step did not finish within {self.step_timeout} s")
-            truncated = True
-            self._restart_controller = True
-        except Exception as exc:  # noqa: BLE001  (any controller failure is reported, never raised)
-            info.update(status="env_error", error=f"{type(exc).__name__}: {exc}")
-            env_error = True
-        timings["action"] = time.perf_counter() - action_started
-        if info.pop("_response", False):
-            terminated = True
-
-        observation = None
-        if not env_error and info["status"] != "timeout":
-            observe_started = time.perf_counter()
+    async def _observe_phase(self, controller: Controller, outcome: StepOutcome) -> Observation | None:
+        """The observe phase: the observation after the action (``None`` when it failed)."""
+        with outcome.timed("observe"):
             try:
                 frame = await within(controller.observe(), timeout=self.step_timeout)
                 observation = self._observation(frame)
-                info.update(frame.info)
+                outcome.info.update(frame.info)
+                return observation
             except asyncio.TimeoutError:
-                info.update(status="timeout", error=f"the observation did not finish within {self.step_timeout} s")
-                truncated = True
-                self._restart_controller = True
+                outcome.set(StepStatus.TIMEOUT, f"the observation did not finish within {self.step_timeout} s")
             except Exception as exc:  # noqa: BLE001
-                info.update(status="env_error", error=f"observation failed: {type(exc).__name__}: {exc}")
-                env_error = True
-            timings["observe"] = time.perf_counter() - observe_started
-        if observation is None:
-            observation = self._repeat_observation()
-        if env_error:
-            terminated = True
-            self._restart_controller = True
+                outcome.set(StepStatus.ENV_ERROR, f"observation failed: {type(exc).__name__}: {exc}")
+        return None
 
-        self._steps += 1
-        limit = self.max_episode_steps
-        if not terminated and limit is not None and self._steps >= limit:
-            truncated = True
-
-        reward: float | None = None if env_error or info["status"] == "timeout" else 0.0
-        if reward is not None and (terminated or truncated or self._evaluates_every_step):
-            evaluate_started = time.perf_counter()
+    async def _grade_phase(self, controller: Controller, outcome: StepOutcome) -> None:
+        """The grade phase: the evaluator's grade of the episode now, its reward or its failure."""
+        with outcome.timed("evaluate"):
             try:
                 grade = await self._evaluate()
             except asyncio.TimeoutError:
                 grade = self._timeout_grade()
-                info.update(status="timeout", error=grade.content)
-                truncated = True
-                self._restart_controller = True
-            timings["evaluate"] = time.perf_counter() - evaluate_started
-            info["grade"] = grade
-            if info["status"] == "timeout":
-                reward = None
-            elif (grade.is_error or is_absent(grade)) and not await self._controller_healthy(controller):
-                # The evaluator did not fail, and its target did not go by the agent's doing:
-                # the browser, desktop or server it read died.
-                info.update(status="env_error", error=f"the controller failed during the evaluation: {grade.content}")
-                reward, terminated, self._restart_controller = None, True, True
-            elif grade.is_error:
-                info.update(status="eval_error", error=grade.content or "the evaluation failed")
-                reward = None
-            else:
-                reward = float(grade.reward)
-                if self._evaluates_every_step and grade.done:
-                    terminated = True
+                outcome.set(StepStatus.TIMEOUT, grade.content)
+        outcome.info["grade"] = grade
+        if outcome.status is StepStatus.TIMEOUT:
+            return
+        if (grade.is_error or is_absent(grade)) and not await self._controller_healthy(controller):
+            # The evaluator did not fail, and its target did not go by the agent's doing:
+            # the browser, desktop or server it read died.
+            outcome.set(StepStatus.ENV_ERROR, f"the controller failed during the evaluation: {grade.content}")
+        elif grade.is_error:
+            outcome.set(StepStatus.EVAL_ERROR, grade.content or "the evaluation failed")
+        else:
+            outcome.graded = float(grade.reward)
+            if self._evaluates_every_step and grade.done:
+                outcome.terminated = True
+
+    async def _end_step(
+        self, action: Any, observation: Observation, outcome: StepOutcome, started: float
+    ) -> StepResult:
+        """The step's result, after the gym's last word (:meth:`_finish_step`), told to the listeners."""
+        assert self._context is not None
+        terminated, truncated = outcome.terminated, outcome.truncated
         if terminated or truncated:
             self._episode_over = True
+        if outcome.restart_controller:
+            self._restart_controller = True
+        info = outcome.info
         info.update(self._context.info)
-        observation, reward = self._finish_step(observation, reward, terminated, truncated, info)
-        info = self._finish_info(info, timings, started)
+        info["status"] = outcome.status.value
+        observation, reward = self._finish_step(observation, outcome.reward, terminated, truncated, info)
+        info = self._finish_info(info, outcome.timings, started)
         for listener in self.listeners:
             await listener.on_step(cast("HudEnv", self), action, observation, reward, terminated, truncated, info)
         return observation, reward, terminated, truncated, info
 
-    async def _execute(self, controller: Controller, actions: list[CLAAction], info: dict[str, Any]) -> None:
+    async def _execute(self, controller: Controller, actions: list[CLAAction], outcome: StepOutcome) -> None:
         assert self._context is not None
+        info = outcome.info
         for index, action in enumerate(actions):
             if isinstance(action, ResponseAction):
                 self._context.final_response = action.text
-                info["_response"] = True
+                outcome.terminated = True
                 if index + 1 < len(actions):
                     info["ignored_actions"] = len(actions) - index - 1
                 return
-            outcome = await controller.step(self.screen_mapping.to_screen(action))
-            info.update(outcome.info)
-            if "position" in outcome.info and outcome.info["position"] is not None:
-                info["position"] = self.screen_mapping.point_to_observation(*outcome.info["position"])
-            if outcome.response is not None:
-                self._context.final_response = outcome.response
-                info["_response"] = True
+            step = await controller.step(self.screen_mapping.to_screen(action))
+            info.update(step.info)
+            if "position" in step.info and step.info["position"] is not None:
+                info["position"] = self.screen_mapping.point_to_observation(*step.info["position"])
+            if step.response is not None:
+                self._context.final_response = step.response
+                outcome.terminated = True
                 return
 
     def _finish_info(self, info: dict[str, Any], timings: dict[str, float], started: float) -> dict[str, Any]:

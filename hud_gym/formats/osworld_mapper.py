@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import shlex
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -120,57 +121,65 @@ class ExampleMapper:
         if phase != "config":
             unmapped.append(label)
             return None
-        if kind in ("execute", "command"):
-            if "until" in params:
-                unmapped.append(f"{kind}.until")
-                return None
-            command, shell = self._command_param(params, field)
-            self.note(f"{kind}: a non-zero exit fails the reset (OSWorld ignores it)")
-            return [{"function": "run", "args": [self.map_command(command, shell)]}]
-        if kind == "launch":
-            command, shell = self._command_param(params, field)
-            needed_shell = self.needs_shell
-            mapped = self.map_command(command, shell)
-            argv = ["bash", "-lc", mapped] if isinstance(mapped, str) else mapped
-            if len(argv) == 1 and argv[0] in _known_apps():
-                self.needs_shell = needed_shell  # hud-gym's own desktop apps start without the shell
-            return [{"function": "launch", "args": [argv[0]], "kwargs": {"args": argv[1:], "wait": False}}]
-        if kind == "download":
-            files = params.get("files")
-            if not isinstance(files, list) or not files:
-                raise self.fail("'files' must be a non-empty list of {url, path}", f"{field}.parameters.files")
-            calls = []
-            self.needs_network = True  # download_file fetches only for an episode with the network
-            for i, item in enumerate(files):
-                if (
-                    not isinstance(item, dict)
-                    or not isinstance(item.get("url"), str)
-                    or not isinstance(item.get("path"), str)
-                ):
-                    raise self.fail("a file needs a string 'url' and 'path'", f"{field}.parameters.files[{i}]")
-                calls.append({"function": "download_file", "args": [item["url"], self.map_path(item["path"])]})
-            return calls
-        if kind == "open":
-            target = params.get("path")
-            if not isinstance(target, str) or not target:
-                raise self.fail("'path' must be a non-empty string", f"{field}.parameters.path")
-            suffix = Path(target).suffix.lower()
-            if suffix not in _TEXT_SUFFIXES:
-                unmapped.append(f"open ({suffix or 'no suffix'}: no app for it on hud-gym's desktop)")
-                return None
-            return [{"function": "open_file", "args": [self.map_path(target)]}]
-        if kind == "activate_window":
-            name = params.get("window_name")
-            if not isinstance(name, str) or not name:
-                raise self.fail("'window_name' must be a non-empty string", f"{field}.parameters.window_name")
-            if params.get("by_class"):
-                unmapped.append("activate_window.by_class")
-                return None
-            title = f"^{re.escape(name)}$" if params.get("strict") else re.escape(name)
-            self.note("activate_window waits for the window; the focus is not forced")
-            return [{"function": "wait_for_window", "args": [title]}]
-        unmapped.append(kind)
-        return None
+        mapper = _SETUP_MAPPERS.get(kind)
+        if mapper is None:
+            unmapped.append(kind)
+            return None
+        return mapper(self, kind, params, field)
+
+    def _setup_command(self, kind: str, params: dict[str, Any], field: str) -> list[Any] | None:
+        if "until" in params:
+            self.entry.unmapped_config.append(f"{kind}.until")
+            return None
+        command, shell = self._command_param(params, field)
+        self.note(f"{kind}: a non-zero exit fails the reset (OSWorld ignores it)")
+        return [{"function": "run", "args": [self.map_command(command, shell)]}]
+
+    def _setup_launch(self, kind: str, params: dict[str, Any], field: str) -> list[Any] | None:
+        command, shell = self._command_param(params, field)
+        needed_shell = self.needs_shell
+        mapped = self.map_command(command, shell)
+        argv = ["bash", "-lc", mapped] if isinstance(mapped, str) else mapped
+        if len(argv) == 1 and argv[0] in _known_apps():
+            self.needs_shell = needed_shell  # hud-gym's own desktop apps start without the shell
+        return [{"function": "launch", "args": [argv[0]], "kwargs": {"args": argv[1:], "wait": False}}]
+
+    def _setup_download(self, kind: str, params: dict[str, Any], field: str) -> list[Any] | None:
+        files = params.get("files")
+        if not isinstance(files, list) or not files:
+            raise self.fail("'files' must be a non-empty list of {url, path}", f"{field}.parameters.files")
+        calls = []
+        self.needs_network = True  # download_file fetches only for an episode with the network
+        for i, item in enumerate(files):
+            if (
+                not isinstance(item, dict)
+                or not isinstance(item.get("url"), str)
+                or not isinstance(item.get("path"), str)
+            ):
+                raise self.fail("a file needs a string 'url' and 'path'", f"{field}.parameters.files[{i}]")
+            calls.append({"function": "download_file", "args": [item["url"], self.map_path(item["path"])]})
+        return calls
+
+    def _setup_open(self, kind: str, params: dict[str, Any], field: str) -> list[Any] | None:
+        target = params.get("path")
+        if not isinstance(target, str) or not target:
+            raise self.fail("'path' must be a non-empty string", f"{field}.parameters.path")
+        suffix = Path(target).suffix.lower()
+        if suffix not in _TEXT_SUFFIXES:
+            self.entry.unmapped_config.append(f"open ({suffix or 'no suffix'}: no app for it on hud-gym's desktop)")
+            return None
+        return [{"function": "open_file", "args": [self.map_path(target)]}]
+
+    def _setup_activate_window(self, kind: str, params: dict[str, Any], field: str) -> list[Any] | None:
+        name = params.get("window_name")
+        if not isinstance(name, str) or not name:
+            raise self.fail("'window_name' must be a non-empty string", f"{field}.parameters.window_name")
+        if params.get("by_class"):
+            self.entry.unmapped_config.append("activate_window.by_class")
+            return None
+        title = f"^{re.escape(name)}$" if params.get("strict") else re.escape(name)
+        self.note("activate_window waits for the window; the focus is not forced")
+        return [{"function": "wait_for_window", "args": [title]}]
 
     # ------------------------------------------------------------------ evaluator
 
@@ -274,3 +283,15 @@ def _as_list(value: Any, count: int) -> list[Any]:
     if isinstance(value, list):
         return (value + [None] * count)[:count]
     return [value] * count
+
+
+_SETUP_MAPPERS: dict[str, Callable[[ExampleMapper, str, dict[str, Any], str], list[Any] | None]] = {
+    "execute": ExampleMapper._setup_command,
+    "command": ExampleMapper._setup_command,
+    "launch": ExampleMapper._setup_launch,
+    "download": ExampleMapper._setup_download,
+    "open": ExampleMapper._setup_open,
+    "activate_window": ExampleMapper._setup_activate_window,
+}
+"""The OSWorld setup step types that map, to their mapper (each returns the calls, or ``None``
+when the step's options do not map)."""

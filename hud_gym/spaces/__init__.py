@@ -38,7 +38,7 @@ Slots past a ``*_len`` are ignored by :func:`decode` and written as zeros by :fu
 
 Modules: :mod:`~hud_gym.spaces.text` (the text space and its charset),
 :mod:`~hud_gym.spaces.layout` (the limits and the two ``Dict`` spaces),
-:mod:`~hud_gym.spaces.codec` (:func:`encode` / :func:`decode`),
+:mod:`~hud_gym.spaces.codec` (:func:`encode` / :func:`decode`), :mod:`~hud_gym.spaces.encoding` (the fields),
 :mod:`~hud_gym.spaces.shared_memory` (text observations through ``AsyncVectorEnv(shared_memory=True)``,
 registered on import).
 

@@ -12,7 +12,7 @@ Example:
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -25,84 +25,18 @@ from hud_gym.actions import (
     ClickAction,
     CustomAction,
     DragAction,
-    KeyDownAction,
-    KeyUpAction,
     MoveAction,
     Point,
-    PressAction,
     ResponseAction,
     ScrollAction,
     TypeAction,
     WaitAction,
 )
-from hud_gym.keys import KEY_INDEX, KEYS
+from hud_gym.keys import KEYS
+from hud_gym.spaces.encoding import FIELD_ENCODERS, empty_encoding, encode_point
 from hud_gym.spaces.layout import BUTTONS, ActionSpaceConfig
-from hud_gym.spaces.text import TEXT_CHARSET
 
 __all__ = ["decode", "encode", "is_encoded_action"]
-
-
-def _empty(config: ActionSpaceConfig) -> dict[str, Any]:
-    return {
-        "action_type": 0,
-        "point": np.zeros(2, np.int32),
-        "has_point": 0,
-        "offset": np.zeros(2, np.int32),
-        "has_offset": 0,
-        "scroll": np.zeros(2, np.int32),
-        "has_scroll": 0,
-        "button": 0,
-        "pattern": np.zeros(config.max_pattern, np.int32),
-        "pattern_len": 0,
-        "keys": np.zeros(config.max_keys, np.int64),
-        "keys_len": 0,
-        "hold_keys": np.zeros(config.max_hold_keys, np.int64),
-        "hold_keys_len": 0,
-        "text": "",
-        "enter_after": 0,
-        "time": np.zeros(1, np.int32),
-        "path": np.zeros((config.max_drag_points, 2), np.int32),
-        "path_len": 0,
-        "args": "",
-    }
-
-
-def _check_text(name: str, text: str, limit: int) -> str:
-    if len(text) > limit:
-        raise ActionError(f"{name}: {len(text)} characters is more than the action space's limit of {limit}")
-    bad = next((c for c in text if c not in TEXT_CHARSET), None)
-    if bad is not None:
-        raise ActionError(f"{name}: character {bad!r} (U+{ord(bad):04X}) is outside the action space's charset")
-    return text
-
-
-def _encode_point(name: str, point: Point, low: np.ndarray, high: np.ndarray) -> np.ndarray:
-    value = np.array([point.x, point.y], dtype=np.int64)
-    if np.any(value < low) or np.any(value > high):
-        raise ActionError(f"{name}: ({point.x}, {point.y}) is outside [{low.tolist()}, {high.tolist()}]")
-    return value.astype(np.int32)
-
-
-def _encode_keys(name: str, keys: Sequence[str], limit: int, out: np.ndarray) -> None:
-    if len(keys) > limit:
-        raise ActionError(f"{name}: {len(keys)} keys is more than the action space's limit of {limit}")
-    for i, key in enumerate(keys):
-        out[i] = KEY_INDEX[key]
-
-
-def _encode_pattern(pattern: Sequence[int], config: ActionSpaceConfig, encoded: dict[str, Any]) -> None:
-    if len(pattern) > config.max_pattern:
-        raise ActionError(f"pattern: {len(pattern)} delays is more than the limit of {config.max_pattern}")
-    if any(d > config.max_delay_ms for d in pattern):
-        raise ActionError(f"pattern: a delay above the limit of {config.max_delay_ms} ms")
-    encoded["pattern"][: len(pattern)] = pattern
-    encoded["pattern_len"] = len(pattern)
-
-
-def _encode_hold_keys(hold_keys: Sequence[str] | None, config: ActionSpaceConfig, encoded: dict[str, Any]) -> None:
-    if hold_keys:
-        _encode_keys("hold_keys", hold_keys, config.max_hold_keys, encoded["hold_keys"])
-        encoded["hold_keys_len"] = len(hold_keys)
 
 
 def encode(action: CLAAction, config: ActionSpaceConfig) -> dict[str, Any]:
@@ -115,57 +49,16 @@ def encode(action: CLAAction, config: ActionSpaceConfig) -> dict[str, Any]:
     action_type = ActionType(action.type)
     if action_type not in config.action_types:
         raise ActionError(f"action type {action_type.value!r} is not in this action space")
-    encoded = _empty(config)
+    encoded = empty_encoding(config)
     encoded["action_type"] = config.action_types.index(action_type)
-    zero = np.zeros(2, np.int64)
-    top = config.screen_max.astype(np.int64)
     if isinstance(action, (ClickAction, ScrollAction, MoveAction)) and action.point is not None:
-        encoded["point"] = _encode_point("point", action.point, zero, top)
+        top = config.screen_max.astype(np.int64)
+        encoded["point"] = encode_point("point", action.point, np.zeros(2, np.int64), top)
         encoded["has_point"] = 1
-    if isinstance(action, ClickAction):
-        encoded["button"] = BUTTONS.index(action.button)
-        _encode_pattern(action.pattern or [], config, encoded)
-        _encode_hold_keys(action.hold_keys, config, encoded)
-    elif isinstance(action, (PressAction, KeyDownAction, KeyUpAction)):
-        _encode_keys("keys", action.keys, config.max_keys, encoded["keys"])
-        encoded["keys_len"] = len(action.keys) - 1
-    elif isinstance(action, TypeAction):
-        encoded["text"] = _check_text("text", action.text, config.max_text_length)
-        encoded["enter_after"] = int(action.enter_after)
-    elif isinstance(action, ScrollAction):
-        if action.scroll is not None:
-            limit = np.full(2, config.max_scroll, np.int64)
-            encoded["scroll"] = _encode_point("scroll", action.scroll, -limit, limit)
-            encoded["has_scroll"] = 1
-        _encode_hold_keys(action.hold_keys, config, encoded)
-    elif isinstance(action, MoveAction):
-        if action.offset is not None:
-            encoded["offset"] = _encode_point("offset", action.offset, -top, top)
-            encoded["has_offset"] = 1
-    elif isinstance(action, WaitAction):
-        if action.time > config.max_wait_ms:
-            raise ActionError(f"time: {action.time} ms is more than the limit of {config.max_wait_ms} ms")
-        encoded["time"][0] = action.time
-    elif isinstance(action, DragAction):
-        if len(action.path) > config.max_drag_points:
-            raise ActionError(f"path: {len(action.path)} points is more than the limit of {config.max_drag_points}")
-        for i, p in enumerate(action.path):
-            encoded["path"][i] = _encode_point(f"path[{i}]", p, zero, top)
-        encoded["path_len"] = len(action.path) - 2
-        _encode_pattern(action.pattern or [], config, encoded)
-        _encode_hold_keys(action.hold_keys, config, encoded)
-    elif isinstance(action, ResponseAction):
-        encoded["text"] = _check_text("text", action.text, config.max_text_length)
-    elif isinstance(action, CustomAction):
-        encoded["text"] = _check_text("action", action.action, config.max_text_length)
-        if action.args is not None:
-            try:
-                args_json = json.dumps(action.args, ensure_ascii=False, allow_nan=False)
-            except (TypeError, ValueError) as exc:
-                raise ActionError(f"args: not JSON-serialisable ({exc})") from None
-            if not all(c in TEXT_CHARSET for c in args_json):
-                args_json = json.dumps(action.args, ensure_ascii=True, allow_nan=False)
-            encoded["args"] = _check_text("args", args_json, config.max_args_length)
+    for action_class, encode_fields in FIELD_ENCODERS:
+        if isinstance(action, action_class):
+            encode_fields(action, config, encoded)
+            break
     return encoded
 
 

@@ -67,50 +67,91 @@ def _anthropic_images(content: Any, skip: frozenset[str] = frozenset()) -> list[
 
 
 def check_anthropic(body: dict[str, Any], headers: Any, max_images: int | None) -> list[str]:
-    problems: list[str] = []
-    if not headers.get("x-api-key") and not (headers.get("authorization") or "").startswith("Bearer "):
-        problems.append("no API key (x-api-key or a bearer token)")
-    if not headers.get("anthropic-version"):
-        problems.append("no anthropic-version header")
+    problems = _anthropic_headers(headers)
     tools = body.get("tools") or []
     if len(tools) != 1:
         return problems + [f"expected one computer tool, got {tools!r}"]
-    kind = tools[0].get("type")
-    if kind in BETA_FLAGS:
-        if BETA_FLAGS[kind] not in (headers.get("anthropic-beta") or ""):
-            problems.append(f"tool {kind} without the beta flag {BETA_FLAGS[kind]}")
-        if tools[0].get("name") != "computer":
-            problems.append("the computer tool must be named 'computer'")
-    elif kind != "computer_toolset_20260801":
-        problems.append(f"unknown tool type {kind!r}")
+    problems += _anthropic_tool(tools[0], headers)
     if not isinstance(body.get("max_tokens"), int) or body["max_tokens"] < 1 or not body.get("model"):
         problems.append("model and max_tokens are required")
     messages = body.get("messages") or []
     if not messages or messages[-1].get("role") != "user":
         return problems + ["messages must end with a user turn"]
+    problems += _alternating_roles(messages)
+    tool_uses = _anthropic_tool_uses(messages, problems)
+    problems += _anthropic_image_problems(body, messages, tool_uses, max_images)
+    return problems + _anthropic_last_turn(messages, tool_uses)
+
+
+def _anthropic_headers(headers: Any) -> list[str]:
+    problems = []
+    if not headers.get("x-api-key") and not (headers.get("authorization") or "").startswith("Bearer "):
+        problems.append("no API key (x-api-key or a bearer token)")
+    if not headers.get("anthropic-version"):
+        problems.append("no anthropic-version header")
+    return problems
+
+
+def _anthropic_tool(tool: dict[str, Any], headers: Any) -> list[str]:
+    kind = tool.get("type")
+    problems = []
+    if kind in BETA_FLAGS:
+        if BETA_FLAGS[kind] not in (headers.get("anthropic-beta") or ""):
+            problems.append(f"tool {kind} without the beta flag {BETA_FLAGS[kind]}")
+        if tool.get("name") != "computer":
+            problems.append("the computer tool must be named 'computer'")
+    elif kind != "computer_toolset_20260801":
+        problems.append(f"unknown tool type {kind!r}")
+    return problems
+
+
+def _alternating_roles(messages: list[dict[str, Any]]) -> list[str]:
+    problems = []
     for index, message in enumerate(messages):
         expected = "user" if index % 2 == 0 else "assistant"
         if message.get("role") != expected:
             problems.append(f"message {index} has role {message.get('role')!r}, expected {expected!r}")
+    return problems
+
+
+def _anthropic_tool_uses(messages: list[dict[str, Any]], problems: list[str]) -> dict[str, dict[str, Any]]:
+    """Every ``tool_use`` by id; the problems of their answers are added to ``problems``."""
     tool_uses: dict[str, dict[str, Any]] = {}
     for index, message in enumerate(messages):
         content = message.get("content") if isinstance(message.get("content"), list) else []
-        if message["role"] == "assistant":
-            asked = [b for b in content if b.get("type") == "tool_use"]
-            tool_uses.update({b["id"]: b for b in asked})
-            answer = messages[index + 1]["content"] if index + 1 < len(messages) else []
-            results = [b for b in answer if b.get("type") == "tool_result"]
-            if sorted(b["tool_use_id"] for b in results) != sorted(b["id"] for b in asked):
-                problems.append(
-                    f"message {index + 1} answers {[b['tool_use_id'] for b in results]}, "
-                    f"message {index} asked {[b['id'] for b in asked]}"
-                )
-            if results and any(b.get("type") != "tool_result" for b in answer[: len(results)]):
-                problems.append(f"message {index + 1}: tool results must come first")
-            for result in results:
-                use = next((b for b in asked if b["id"] == result["tool_use_id"]), None)
-                if use is not None and use.get("toolset_name") and result.get("toolset_name") != use["toolset_name"]:
-                    problems.append(f"tool_result {result['tool_use_id']} lacks toolset_name {use['toolset_name']!r}")
+        if message["role"] != "assistant":
+            continue
+        asked = [b for b in content if b.get("type") == "tool_use"]
+        tool_uses.update({b["id"]: b for b in asked})
+        answer = messages[index + 1]["content"] if index + 1 < len(messages) else []
+        problems += _anthropic_answer_problems(index, asked, answer)
+    return tool_uses
+
+
+def _anthropic_answer_problems(index: int, asked: list[dict[str, Any]], answer: list[dict[str, Any]]) -> list[str]:
+    problems = []
+    results = [b for b in answer if b.get("type") == "tool_result"]
+    if sorted(b["tool_use_id"] for b in results) != sorted(b["id"] for b in asked):
+        problems.append(
+            f"message {index + 1} answers {[b['tool_use_id'] for b in results]}, "
+            f"message {index} asked {[b['id'] for b in asked]}"
+        )
+    if results and any(b.get("type") != "tool_result" for b in answer[: len(results)]):
+        problems.append(f"message {index + 1}: tool results must come first")
+    for result in results:
+        use = next((b for b in asked if b["id"] == result["tool_use_id"]), None)
+        if use is not None and use.get("toolset_name") and result.get("toolset_name") != use["toolset_name"]:
+            problems.append(f"tool_result {result['tool_use_id']} lacks toolset_name {use['toolset_name']!r}")
+    return problems
+
+
+def _anthropic_image_problems(
+    body: dict[str, Any],
+    messages: list[dict[str, Any]],
+    tool_uses: dict[str, dict[str, Any]],
+    max_images: int | None,
+) -> list[str]:
+    problems = []
     frame = anthropic_frame(body)
     zooms = frozenset(
         i for i, use in tool_uses.items() if (use.get("input", {}).get("action") or use.get("name")) == "zoom"
@@ -125,6 +166,11 @@ def check_anthropic(body: dict[str, Any], headers: Any, max_images: int | None) 
         problems.append(f"images of several sizes: {sorted(sizes)}")
     if max_images is not None and len(images) > max_images:
         problems.append(f"{len(images)} images in the history, at most {max_images} expected")
+    return problems
+
+
+def _anthropic_last_turn(messages: list[dict[str, Any]], tool_uses: dict[str, dict[str, Any]]) -> list[str]:
+    problems = []
     last = messages[-1]["content"]
     if len(messages) == 1 and not (
         any(b.get("type") == "text" and b["text"].strip() for b in last) and _anthropic_images(last)
@@ -169,16 +215,7 @@ def check_responses(body: dict[str, Any], headers: Any, conversation: dict[str, 
     if conversation is None:
         if body.get("previous_response_id"):
             return problems + [f"unknown previous_response_id {body['previous_response_id']!r}"]
-        user = [i for i in items if i.get("role") == "user"]
-        parts = user[0]["content"] if user else []
-        if not any(p.get("type") == "input_text" and p["text"].strip() for p in parts):
-            problems.append("the first turn needs the task text")
-        shots = [p for p in parts if p.get("type") == "input_image"]
-        if len(shots) != 1:
-            problems.append("the first turn needs one screenshot")
-        for shot in shots:
-            problems += _size_problem(shot["image_url"], frame, "first screenshot")
-        return problems
+        return problems + _responses_first_turn(items, frame)
     if body.get("previous_response_id") != conversation["last_id"]:
         problems.append(
             f"previous_response_id {body.get('previous_response_id')!r}, expected {conversation['last_id']!r}"
@@ -187,15 +224,35 @@ def check_responses(body: dict[str, Any], headers: Any, conversation: dict[str, 
     if sorted(o["call_id"] for o in outputs) != sorted(conversation["pending"]):
         problems.append(f"outputs for {[o['call_id'] for o in outputs]}, pending calls {conversation['pending']}")
     for output in outputs:
-        shot = output.get("output") or {}
-        if shot.get("type") != "computer_screenshot" or not shot.get("image_url"):
-            problems.append(f"output {output['call_id']} has no computer_screenshot")
-            continue
-        problems += _size_problem(shot["image_url"], frame, f"output {output['call_id']}")
-        expected = sorted(c["id"] for c in conversation["checks"].get(output["call_id"], []))
-        acknowledged = sorted(c["id"] for c in output.get("acknowledged_safety_checks") or [])
-        if acknowledged != expected:
-            problems.append(f"output {output['call_id']} acknowledges {acknowledged}, pending checks {expected}")
+        problems += _responses_output_problems(output, frame, conversation)
+    return problems
+
+
+def _responses_first_turn(items: list[dict[str, Any]], frame: tuple[int, int] | None) -> list[str]:
+    problems = []
+    user = [i for i in items if i.get("role") == "user"]
+    parts = user[0]["content"] if user else []
+    if not any(p.get("type") == "input_text" and p["text"].strip() for p in parts):
+        problems.append("the first turn needs the task text")
+    shots = [p for p in parts if p.get("type") == "input_image"]
+    if len(shots) != 1:
+        problems.append("the first turn needs one screenshot")
+    for shot in shots:
+        problems += _size_problem(shot["image_url"], frame, "first screenshot")
+    return problems
+
+
+def _responses_output_problems(
+    output: dict[str, Any], frame: tuple[int, int] | None, conversation: dict[str, Any]
+) -> list[str]:
+    shot = output.get("output") or {}
+    if shot.get("type") != "computer_screenshot" or not shot.get("image_url"):
+        return [f"output {output['call_id']} has no computer_screenshot"]
+    problems = _size_problem(shot["image_url"], frame, f"output {output['call_id']}")
+    expected = sorted(c["id"] for c in conversation["checks"].get(output["call_id"], []))
+    acknowledged = sorted(c["id"] for c in output.get("acknowledged_safety_checks") or [])
+    if acknowledged != expected:
+        problems.append(f"output {output['call_id']} acknowledges {acknowledged}, pending checks {expected}")
     return problems
 
 

@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import math
 import weakref
-from typing import Any
+from typing import Any, ClassVar
 
 from hud_gym.task import Task
 from hud_gym.tasksets import resolve_task
@@ -141,6 +141,187 @@ def _visible(info: dict[str, Any], observation: Any) -> list[dict[str, Any]]:
     return kept
 
 
+class _HudTRLEnvironment:
+    """One hud-gym env as a TRL environment: ``reset``, tool methods, ``get_reward``."""
+
+    _gym_id: ClassVar[str] = ""
+    _make_kwargs: ClassVar[dict[str, Any]] = {}
+    _screenshots: ClassVar[bool] = False
+    _list_elements: ClassVar[bool] = False
+
+    def __init__(self) -> None:
+        self._slot = _EnvSlot(type(self))
+        weakref.finalize(self, self._slot.close)
+        self.last_image: Any = None
+        self._task: Task | None = None
+        self._reward: float | None = None
+        self._status = "ok"
+        self._over = True
+        self._elements: list[dict[str, Any]] = []
+
+    @property
+    def env(self) -> Any:
+        """The hud-gym env (``None`` before the first ``reset`` and after ``close_all``)."""
+        return self._slot.env
+
+    @classmethod
+    def close_all(cls) -> None:
+        """Close the envs of every instance of this class (they are made again at the next ``reset``)."""
+        _close_slots(cls)
+
+    # ------------------------------------------------------------ episode
+
+    def reset(self, **row: Any) -> str | None:
+        """Start an episode for the dataset row's task (and ``seed``); return its instruction,
+        or ``None`` when the row's own ``prompt`` already carries it."""
+        from hud_gym.registration import gym_id_for
+
+        task = _task_from_row(row)
+        if task.gym is not None and gym_id_for(task.gym) != self._gym_id:
+            raise ValueError(f"task {task.id!r} is for gym {task.gym!r}, but this environment runs {self._gym_id}")
+        if self._slot.env is None:
+            import hud_gym
+
+            self._slot.open(hud_gym.make(self._gym_id, **self._make_kwargs).unwrapped)
+        seed = row.get("seed")
+        observation, info = self.env.reset(seed=None if seed is None else int(seed), options={"task": task})
+        self._task, self._reward, self._status, self._over = task, None, "ok", False
+        self._keep_image(observation)
+        self._elements = _visible(info, observation)
+        listing = f"Elements:\n{element_lines(self._elements)}" if self._list_elements else ""
+        if row.get("prompt") is not None:
+            return listing or None
+        # The instruction last, right before the model's turn.
+        return "\n".join(p for p in (listing, str(info.get("prompt") or task.prompt)) if p)
+
+    def get_reward(self) -> float:
+        """The evaluator's reward of the episode (graded now if it has not ended); NaN when the
+        reward is absent (the episode failed: ``env_error``, ``timeout``, ``eval_error``, or
+        grading now failed), which TRL ignores."""
+        if self.env is None or self._task is None:
+            raise RuntimeError("get_reward() before reset()")
+        if self._status in FAILED:
+            return math.nan
+        if self._reward is None:
+            grade = self.env.evaluate()
+            return math.nan if grade.is_error else float(grade.reward)
+        return self._reward
+
+    # ------------------------------------------------------------ tools
+
+    def click(self, x: int, y: int) -> ToolResult:
+        """Click the left mouse button at a point of the screenshot.
+
+        Args:
+            x: horizontal pixel position, from the left edge.
+            y: vertical pixel position, from the top edge.
+
+        Returns:
+            The observation text and the step status (after the screenshot, with ``screenshots``).
+        """
+        return self._act({"type": "click", "point": {"x": int(x), "y": int(y)}})
+
+    def type_text(self, text: str) -> ToolResult:
+        """Type text at the keyboard focus.
+
+        Args:
+            text: the text to type.
+
+        Returns:
+            The observation text and the step status (after the screenshot, with ``screenshots``).
+        """
+        return self._act({"type": "type", "text": str(text)})
+
+    def press(self, keys: str) -> ToolResult:
+        """Press a key or a key combination.
+
+        Args:
+            keys: key names joined by "+", pressed together, e.g. "enter" or "ctrl+a".
+
+        Returns:
+            The observation text and the step status (after the screenshot, with ``screenshots``).
+        """
+        text = str(keys).strip()
+        parts = [text] if text == "+" else [k.strip() for k in text.split("+") if k.strip()]
+        return self._act({"type": "press", "keys": parts})
+
+    def scroll(self, dx: int, dy: int) -> ToolResult:
+        """Scroll at the pointer position.
+
+        Args:
+            dx: horizontal pixels to scroll (positive = right).
+            dy: vertical pixels to scroll (positive = down).
+
+        Returns:
+            The observation text and the step status (after the screenshot, with ``screenshots``).
+        """
+        return self._act({"type": "scroll", "scroll": {"x": int(dx), "y": int(dy)}})
+
+    def answer(self, text: str) -> ToolResult:
+        """Give the final answer. This ends the episode.
+
+        Args:
+            text: the final answer.
+
+        Returns:
+            The observation text and the step status (after the screenshot, with ``screenshots``).
+        """
+        return self._act({"type": "response", "text": str(text)})
+
+    # ------------------------------------------------------------ helpers
+
+    def _keep_image(self, observation: dict[str, Any]) -> None:
+        screenshot = observation.get("screenshot") if isinstance(observation, dict) else None
+        if screenshot is not None:
+            from PIL import Image
+
+            self.last_image = Image.fromarray(screenshot)
+
+    def _act(self, action: dict[str, Any]) -> ToolResult:
+        if self.env is None or self._task is None:
+            return "Error: the environment has not been reset."
+        if self._over:
+            return "Error: the episode is over; no more actions are accepted."
+        observation, reward, terminated, truncated, info = self.env.step(action)
+        self._keep_image(observation)
+        self._elements = _visible(info, observation)
+        status = info.get("status", "ok")
+        lines = [observation.get("text", ""), f"Status: {status}"]
+        if self._list_elements and not (terminated or truncated):
+            lines.append(f"Elements:\n{element_lines(self._elements)}")
+        error = info.get("action_error") or info.get("error")
+        if error:
+            lines.append(f"Error: {error}")
+        if terminated or truncated:
+            self._over, self._status = True, status
+            self._reward = None if status in FAILED or reward is None else float(reward)
+            lines.append("The episode is over.")
+        text = "\n".join(line for line in lines if line)
+        if self._screenshots and self.last_image is not None:
+            return [{"type": "image", "image": self.last_image}, {"type": "text", "text": text}]
+        return text
+
+
+class _HudTRLElementEnvironment(_HudTRLEnvironment):
+    """A hud-gym env as a TRL environment whose observations list the page's elements."""
+
+    def click_element(self, index: int) -> ToolResult:
+        """Click the centre of a listed element.
+
+        Args:
+            index: the element's number in the last element list.
+
+        Returns:
+            The observation text, the step status and the new element list.
+        """
+        if self.env is not None and not self._over and not 0 <= int(index) < len(self._elements):
+            return f"Error: no element {index}; the list has {len(self._elements)} (0-{len(self._elements) - 1})."
+        if self._over or self.env is None:
+            return self._act({})
+        x, y, width, height = self._elements[int(index)]["bbox"]
+        return self._act({"type": "click", "point": {"x": round(x + width / 2), "y": round(y + height / 2)}})
+
+
 def trl_environment_factory(
     gym: str = "qa", *, screenshots: bool = False, elements: bool = False, **env_kwargs: Any
 ) -> type:
@@ -163,186 +344,15 @@ def trl_environment_factory(
     kwargs = dict(env_kwargs)
     if elements:
         kwargs["elements"] = True
-
-    class HudTRLEnvironment:
-        """One hud-gym env as a TRL environment: ``reset``, tool methods, ``get_reward``."""
-
-        def __init__(self) -> None:
-            self._slot = _EnvSlot(type(self))
-            weakref.finalize(self, self._slot.close)
-            self.last_image: Any = None
-            self._task: Task | None = None
-            self._reward: float | None = None
-            self._status = "ok"
-            self._over = True
-            self._elements: list[dict[str, Any]] = []
-
-        @property
-        def env(self) -> Any:
-            """The hud-gym env (``None`` before the first ``reset`` and after ``close_all``)."""
-            return self._slot.env
-
-        @classmethod
-        def close_all(cls) -> None:
-            """Close the envs of every instance of this class (they are made again at the next ``reset``)."""
-            _close_slots(cls)
-
-        # ------------------------------------------------------------ episode
-
-        def reset(self, **row: Any) -> str | None:
-            """Start an episode for the dataset row's task (and ``seed``); return its instruction,
-            or ``None`` when the row's own ``prompt`` already carries it."""
-            task = _task_from_row(row)
-            if task.gym is not None and gym_id_for(task.gym) != gym_id:
-                raise ValueError(f"task {task.id!r} is for gym {task.gym!r}, but this environment runs {gym_id}")
-            if self._slot.env is None:
-                import hud_gym
-
-                self._slot.open(hud_gym.make(gym_id, **kwargs).unwrapped)
-            seed = row.get("seed")
-            observation, info = self.env.reset(seed=None if seed is None else int(seed), options={"task": task})
-            self._task, self._reward, self._status, self._over = task, None, "ok", False
-            self._keep_image(observation)
-            self._elements = _visible(info, observation)
-            listing = f"Elements:\n{element_lines(self._elements)}" if elements else ""
-            if row.get("prompt") is not None:
-                return listing or None
-            # The instruction last, right before the model's turn.
-            return "\n".join(p for p in (listing, str(info.get("prompt") or task.prompt)) if p)
-
-        def get_reward(self) -> float:
-            """The evaluator's reward of the episode (graded now if it has not ended); NaN when the
-            reward is absent (the episode failed: ``env_error``, ``timeout``, ``eval_error``, or
-            grading now failed), which TRL ignores."""
-            if self.env is None or self._task is None:
-                raise RuntimeError("get_reward() before reset()")
-            if self._status in FAILED:
-                return math.nan
-            if self._reward is None:
-                grade = self.env.evaluate()
-                return math.nan if grade.is_error else float(grade.reward)
-            return self._reward
-
-        # ------------------------------------------------------------ tools
-
-        def click(self, x: int, y: int) -> ToolResult:
-            """Click the left mouse button at a point of the screenshot.
-
-            Args:
-                x: horizontal pixel position, from the left edge.
-                y: vertical pixel position, from the top edge.
-
-            Returns:
-                The observation text and the step status (after the screenshot, with ``screenshots``).
-            """
-            return self._act({"type": "click", "point": {"x": int(x), "y": int(y)}})
-
-        def type_text(self, text: str) -> ToolResult:
-            """Type text at the keyboard focus.
-
-            Args:
-                text: the text to type.
-
-            Returns:
-                The observation text and the step status (after the screenshot, with ``screenshots``).
-            """
-            return self._act({"type": "type", "text": str(text)})
-
-        def press(self, keys: str) -> ToolResult:
-            """Press a key or a key combination.
-
-            Args:
-                keys: key names joined by "+", pressed together, e.g. "enter" or "ctrl+a".
-
-            Returns:
-                The observation text and the step status (after the screenshot, with ``screenshots``).
-            """
-            text = str(keys).strip()
-            parts = [text] if text == "+" else [k.strip() for k in text.split("+") if k.strip()]
-            return self._act({"type": "press", "keys": parts})
-
-        def scroll(self, dx: int, dy: int) -> ToolResult:
-            """Scroll at the pointer position.
-
-            Args:
-                dx: horizontal pixels to scroll (positive = right).
-                dy: vertical pixels to scroll (positive = down).
-
-            Returns:
-                The observation text and the step status (after the screenshot, with ``screenshots``).
-            """
-            return self._act({"type": "scroll", "scroll": {"x": int(dx), "y": int(dy)}})
-
-        def answer(self, text: str) -> ToolResult:
-            """Give the final answer. This ends the episode.
-
-            Args:
-                text: the final answer.
-
-            Returns:
-                The observation text and the step status (after the screenshot, with ``screenshots``).
-            """
-            return self._act({"type": "response", "text": str(text)})
-
-        # ------------------------------------------------------------ helpers
-
-        def _keep_image(self, observation: dict[str, Any]) -> None:
-            screenshot = observation.get("screenshot") if isinstance(observation, dict) else None
-            if screenshot is not None:
-                from PIL import Image
-
-                self.last_image = Image.fromarray(screenshot)
-
-        def _act(self, action: dict[str, Any]) -> ToolResult:
-            if self.env is None or self._task is None:
-                return "Error: the environment has not been reset."
-            if self._over:
-                return "Error: the episode is over; no more actions are accepted."
-            observation, reward, terminated, truncated, info = self.env.step(action)
-            self._keep_image(observation)
-            self._elements = _visible(info, observation)
-            status = info.get("status", "ok")
-            lines = [observation.get("text", ""), f"Status: {status}"]
-            if elements and not (terminated or truncated):
-                lines.append(f"Elements:\n{element_lines(self._elements)}")
-            error = info.get("action_error") or info.get("error")
-            if error:
-                lines.append(f"Error: {error}")
-            if terminated or truncated:
-                self._over, self._status = True, status
-                self._reward = None if status in FAILED or reward is None else float(reward)
-                lines.append("The episode is over.")
-            text = "\n".join(line for line in lines if line)
-            if screenshots and self.last_image is not None:
-                return [{"type": "image", "image": self.last_image}, {"type": "text", "text": text}]
-            return text
-
-    if elements:
-
-        class HudTRLElementEnvironment(HudTRLEnvironment):
-            """A hud-gym env as a TRL environment whose observations list the page's elements."""
-
-            def click_element(self, index: int) -> ToolResult:
-                """Click the centre of a listed element.
-
-                Args:
-                    index: the element's number in the last element list.
-
-                Returns:
-                    The observation text, the step status and the new element list.
-                """
-                if self.env is not None and not self._over and not 0 <= int(index) < len(self._elements):
-                    return (
-                        f"Error: no element {index}; the list has {len(self._elements)} (0-{len(self._elements) - 1})."
-                    )
-                if self._over or self.env is None:
-                    return self._act({})
-                x, y, width, height = self._elements[int(index)]["bbox"]
-                return self._act({"type": "click", "point": {"x": round(x + width / 2), "y": round(y + height / 2)}})
-
-        HudTRLEnvironment = HudTRLElementEnvironment  # type: ignore[misc]
-
-    HudTRLEnvironment.__name__ = HudTRLEnvironment.__qualname__ = (
-        f"HudTRLEnvironment_{gym_id.split('/')[-1].replace('-', '_')}"
-    )
-    return HudTRLEnvironment
+    base = _HudTRLElementEnvironment if elements else _HudTRLEnvironment
+    name = f"HudTRLEnvironment_{gym_id.split('/')[-1].replace('-', '_')}"
+    namespace = {
+        "__module__": __name__,
+        "__qualname__": name,
+        "__doc__": base.__doc__,
+        "_gym_id": gym_id,
+        "_make_kwargs": kwargs,
+        "_screenshots": screenshots,
+        "_list_elements": elements,
+    }
+    return type(name, (base,), namespace)
