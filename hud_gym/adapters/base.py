@@ -94,7 +94,9 @@ class Adapter:
         """
         value = width if width is not None else height
         if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
-            raise ValueError(f"agent_{'width' if width is not None else 'height'} must be a positive integer, got {value!r}")
+            raise ValueError(
+                f"agent_{'width' if width is not None else 'height'} must be a positive integer, got {value!r}"
+            )
         current = self._agent_frame or self._env_frame or (value, value)
         self._agent_frame = (width or current[0], height or current[1])
 
