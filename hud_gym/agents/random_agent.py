@@ -70,7 +70,7 @@ class RandomAgent:
             )
         if not keys or max_text_length < 1 or max_scroll < 1:
             raise ValueError("RandomAgent needs at least one key, max_text_length >= 1 and max_scroll >= 1")
-        self.seed = int(seed) if seed is not None else int(np.random.SeedSequence().entropy % 2**63)
+        self.seed = int(seed) if seed is not None else int(np.random.default_rng().integers(2**63))
         total = sum(weights.values())
         self._types = list(weights)
         self._probabilities = [w / total for w in weights.values()]

@@ -20,12 +20,17 @@ __all__ = ["function_rows", "functions"]
 
 def _parameter(parameter: inspect.Parameter) -> str:
     """``name: type = default`` with the annotation as written (no quotes)."""
-    prefix = {inspect.Parameter.VAR_POSITIONAL: "*", inspect.Parameter.VAR_KEYWORD: "**"}.get(parameter.kind, "")
-    text = prefix + parameter.name
+    stars = {inspect.Parameter.VAR_POSITIONAL: "*", inspect.Parameter.VAR_KEYWORD: "**"}
+    text = stars.get(parameter.kind, "") + parameter.name  # type: ignore[call-overload]
     if parameter.annotation is not inspect.Parameter.empty:
         annotation = parameter.annotation
-        plain = isinstance(annotation, type) and not typing.get_args(annotation)
-        text += f": {annotation if isinstance(annotation, str) else inspect.formatannotation(annotation) if plain else str(annotation).replace('typing.', '')}"
+        if isinstance(annotation, str):
+            written = annotation
+        elif isinstance(annotation, type) and not typing.get_args(annotation):
+            written = inspect.formatannotation(annotation)
+        else:  # list[str], str | None: formatannotation would give the bare origin
+            written = str(annotation).replace("typing.", "")
+        text += f": {written}"
     if parameter.default is not inspect.Parameter.empty:
         text += f" = {parameter.default!r}"
     return text

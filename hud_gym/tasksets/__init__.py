@@ -175,7 +175,9 @@ def missing_task_message(set_name: str, task_id: str, ids: Sequence[str], shown:
 
     close = difflib.get_close_matches(task_id, list(ids), n=3, cutoff=0.6)
     quoted = [repr(c) for c in close]
-    hint = f" (did you mean {' or '.join([', '.join(quoted[:-1]), quoted[-1]] if len(quoted) > 1 else quoted)}?)"
+    hint = (
+        f" (did you mean {', '.join(quoted[:-1]) + ' or ' if len(quoted) > 1 else ''}{quoted[-1] if quoted else ''}?)"
+    )
     ordered = [*close, *(i for i in ids if i not in close)]
     listed = ", ".join(ordered[:shown]) + (f" ... ({len(ids) - shown} more)" if len(ids) > shown else "")
     return f"task set {set_name!r} has no task {task_id[:200]!r}{hint if close else ''}; its {len(ids)} tasks: {listed}"
