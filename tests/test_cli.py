@@ -552,3 +552,43 @@ def test_serve_hosts_controllers_for_a_remote_env(tmp_path: Path) -> None:
     finally:
         process.send_signal(signal.SIGTERM)
         assert process.wait(timeout=30) == 0
+
+
+def test_functions_lists_every_setup_and_evaluate_function() -> None:
+    """``hud-gym functions [GYM]``: each registered function with its signature and doc (table and JSON)."""
+    from hud_gym.evaluation.registry import REGISTRY
+
+    result = invoke("functions", "browser", "--json")
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.output)
+    for phase in ("setup", "evaluate"):
+        names = {r["name"] for r in rows if r["phase"] == phase}
+        assert names == set(REGISTRY.names(phase, "browser")) and names
+    goto = next(r for r in rows if r["name"] == "goto" and r["phase"] == "setup")
+    assert goto["signature"].startswith("goto(url: str") and goto["doc"]
+    table = invoke("functions", "qa")
+    assert table.exit_code == 0 and "match_all(answers:" in table.output and "prefill_answer(text: str)" in table.output
+    assert "hud-browser" not in table.output and "page_contains" not in table.output
+    assert_user_error(invoke("functions", "nope"), "unknown gym 'nope'")
+
+
+def test_task_typo_gets_did_you_mean_and_the_match_is_listed() -> None:
+    result = invoke("run", "miniwob", "--agent", "random", "--task", "click-tst")
+    assert_user_error(result, "no task 'click-tst' (did you mean 'click-test'", "its 130 tasks: click-test,")
+
+
+def test_task_file_without_gym_names_the_default(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "nogym.json").write_text(
+        json.dumps([{"id": "a", "prompt": "say hi", "evaluate": {"function": "response_includes", "args": ["hi"]}}])
+    )
+    result = invoke("run", "nogym.json", "--agent", "random", "--max-steps", "1")
+    assert result.exit_code == 0, result.output
+    assert "1 of 1 task(s) have no \"gym\" field, so they run on the default gym 'qa' (hud/QA-v0)" in result.output
+
+
+def test_agent_needs_is_importable_from_agents() -> None:
+    from hud_gym.agents import AgentNeeds, MiniWoBScriptedAgent
+    from hud_gym.agents.needs import agent_needs
+
+    assert isinstance(agent_needs(MiniWoBScriptedAgent()), AgentNeeds)

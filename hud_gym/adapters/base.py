@@ -68,13 +68,37 @@ class Adapter:
 
     @property
     def agent_width(self) -> int:
-        """Width of the frame the model sees."""
+        """Width of the frame the model sees; settable, as HUD's (``adapter.agent_width = 1024``):
+        the screenshots and the rescaling of the actions follow the new value."""
         return self.agent_frame[0]
+
+    @agent_width.setter
+    def agent_width(self, value: int) -> None:
+        self._set_agent_frame(value, None)
 
     @property
     def agent_height(self) -> int:
-        """Height of the frame the model sees."""
+        """Height of the frame the model sees; settable, as :attr:`agent_width`."""
         return self.agent_frame[1]
+
+    @agent_height.setter
+    def agent_height(self, value: int) -> None:
+        self._set_agent_frame(None, value)
+
+    def _set_agent_frame(self, width: int | None, height: int | None) -> None:
+        """Set one side of the agent's frame; the other is the current frame's (the env's when
+        the frame follows it, else the env's or the new side's until the env is known).
+
+        Raises:
+            ValueError: not a positive integer.
+        """
+        value = width if width is not None else height
+        if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+            raise ValueError(
+                f"agent_{'width' if width is not None else 'height'} must be a positive integer, got {value!r}"
+            )
+        current = self._agent_frame or self._env_frame or (value, value)
+        self._agent_frame = (width or current[0], height or current[1])
 
     @property
     def env_width(self) -> int:

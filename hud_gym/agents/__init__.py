@@ -16,6 +16,7 @@ from hud_gym.agents.base import Agent
 from hud_gym.agents.claude import ClaudeAgent
 from hud_gym.agents.errors import AgentConfigError, AgentError, ModelCallError, ReplyParseError
 from hud_gym.agents.miniwob_scripted import MiniWoBScriptedAgent
+from hud_gym.agents.needs import AgentNeeds
 from hud_gym.agents.openai_compatible import OpenAICompatibleAgent
 from hud_gym.agents.operator import OperatorAgent
 from hud_gym.agents.policy import HudAgentPolicy, as_policy
@@ -26,6 +27,7 @@ __all__ = [
     "Agent",
     "AgentConfigError",
     "AgentError",
+    "AgentNeeds",
     "ClaudeAgent",
     "HudAgentPolicy",
     "MiniWoBScriptedAgent",

@@ -4,8 +4,8 @@ Built-in agents:
 
 - ``scripted``: :class:`~hud_gym.agents.MiniWoBScriptedAgent`, MiniWoB++ tasks only (it reads
   ``info["elements"]``, so it turns on ``elements=True`` in the envs, and refuses other task sets).
-- ``random``: :class:`~hud_gym.agents.RandomAgent` over a compact action space (short texts and
-  waits) sized to the env's ``screen_size``.
+- ``random``: :class:`~hud_gym.agents.RandomAgent`, one seeded random click, text, key or scroll
+  per step inside the observation (the floor of a task set).
 - ``claude``, ``operator``, ``openai``: the model agents (:mod:`hud_gym.cli.model_agents`),
   configured by ``--model``, ``--base-url``, ``--max-tokens``, ``--temperature``, ``--system-prompt``.
 
@@ -29,7 +29,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hud_gym.cli.errors import CLIError
-from hud_gym.core.options import parse_size
 
 __all__ = ["BUILTIN_AGENTS", "ResolvedAgent", "resolve_agent"]
 
@@ -52,26 +51,8 @@ def _scripted(env_kwargs: dict[str, Any], seed: int | None) -> ResolvedAgent:
 
 def _random(env_kwargs: dict[str, Any], seed: int | None) -> ResolvedAgent:
     from hud_gym.agents import RandomAgent
-    from hud_gym.spaces import ActionSpaceConfig, make_action_space
 
-    try:
-        width, height = parse_size(env_kwargs.get("screen_size") or (1280, 720), "screen_size")
-    except ValueError as exc:
-        raise CLIError(f"--env-kwarg {exc}") from None
-    config = ActionSpaceConfig(
-        width=int(width),
-        height=int(height),
-        max_text_length=16,
-        max_keys=2,
-        max_hold_keys=1,
-        max_pattern=1,
-        max_delay_ms=200,
-        max_drag_points=4,
-        max_scroll=500,
-        max_wait_ms=200,
-        max_args_length=64,
-    )
-    return ResolvedAgent(RandomAgent(make_action_space(config), config, seed=seed), "random")
+    return ResolvedAgent(RandomAgent(seed=seed), "random")
 
 
 BUILTIN_AGENTS: dict[str, Callable[[dict[str, Any], int | None], ResolvedAgent]] = {

@@ -19,6 +19,7 @@ from typer.core import TyperGroup
 from hud_gym.cli.commands import doctor, run, serve, tasksets_app, ui
 from hud_gym.cli.console import DEBUG_ENV_VAR, one_line, store_error
 from hud_gym.cli.errors import USAGE_EXIT_CODE, CLIError
+from hud_gym.cli.functions_command import functions
 from hud_gym.cli.jobs_commands import jobs_app, report
 
 # typer >= 0.2x vendors click as typer._click; older releases use click itself.
@@ -37,6 +38,8 @@ Examples:
   hud-gym run miniwob --agent scripted --task click-test,enter-text --group-size 2
 
   hud-gym run desktop-basic --agent openai --model M --base-url http://127.0.0.1:8000/v1
+
+  hud-gym functions browser
 
   hud-gym jobs list
 
@@ -110,6 +113,7 @@ app.command()(run)
 app.add_typer(jobs_app, name="jobs")
 app.command()(report)
 app.add_typer(tasksets_app, name="tasksets")
+app.command()(functions)
 app.command()(doctor)
 app.command()(serve)
 app.command()(ui)

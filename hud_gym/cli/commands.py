@@ -109,6 +109,8 @@ def run(
         f"{envs} env(s) at once (env options: {options})",
         markup=False,
     )
+    for note in plan.notes:
+        err.print(note, markup=False)
     try:
         job_ = execute_run(
             plan,

@@ -43,6 +43,20 @@ class RunPlan:
         """The task set's name (or ``tasks``)."""
         return self.taskset.id or "tasks"
 
+    @property
+    def notes(self) -> list[str]:
+        """Lines to tell the user before the run: the gym tasks without a ``gym`` field run on."""
+        from hud_gym.gyms import get_gym
+
+        untyped = [task for task in self.taskset if task.gym is None]
+        if not untyped:
+            return []
+        gym = get_gym(None)
+        return [
+            f'note: {len(untyped)} of {len(self.taskset)} task(s) have no "gym" field, so they run on the default '
+            f'gym {gym.name!r} ({gym.id}); give each task a "gym" ("qa", "hud-browser", "hud-ubuntu") to choose'
+        ]
+
 
 def parse_env_kwargs(pairs: Sequence[str]) -> dict[str, Any]:
     """``["key=value", ...]`` as a dict; a value is read as JSON when it parses (``3``, ``true``,
@@ -90,8 +104,9 @@ def select_tasks(taskset: TaskSet, task_ids: Sequence[str] = (), limit: int | No
         by_id = {task.id: task for task in tasks if task.id}
         missing = [task_id for task_id in wanted if task_id not in by_id]
         if missing:
-            known = ", ".join(list(by_id)[:15]) + (" ..." if len(by_id) > 15 else "")
-            raise CLIError(f"task set {taskset.id or '(file)'!r} has no task {missing[0]!r}; its tasks: {known}")
+            from hud_gym.tasksets import missing_task_message
+
+            raise CLIError(missing_task_message(taskset.id or "(file)", missing[0], list(by_id)))
         tasks = [by_id[task_id] for task_id in dict.fromkeys(wanted)]
     if limit is not None:
         if limit < 1:
@@ -148,7 +163,20 @@ def plan_run(
         raise CLIError(f"--agent {resolved.label}: {exc}") from None
     except UnknownEnvOptionError as exc:
         raise CLIError(f"--env-kwarg: {exc}") from None
+    _check_sizes(env_kwargs)
     return RunPlan(selected, resolved, env_kwargs)
+
+
+def _check_sizes(env_kwargs: dict[str, Any]) -> None:
+    """Refuse a malformed ``screen_size`` / ``observation_size`` before any env starts."""
+    from hud_gym.core.options import parse_size
+
+    for key in ("screen_size", "observation_size"):
+        if env_kwargs.get(key) is not None:
+            try:
+                parse_size(env_kwargs[key], key)
+            except ValueError as exc:
+                raise CLIError(f"--env-kwarg {exc}") from None
 
 
 def execute_run(

@@ -39,7 +39,8 @@ Episode rules:
   :data:`~hud_gym.core.step_status.STATUS_RULES`; a step runs in phases (act, observe, grade),
   each setting its status on the step's :class:`~hud_gym.core.step_status.StepOutcome`.
 - ``info`` carries ``status``, ``action_error``/``error`` messages, the ``grade``, ``timings`` in
-  seconds, the ``step`` count and the ``task_id``, plus whatever the controller reports
+  seconds, the ``step`` count, the ``task_id`` and the ``screen_mapping`` (observation pixels to
+  screen pixels: ``screen = offset + observation * scale``, :meth:`ScreenMapping.as_info`), plus whatever the controller reports
   (``position``, ...) and what the setup functions reported (``FunctionContext.info``).
   ``env.evaluate()`` returns the :class:`Grade` itself (``is_error`` set when grading failed).
 - Setup and evaluate functions never run on the event loop when they are sync
@@ -103,6 +104,8 @@ class EnvCore:
     evaluate_every_step: bool
     evaluate_combine: str
     screen_mapping: ScreenMapping
+    screen_size: tuple[int, int]
+    observation_size: tuple[int, int]
     action_space_config: ActionSpaceConfig
     observation_crop: tuple[int, int, int, int] | None
     listeners: list[EnvListener]
@@ -248,6 +251,7 @@ class EnvCore:
             "seed": seed,
             "step": 0,
             "timings": Timings({"setup": setup_s, "total": time.perf_counter() - started}),
+            "screen_mapping": self.screen_mapping.as_info(self.screen_size, self.observation_size),
             **frame.info,
             **self._context.info,
         }
@@ -390,6 +394,7 @@ class EnvCore:
         info["timings"] = Timings(timings)
         info["step"] = self._steps
         info["task_id"] = self._current_task.id if self._current_task else None
+        info["screen_mapping"] = self.screen_mapping.as_info(self.screen_size, self.observation_size)
         return info
 
     async def _evaluate(self) -> Grade:

@@ -54,6 +54,18 @@ class ScreenMapping:
             height / self.scale_y,
         )
 
+    def as_info(self, screen_size: tuple[int, int], observation_size: tuple[int, int]) -> dict[str, object]:
+        """The mapping as ``info["screen_mapping"]``: ``screen = offset + observation * scale``,
+        with the screen's and the observation's ``[width, height]`` (JSON-ready)."""
+        return {
+            "scale_x": self.scale_x,
+            "scale_y": self.scale_y,
+            "offset_x": self.origin_x,
+            "offset_y": self.origin_y,
+            "screen_size": [int(screen_size[0]), int(screen_size[1])],
+            "observation_size": [int(observation_size[0]), int(observation_size[1])],
+        }
+
     def to_screen(self, action: CLAAction) -> CLAAction:
         """``action`` with its coordinates in screen pixels (the same object for the identity)."""
         if self.identity:

@@ -113,6 +113,12 @@ class RegisteredFunction:
         return f"{self.name}({', '.join(str(p) for p in params)})"
 
     @property
+    def summary(self) -> str:
+        """The first paragraph of the function's docstring on one line (empty without one)."""
+        doc = (inspect.getdoc(self.func) or "").strip()
+        return " ".join(doc.split("\n\n", 1)[0].split())
+
+    @property
     def is_async(self) -> bool:
         """True for ``async def`` functions."""
         return inspect.iscoroutinefunction(self.func)
@@ -214,6 +220,14 @@ class FunctionRegistry:
         """The names a task for ``gym`` may use in ``phase`` (the gym's own and the shared ones)."""
         self._load(gym)
         return sorted({n for (p, g, n) in self._functions if p == phase and g in (gym, SHARED)})
+
+    def functions(self, phase: Phase, gym: str) -> list[RegisteredFunction]:
+        """The functions a task for ``gym`` may use in ``phase``, by name (the gym's own win over
+        the shared ones of the same name; an alias is listed under its own name)."""
+        self._load(gym)
+        found = {n: f for (p, g, n), f in self._functions.items() if p == phase and g == SHARED}
+        found.update({n: f for (p, g, n), f in self._functions.items() if p == phase and g == gym})
+        return [found[name] for name in sorted(found)]
 
     def get(self, phase: Phase, gym: str, name: str) -> RegisteredFunction:
         """Look up a function by the name a task uses.

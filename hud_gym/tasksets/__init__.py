@@ -30,6 +30,7 @@ __all__ = [
     "available_tasksets",
     "get_task",
     "load_taskset",
+    "missing_task_message",
     "packaged_taskset",
     "register_taskset",
     "resolve_task",
@@ -164,9 +165,22 @@ def get_task(reference: str) -> Task:
     try:
         return taskset.get(task_id).model_copy(deep=True)
     except KeyError:
-        ids = [t.id for t in taskset if t.id]
-        shown = ", ".join(ids[:20]) + (" ..." if len(ids) > 20 else "")
-        raise ValueError(f"task set {set_name!r} has no task {task_id!r}; its tasks: {shown}") from None
+        raise ValueError(missing_task_message(set_name, task_id, [t.id for t in taskset if t.id])) from None
+
+
+def missing_task_message(set_name: str, task_id: str, ids: Sequence[str], shown: int = 40) -> str:
+    """``task set S has no task T (did you mean ...?); its N tasks: ...``: the closest ids first,
+    then the others in order, the first ``shown`` of them (the close ones are never cut off)."""
+    import difflib
+
+    close = difflib.get_close_matches(task_id, list(ids), n=3, cutoff=0.6)
+    quoted = [repr(c) for c in close]
+    hint = (
+        f" (did you mean {', '.join(quoted[:-1]) + ' or ' if len(quoted) > 1 else ''}{quoted[-1] if quoted else ''}?)"
+    )
+    ordered = [*close, *(i for i in ids if i not in close)]
+    listed = ", ".join(ordered[:shown]) + (f" ... ({len(ids) - shown} more)" if len(ids) > shown else "")
+    return f"task set {set_name!r} has no task {task_id[:200]!r}{hint if close else ''}; its {len(ids)} tasks: {listed}"
 
 
 def resolve_task(task: Task | dict[str, Any] | str) -> Task:

@@ -486,3 +486,25 @@ def test_tool_result_builders() -> None:
     assert chat_user_message("look", image)["content"][1] == {"type": "image_url", "image_url": {"url": image.data_url}}
     png = encode_image(np.zeros((10, 20, 3), np.uint8), "png")
     assert png.media_type == "image/png" and Image.open(io.BytesIO(base64.b64decode(png.data))).size == (20, 10)
+
+
+# ----------------------------------------------------------------------------- settable frame
+
+
+def test_agent_frame_is_settable_as_huds_adapters_set_it() -> None:
+    """HUD's adapters assign ``agent_width`` / ``agent_height`` after construction; the
+    screenshots and the actions' rescaling follow the new frame."""
+    adapter = ClaudeAdapter()
+    adapter.set_env_frame(1280, 720)
+    adapter.agent_width, adapter.agent_height = 640, 360
+    assert (adapter.agent_width, adapter.agent_height) == (640, 360)
+    assert adapter.rescale(np.zeros((720, 1280, 3), np.uint8)).shape == (360, 640, 3)
+    assert adapter.adapt({"action": "left_click", "coordinate": [320, 180]}).point.model_dump() == {"x": 640, "y": 360}
+    following = Adapter(follow_env=True)
+    following.set_env_frame(1280, 720)
+    following.agent_width = 1024  # the other side stays the env's until set
+    assert following.agent_frame == (1024, 720)
+    for bad in (0, -3, 2.5, True, "800"):
+        with pytest.raises(ValueError, match="agent_width must be a positive integer"):
+            adapter.agent_width = bad  # type: ignore[assignment]
+    assert adapter.agent_frame == (640, 360)
