@@ -5,13 +5,21 @@ PY     := $(VENV)/bin/python
 EXTRAS ?= dev,miniwob,ubuntu,sb3,ray,train,docker,agents,ui
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test check bench install system clean wheel-smoke
+.PHONY: demo test test-fast check bench install system clean wheel-smoke
 
 demo: install
 	$(PY) -m hud_gym.demo
 
+# Two tiers (markers put on in tests/tiers.py): `make test` runs every test (CI; under 15 minutes on
+# 2 cores); `make test-fast` is the inner loop: it leaves out the `e2e` tests (real Chromium, Xvfb,
+# apps), the `slow` (> ~10 s: trainers, Ray, process drills) and `soak` ones, and the `subprocess`
+# half of the controller matrix outside a protocol subset (`matrix`).
 test: install check
 	$(PY) -m pytest
+
+FAST := not e2e and not slow and not soak and not matrix
+test-fast: install
+	$(PY) -m pytest -m "$(FAST)"
 
 # Lint, format, types and import layers (scripts/check.sh); `make test` runs it first.
 check: install

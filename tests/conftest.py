@@ -19,6 +19,7 @@ import gymnasium
 import pytest
 from controller_servers import running_servers
 from local_site import serve_directory
+from tiers import deselected_whole, mark_tiers
 
 import hud_gym  # noqa: F401  (registers the gym ids)
 
@@ -34,8 +35,16 @@ def pytest_configure(config: pytest.Config) -> None:
     )
 
 
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """Under ``-m`` (``make test-fast``), a folder or module whose tiers the expression leaves out
+    is not imported at all."""
+    return True if deselected_whole(collection_path, config.getoption("markexpr")) else None
+
+
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """A ``local_only`` test that takes a ``controller``-parametrised fixture runs with ``local`` only."""
+    """A ``local_only`` test that takes a ``controller``-parametrised fixture runs with ``local`` only;
+    the others get their tier markers (tests/tiers.py) before ``-m`` selects among them."""
     kept, dropped = [], []
     for item in items:
         callspec = getattr(item, "callspec", None)
@@ -44,6 +53,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = kept
+    mark_tiers(items)
 
 
 @pytest.fixture(scope="module")

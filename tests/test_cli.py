@@ -212,6 +212,7 @@ def test_run_with_a_policy_function_and_a_task_file(agent_module: str, tmp_path:
     assert rewards == {"planet": 1.0, "ocean": 0.0}
 
 
+@pytest.mark.slow
 def test_tasksets_list_and_doctor() -> None:
     rows = json.loads(invoke("tasksets", "list", "--json").stdout)
     assert [r["name"] for r in rows] == available_tasksets()
@@ -486,6 +487,7 @@ def test_console_script_runs_a_job_and_lists_it() -> None:
     assert [j["id"] for j in json.loads(listed.stdout)] == [job_id]
 
 
+@pytest.mark.e2e
 @pytest.mark.timeout(180)
 def test_make_demo_stores_the_job_and_writes_its_report(home: Path) -> None:
     """What ``make demo`` runs: the MiniWoB++ demo job in batched browser envs, then its report."""

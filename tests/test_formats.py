@@ -233,6 +233,7 @@ def test_webvoyager_duplicate_ids_are_an_error(tmp_path: Path) -> None:
     assert info.value.line == 2
 
 
+@pytest.mark.e2e
 @pytest.mark.timeout(90)
 def test_webvoyager_task_runs_in_the_browser_gym(tmp_path: Path, loopback: tuple[str, Path], make_env: Any) -> None:
     from hud_gym.controllers.browser.chromium import ChromiumNotFoundError, find_chromium
@@ -550,6 +551,7 @@ def test_osworld_malformed_examples_name_file_and_field(
     assert (info.value.path, info.value.field) == (str(path), field)
 
 
+@pytest.mark.e2e
 @pytest.mark.timeout(120)
 def test_osworld_example_runs_on_the_desktop(tmp_path: Path, loopback: tuple[str, Path]) -> None:
     from hud_gym.controllers.ubuntu.display import DesktopNotAvailableError, require_programs
@@ -611,6 +613,7 @@ def _run_on_desktop(env: Any, function: str, args: list[Any], kwargs: dict[str, 
     return env.unwrapped._runner.run(run_evaluate([call], ctx), timeout=30)
 
 
+@pytest.mark.e2e
 @pytest.mark.timeout(120)
 def test_osworld_commands_need_the_shell(tmp_path: Path) -> None:
     from hud_gym.controllers.ubuntu.display import DesktopNotAvailableError, require_programs

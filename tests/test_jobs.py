@@ -406,6 +406,7 @@ def test_run_job_refuses_bad_arguments(home: Path) -> None:
 # ---------------------------------------------------------------------- a browser job
 
 
+@pytest.mark.e2e
 @pytest.mark.timeout(120)
 def test_a_browser_job_stores_screenshots_as_files(home: Path) -> None:
     pytest.importorskip("miniwob")

@@ -62,6 +62,7 @@ def test_the_cli_scripted_agent_refuses_a_task_set_it_cannot_solve_in_one_line()
     assert "scripted: MiniWoB++ only" in help_text
 
 
+@pytest.mark.e2e
 @pytest.mark.timeout(180)
 def test_run_job_with_the_scripted_agent_as_the_readme_shows_it_solves_miniwob(home: Path) -> None:
     # Before: no elements, no crop: every click at the fallback point, ~0% success.

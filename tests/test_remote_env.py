@@ -284,6 +284,7 @@ def test_a_killed_explicit_server_reconnects_once_it_is_back(
 # ----------------------------------------------------------------------------- ubuntu
 
 
+@pytest.mark.e2e
 @pytest.mark.timeout(180)
 def test_ubuntu_through_a_subprocess(make_env: Callable[..., Any]) -> None:
     from hud_gym.controllers.ubuntu.display import DesktopNotAvailableError, require_programs

@@ -234,6 +234,7 @@ _REQUESTS = st.fixed_dictionaries(
 _MESSAGES = st.text(max_size=300) | st.binary(max_size=300) | _JSON.map(json.dumps) | _REQUESTS.map(json.dumps)
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(300)
 def test_fuzz_the_server_keeps_serving(qa_server: ControllerServer) -> None:
     client = Client(qa_server.url)

@@ -1,0 +1,60 @@
+"""The fast tier (``make test-fast``) selects what tests/tiers.py says: no Chromium or desktop test,
+no trainer, and the ``subprocess`` half of the controller matrix only on the protocol subset."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from tiers import PROTOCOL_SUBSET
+
+ROOT = Path(__file__).parent.parent
+
+
+def fast_expression() -> str:
+    """The ``-m`` expression of ``make test-fast`` (the Makefile's ``FAST``)."""
+    found = re.search(r"^FAST := (.+)$", (ROOT / "Makefile").read_text(encoding="utf-8"), re.MULTILINE)
+    assert found, "the Makefile defines no FAST expression"
+    return found.group(1).strip()
+
+
+def collect(*args: str) -> list[str]:
+    """The node ids ``pytest --collect-only`` selects with ``args``."""
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert done.returncode in (0, 5), done.stdout[-2000:] + done.stderr[-2000:]
+    return [line for line in done.stdout.splitlines() if "::" in line]
+
+
+@pytest.mark.timeout(300)
+def test_the_fast_tier_keeps_the_protocol_subset_and_drops_chromium_and_slow_modules() -> None:
+    modules = ["tests/test_qa_env.py", "tests/browser/test_browser_lifecycle.py", "tests/test_orphans.py"]
+    fast = collect("-m", fast_expression(), *modules)
+
+    assert not [n for n in fast if not n.startswith("tests/test_qa_env.py")]
+    remote = {n.split("::")[1].split("[")[0] for n in fast if n.endswith("[subprocess]")}
+    assert remote == set(PROTOCOL_SUBSET), remote ^ set(PROTOCOL_SUBSET)
+    local = {n.split("::")[1].split("[")[0] for n in fast if n.endswith("[local]")}
+    assert remote < local and len(local) > 3 * len(remote), local
+
+
+def test_an_unregistered_marker_is_an_error(tmp_path: Path) -> None:
+    """``--strict-markers``: a typo in a tier marker fails the run instead of selecting nothing."""
+    test = tmp_path / "test_typo.py"
+    test.write_text("import pytest\n\n@pytest.mark.sloww\ndef test_x():\n    pass\n", encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-c", str(ROOT / "pyproject.toml"), str(test)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode != 0 and "'sloww' not found in `markers`" in done.stdout + done.stderr, done.stdout
