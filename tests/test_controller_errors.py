@@ -21,6 +21,7 @@ BUILT_IN_BASES = {
     "ChromiumNotFoundError": FileNotFoundError,
     "DesktopNotAvailableError": FileNotFoundError,
     "NavigationRefused": ValueError,
+    "DownloadRefused": PermissionError,
     "ProtocolError": ValueError,
 }
 

@@ -16,6 +16,8 @@ from __future__ import annotations
 import ipaddress
 import socket
 
+from hud_gym.errors import HudGymError
+
 __all__ = ["NO_NETWORK", "DownloadRefused", "checked_address"]
 
 _THIS_NETWORK = ipaddress.ip_network("0.0.0.0/8")
@@ -25,7 +27,7 @@ NO_NETWORK = (
 )
 
 
-class DownloadRefused(PermissionError):
+class DownloadRefused(HudGymError, PermissionError):
     """A download the episode's network rules do not allow (the message names the rule)."""
 
 
