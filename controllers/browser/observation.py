@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -48,6 +49,9 @@ __all__ = [
 LOAD_START_LIMIT = 2.0
 """Seconds a navigation the page began (``beforeunload`` fired) may take to report its load start."""
 
+TAB_CHANGES = 6
+"""Times the observed tab may navigate, close or change before the observation gives up."""
+
 
 class BrowserObservation(BrowserLifecycle):
     """:meth:`observe` (a part of :class:`~.controller.BrowserController`)."""
@@ -68,14 +72,17 @@ class BrowserObservation(BrowserLifecycle):
             raise ControllerError(f"could not observe the page: {exc}") from exc
 
     async def _observe(self) -> Frame:
-        progress = _Progress()
-        for _attempt in range(6):
+        progress = _Progress(patience=self.navigation_timeout)
+        changes = 0
+        while changes < TAB_CHANGES:
+            failures = progress.failures
             page, session = await self._attached_tab()
-            if session is None:
-                continue  # the active tab closed: observe the next one
-            frame = await self._observe_tab(page, session, progress)
-            if frame is not None:
-                return frame
+            if session is not None:  # None: the active tab closed: observe the next one
+                frame = await self._observe_tab(page, session, progress)
+                if frame is not None:
+                    return frame
+            if progress.failures == failures:
+                changes += 1  # a failed capture is retried on its own budget (``_Progress.fail``)
         raise ControllerError("the active tab kept changing while it was observed")
 
     async def _attached_tab(self) -> tuple[Page, PageSession | None]:
@@ -143,7 +150,7 @@ class BrowserObservation(BrowserLifecycle):
             self._check_alive()
             self._check_crashes()
             if not navigated() and self._stayed(page):
-                progress.fail(exc)
+                await progress.fail(exc)
         finally:
             _drop(state_task, shot_task)
         if wait or session.loads != loads_before:
@@ -249,20 +256,33 @@ class BrowserObservation(BrowserLifecycle):
 @dataclass
 class _Progress:
     """What the attempts of one observation carry over: the frame's extra ``info``, whether a load
-    in progress is still waited for, whether the window was placed again, the failed captures."""
+    in progress is still waited for, whether the window was placed again, the failed captures.
 
+    ``patience``: seconds a page that stays put may keep failing its captures. Chromium answers
+    ``Page.captureScreenshot`` with "Unable to capture screenshot" while the tab has no compositor
+    frame yet (a document just replaced, a loaded machine) and while its renderer is busy; both
+    are retried with a growing pause until ``patience`` has passed since the first failure (the
+    step's own timeout ends a busy renderer's step first, as ``timeout``).
+    """
+
+    patience: float
     info: dict[str, Any] = field(default_factory=dict)
     patient: bool = True
     replaced: bool = False
     failures: int = 0
+    first_failure: float | None = None
 
-    def fail(self, exc: BaseException) -> None:
-        """A capture of a page that stayed put failed; the second one is the renderer's failure."""
+    async def fail(self, exc: BaseException) -> None:
+        """A capture of a page that stayed put failed: pause, or past ``patience``, raise."""
+        now = time.monotonic()
+        if self.first_failure is None:
+            self.first_failure = now
         self.failures += 1
-        if self.failures >= 2:
+        if self.failures > 1 and now - self.first_failure >= self.patience:
             raise ControllerError(
                 f"the page did not render a frame ({type(exc).__name__}: {exc}); a busy or hung renderer?"
             ) from exc
+        await asyncio.sleep(min(0.025 * 2**self.failures, 0.5))
 
 
 def _drop(*tasks: asyncio.Future[Any] | None) -> None:
