@@ -110,7 +110,7 @@ def run(steps: int = 30, rounds: int = 3) -> dict[str, float]:
         controller = env.unwrapped.controller
         runner.run(controller.page.set_content(HTML))
         context, page, cdp = runner.run(_bare_page(controller))
-        quality = controller.jpeg_quality
+        quality = controller.options.jpeg_quality
         for i in range(steps * rounds + 3):
             started = time.perf_counter()
             _, _, _, _, info = env.step(ClickAction(point=BUTTON))
@@ -135,13 +135,13 @@ def run(steps: int = 30, rounds: int = 3) -> dict[str, float]:
             )
             add("png", runner.run(_timed(page.screenshot())))
         runner.run(context.close())
-        controller.elements = True
+        controller.options = controller.options.model_copy(update={"elements": True})
         for i in range(steps + 3):
             started = time.perf_counter()
             env.step(ClickAction(point=BUTTON))
             if i >= 3:
                 add("b_elements", (time.perf_counter() - started) * 1000)
-        controller.elements = False
+        controller.options = controller.options.model_copy(update={"elements": False})
         for _ in range(10):
             started = time.perf_counter()
             env.reset(seed=0)

@@ -45,8 +45,12 @@ from hud_gym.actions import (
 )
 from hud_gym.controllers.base import Controller
 from hud_gym.core.env import HudEnv
+from hud_gym.core.gym_options import GymOptions, InvalidOptionError
 from hud_gym.core.listeners import set_env_linker
 from hud_gym.core.suite import Suite, register_suite
+from hud_gym.envs.browser_options import BrowserOptions
+from hud_gym.envs.qa_options import QAOptions
+from hud_gym.envs.ubuntu_options import UbuntuOptions
 from hud_gym.errors import HudGymError, HudGymWarning
 from hud_gym.evaluation import (
     FunctionArgumentError as FunctionArgumentError,
@@ -95,6 +99,7 @@ __all__ = [
     "CLA",
     "ActionError",
     "ActionSpaceConfig",
+    "BrowserOptions",
     "CLAAction",
     "ClickAction",
     "Controller",
@@ -102,10 +107,12 @@ __all__ = [
     "DragAction",
     "FunctionContext",
     "Grade",
+    "GymOptions",
     "GymType",
     "HudEnv",
     "HudGymError",
     "HudGymWarning",
+    "InvalidOptionError",
     "Job",
     "KeyDownAction",
     "KeyUpAction",
@@ -113,6 +120,7 @@ __all__ = [
     "Point",
     "PositionFetch",
     "PressAction",
+    "QAOptions",
     "ResponseAction",
     "ScreenshotFetch",
     "ScrollAction",
@@ -122,6 +130,7 @@ __all__ = [
     "TaskSet",
     "Trajectory",
     "TypeAction",
+    "UbuntuOptions",
     "WaitAction",
     "arun_job",
     "available_tasksets",

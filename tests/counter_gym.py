@@ -1,8 +1,8 @@
 """A tiny gym defined outside hud-gym, the example of ``docs/adding-a-gym.md``: a counter that a
 click increments and ``press down`` decrements, shown as a bar of ``count`` white columns.
 
-Everything a gym type is lives in this one module: the controller, the env class, one setup and
-one evaluate function, and the descriptor; the last line registers it. Tests import it as
+Everything a gym type is lives in this one module: its options, the controller, the env class, one
+setup and one evaluate function, and the descriptor; the last line registers it. Tests import it as
 ``counter_gym`` (``tests/`` is on ``sys.path``).
 """
 
@@ -11,12 +11,19 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from pydantic import Field
 
 import hud_gym
 from hud_gym import ActionError, CLAAction, ClickAction, Controller, FunctionContext, HudEnv, PressAction, Task
 from hud_gym.controllers.base import ActionOutcome, Frame
 
-__all__ = ["GYM", "CounterController", "CounterEnv", "count_is", "start_at"]
+__all__ = ["GYM", "CounterController", "CounterEnv", "CounterOptions", "count_is", "start_at"]
+
+
+class CounterOptions(hud_gym.GymOptions):
+    """The counter's options (the env's keywords, the controller's options)."""
+
+    step_size: int = Field(1, ge=1, description="How much a click adds and `press down` takes away.")
 
 
 class CounterController(Controller):
@@ -24,11 +31,9 @@ class CounterController(Controller):
 
     gym = "counter"
 
-    def __init__(self, screen_size: tuple[int, int] = (64, 32), *, step_size: int = 1) -> None:
+    def __init__(self, screen_size: tuple[int, int] = (64, 32), options: CounterOptions | None = None) -> None:
         super().__init__(screen_size)
-        if step_size < 1:
-            raise ValueError(f"step_size must be at least 1, got {step_size}")
-        self.step_size = step_size
+        self.step_size = (options or CounterOptions()).step_size
         self.count = 0
 
     async def start(self) -> None:
@@ -57,15 +62,10 @@ class CounterController(Controller):
 
 
 class CounterEnv(HudEnv):
-    """``test/Counter-v0``: count with clicks. Options: ``step_size`` (the controller's)."""
+    """``test/Counter-v0``: count with clicks. Options: :class:`CounterOptions`."""
 
-    def __init__(self, *args: Any, step_size: int = 1, screen_size: tuple[int, int] = (64, 32), **kwargs: Any) -> None:
+    def __init__(self, *args: Any, screen_size: tuple[int, int] = (64, 32), **kwargs: Any) -> None:
         super().__init__(*args, screen_size=screen_size, **kwargs)
-        self.step_size = step_size
-        self._make_controller()  # a bad option fails here, at make time
-
-    def controller_options(self) -> dict[str, Any]:
-        return {"step_size": self.step_size}
 
 
 @hud_gym.setup_function("counter")
@@ -85,6 +85,7 @@ GYM = hud_gym.GymType(
     id="test/Counter-v0",
     env=CounterEnv,
     controller=CounterController,
+    options=CounterOptions,
     aliases=("tally",),
     function_modules=(__name__,),
     deterministic=True,

@@ -48,7 +48,7 @@ class StubbornEnv(CounterEnv):
     """The counter gym (no gym of its own to register) with a :class:`StubbornController`."""
 
     def _make_controller(self) -> StubbornController:
-        return StubbornController(self.screen_size, **self.controller_options())
+        return StubbornController(self.screen_size, self.options)
 
 
 def test_a_step_whose_call_ignores_cancellation_still_times_out() -> None:

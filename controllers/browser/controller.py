@@ -44,12 +44,11 @@ from hud_gym.controllers.base import ActionOutcome, ControllerError
 from hud_gym.controllers.browser.custom import CUSTOM, CUSTOM_ACTIONS, BrowserCustom
 from hud_gym.controllers.browser.input import BrowserInput
 from hud_gym.controllers.browser.observation import BrowserObservation
-from hud_gym.controllers.browser.state import ResetMode
 from hud_gym.controllers.browser.urls import with_scheme
 from hud_gym.controllers.browser.warm import BrowserWarm
 from hud_gym.controllers.dispatch import ActionTable
 
-__all__ = ["ACTIONS", "CUSTOM", "CUSTOM_ACTIONS", "BrowserController", "ResetMode", "with_scheme"]
+__all__ = ["ACTIONS", "CUSTOM", "CUSTOM_ACTIONS", "BrowserController", "with_scheme"]
 
 
 class BrowserController(BrowserInput, BrowserCustom, BrowserWarm, BrowserObservation):
@@ -57,33 +56,15 @@ class BrowserController(BrowserInput, BrowserCustom, BrowserWarm, BrowserObserva
 
     Args:
         screen_size: viewport ``(width, height)`` in CSS pixels (device scale factor 1).
-        headless: run Chromium without a window.
-        elements: report the visible interactive and text elements in ``info["elements"]``.
-        executable_path: the Chromium to run (default: :func:`~.chromium.find_chromium`).
-        launch_args: extra Chromium flags (envs with different flags get different browsers).
-        context_options: extra ``browser.new_context`` options (``locale``, ``timezone_id``,
-            ``user_agent``, ``ignore_https_errors``, ...).
-        reset_mode: ``"clear"`` (default) or ``"fresh"``; see :mod:`.lifecycle`.
-        fresh_context_every: with ``"clear"``, replace the context every this many episodes
-            (0 = never).
-        screenshot_format: ``"jpeg"`` (fast) or ``"png"`` (lossless, about twice as slow).
-        jpeg_quality: JPEG quality 1-100.
-        navigation_timeout: seconds a navigation (goto, back, a clicked link) is waited for.
-        max_elements: cap on ``info["elements"]``.
-        allow_file_urls: a directory whose files pages may open as ``file:`` URLs (``None``: no
-            file at all); see :mod:`.urls`.
-        capture: how frames are taken: ``"headed"`` (Chromium draws on a private Xvfb, frames
-            grabbed through MIT-SHM: :mod:`.headed`), ``"cdp"`` (``Page.captureScreenshot``:
-            :mod:`.capture`; the default), or ``"auto"`` (headed where Xvfb is installed and
-            ``headless``, falling back to CDP when the display does not start).
-        warm_pages: how many recently used pages of tasks that keep their page (``keep_page``) stay
-            warm, each in a parked context of its own, so that a reset back onto one loads nothing
-            (:mod:`.warm`); 0 turns this off.
-        limits: what each renderer of the browser may use (:mod:`.renderers`): a
-            :class:`~hud_gym.controllers.sandbox.limits.ResourceLimits` or a dict of some of its
-            fields; default :data:`~.renderers.RENDERER_LIMITS`.
+        options: the env's :class:`~hud_gym.envs.browser_options.BrowserOptions` (default: the
+            defaults): ``reset_mode`` (:mod:`.lifecycle`), ``allow_file_urls`` (:mod:`.urls`),
+            ``capture`` (:mod:`.headed`, :mod:`.capture`), ``warm_pages`` (:mod:`.warm`),
+            ``limits`` (:mod:`.renderers`), ...
 
     Attributes:
+        options: as given.
+        capture: the capture path taken (``options.capture`` with ``"auto"`` resolved).
+        limits: each renderer's limits (``options.limits`` over :data:`~.renderers.RENDERER_LIMITS`).
         browser: the shared Playwright ``Browser`` (after :meth:`start`).
         context: this env's ``BrowserContext``.
         page: the active tab (a Playwright ``Page``).

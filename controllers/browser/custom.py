@@ -45,7 +45,7 @@ class BrowserCustom(BrowserLifecycle):
         if not isinstance(url, str) or not url:
             raise ActionError("custom action 'goto' needs args {'url': '<address>'}")
         target = self._allowed(url)
-        timeout_ms = self.navigation_timeout * 1000
+        timeout_ms = self.options.navigation_timeout * 1000
         return await self._navigate(
             page, lambda wait_until: page.goto(target, timeout=timeout_ms, wait_until=wait_until)
         )
@@ -61,7 +61,7 @@ class BrowserCustom(BrowserLifecycle):
 
     async def _history(self, move: Callable[..., Awaitable[Response | None]]) -> ActionOutcome:
         """``back``, ``forward`` or ``reload`` of the active tab (``move`` is the page's method)."""
-        timeout_ms = self.navigation_timeout * 1000
+        timeout_ms = self.options.navigation_timeout * 1000
         return await self._navigate(self.page, lambda wait_until: move(timeout=timeout_ms, wait_until=wait_until))
 
     async def _new_tab_action(self, args: dict[str, Any]) -> ActionOutcome:
@@ -72,7 +72,7 @@ class BrowserCustom(BrowserLifecycle):
         tab = await self._new_tab()
         self._active = tab
         if address:
-            timeout_ms = self.navigation_timeout * 1000
+            timeout_ms = self.options.navigation_timeout * 1000
             return await self._navigate(
                 tab, lambda wait_until: tab.goto(address, timeout=timeout_ms, wait_until=wait_until)
             )
@@ -117,7 +117,7 @@ class BrowserCustom(BrowserLifecycle):
         aborted) is reported in ``info["navigation_error"]``, never raised: the page shows the
         browser's error page."""
         try:
-            await self._dialogs.leave(page, self._sessions.get(page), navigation, self.navigation_timeout)
+            await self._dialogs.leave(page, self._sessions.get(page), navigation, self.options.navigation_timeout)
         except PlaywrightError as exc:
             self._check_alive()
             return ActionOutcome(info={"navigation_error": str(exc).splitlines()[0]})

@@ -71,18 +71,18 @@ class BrowserLifecycle(BrowserTabs):
 
     async def _acquire(self) -> BrowserLease:
         options: dict[str, Any] = {
-            "executable_path": self.executable_path,
-            "args": self.launch_args,
+            "executable_path": self.options.executable_path,
+            "args": self.options.launch_args,
             "limits": self.limits,
         }
         if self.capture == "headed":
             try:
                 return await MANAGER.acquire(display=self.screen_size, **options)
             except ControllerError:
-                if self.capture_option != "auto":
+                if self.options.capture != "auto":
                     raise
                 self.capture = "cdp"
-        return await MANAGER.acquire(headless=self.headless, **options)
+        return await MANAGER.acquire(headless=self.options.headless, **options)
 
     async def _show(self, page: Page, session: PageSession) -> None:
         """Make ``page`` the one this env's tile shows: its window fullscreen there, and on top."""
@@ -100,7 +100,7 @@ class BrowserLifecycle(BrowserTabs):
             "screen": {"width": self.screen_size[0], "height": self.screen_size[1]},
             "device_scale_factor": 1,
             "accept_downloads": True,
-            **self.context_options,
+            **self.options.context_options,
         }
         context = await self.browser.new_context(**options)
         self.context = context
@@ -209,8 +209,8 @@ class BrowserLifecycle(BrowserTabs):
         self._episodes += 1
         keep_page = bool(task is not None and task.config and task.config.get("keep_page"))
         fresh = (
-            self.reset_mode == "fresh"
-            or (self.fresh_context_every > 0 and self._episodes % self.fresh_context_every == 0)
+            self.options.reset_mode == "fresh"
+            or (self.options.fresh_context_every > 0 and self._episodes % self.options.fresh_context_every == 0)
             or not self._pages
             or bool(self._crashed)
             or bool(self.crashes)
@@ -256,7 +256,7 @@ class BrowserLifecycle(BrowserTabs):
         if session is None:
             raise ControllerError("the main tab has no DevTools session")
         if not keep_page:
-            await main.goto("about:blank", timeout=self.navigation_timeout * 1000)
+            await main.goto("about:blank", timeout=self.options.navigation_timeout * 1000)
         origins, self._origins = sorted(self._origins), set()
         if keep_page:
             current = origin_of(main.url)

@@ -72,7 +72,7 @@ class BrowserObservation(BrowserLifecycle):
             raise ControllerError(f"could not observe the page: {exc}") from exc
 
     async def _observe(self) -> Frame:
-        progress = _Progress(patience=self.navigation_timeout)
+        progress = _Progress(patience=self.options.navigation_timeout)
         changes = 0
         while changes < TAB_CHANGES:
             failures = progress.failures
@@ -91,7 +91,7 @@ class BrowserObservation(BrowserLifecycle):
         if not self._targets_settled.is_set():
             # The page opened a tab during the action: wait until Playwright has it.
             with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(self._targets_settled.wait(), self.navigation_timeout)
+                await asyncio.wait_for(self._targets_settled.wait(), self.options.navigation_timeout)
         if self._active is None:
             await self._open_blank()
         page = self.page
@@ -124,15 +124,17 @@ class BrowserObservation(BrowserLifecycle):
             await self._show(page, session)
         marker = view.next_marker() if view is not None else None
         state_task = asyncio.ensure_future(
-            session.state(self.elements, self.max_elements, marker=marker, probes=self.extension.probe_expressions)
+            session.state(
+                self.options.elements, self.options.max_elements, marker=marker, probes=self.extension.probe_expressions
+            )
         )
         shot_task = (
-            asyncio.ensure_future(session.screenshot(self.screenshot_format, self.jpeg_quality))
+            asyncio.ensure_future(session.screenshot(self.options.screenshot_format, self.options.jpeg_quality))
             if view is None
             else None
         )
         try:
-            state = await asyncio.wait_for(asyncio.shield(state_task), self.navigation_timeout)
+            state = await asyncio.wait_for(asyncio.shield(state_task), self.options.navigation_timeout)
             if state["leaving"] and not navigated():
                 # The document began to leave before the reply, whose load start (sent by the
                 # browser, not the renderer) can trail it: wait for that (a navigation the
@@ -164,7 +166,7 @@ class BrowserObservation(BrowserLifecycle):
     async def _wait_loaded(self, session: PageSession, progress: _Progress) -> None:
         """Wait for the load in progress (the action's); a page still loading after that is
         observed as it is (``info["loading"]``), and no load is waited for again."""
-        if session.loading and not await session.wait_loaded(self.navigation_timeout):
+        if session.loading and not await session.wait_loaded(self.options.navigation_timeout):
             progress.info["loading"] = True
             progress.patient = False
 
@@ -174,7 +176,7 @@ class BrowserObservation(BrowserLifecycle):
         """The capture of this attempt: the screenshot's, or headed, the view's frame carrying
         ``marker``; ``None`` when the tab's window is to be placed again first."""
         if shot_task is not None:
-            screenshot: np.ndarray = await asyncio.wait_for(asyncio.shield(shot_task), self.navigation_timeout)
+            screenshot: np.ndarray = await asyncio.wait_for(asyncio.shield(shot_task), self.options.navigation_timeout)
             return screenshot
         view = self._view
         assert view is not None and marker is not None
@@ -242,7 +244,7 @@ class BrowserObservation(BrowserLifecycle):
         }
         self._reported_dialogs = len(self.dialogs)
         self._reported_downloads = len(self.downloads)
-        if self.elements:
+        if self.options.elements:
             info["elements"] = state["elements"] or []
             info.update(self.extension.probe_info(state["probes"]))
         if self.capture_region is not None:

@@ -1,8 +1,10 @@
 """The options and the state every part of the browser controller shares, set up once.
 
-:class:`BrowserState` checks and keeps the options of a
-:class:`~hud_gym.controllers.browser.controller.BrowserController` (documented there) and creates
-the state its parts work on, each part owning its own:
+:class:`BrowserState` keeps the options of a
+:class:`~hud_gym.controllers.browser.controller.BrowserController`
+(:class:`~hud_gym.envs.browser_options.BrowserOptions`, ``self.options``) with what they resolve to
+(``capture``, ``limits``, ``url_policy``) and creates the state its parts work on, each part
+owning its own:
 
 - :mod:`.lifecycle`: ``browser``, ``context``, ``download_dir``, the lease, the episode count;
 - :mod:`.tabs`: the tabs (``_pages``, ``_active``), their DevTools sessions, responses, crashes,
@@ -15,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 from collections import OrderedDict
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -23,7 +24,6 @@ from typing import Any, Literal
 from playwright.async_api import Browser, BrowserContext, CDPSession, Page
 
 from hud_gym.controllers.base import Controller
-from hud_gym.controllers.browser.capture import ImageFormat
 from hud_gym.controllers.browser.chromium import BrowserLease
 from hud_gym.controllers.browser.clipboard import EnvClipboard
 from hud_gym.controllers.browser.dialogs import Dialogs
@@ -33,12 +33,11 @@ from hud_gym.controllers.browser.renderers import RENDERER_LIMITS
 from hud_gym.controllers.browser.session import PageSession
 from hud_gym.controllers.browser.urls import UrlPolicy
 from hud_gym.controllers.dispatch import CustomActions
-from hud_gym.controllers.sandbox.limits import ResourceLimits, parse_limits
+from hud_gym.controllers.sandbox.limits import parse_limits
+from hud_gym.envs.browser_options import BrowserOptions, Capture
 
-__all__ = ["AUTO_HEADED_MIN_PIXELS", "BrowserState", "Capture", "Parked", "ResetMode", "resolve_capture"]
+__all__ = ["AUTO_HEADED_MIN_PIXELS", "BrowserState", "Parked", "resolve_capture"]
 
-ResetMode = Literal["clear", "fresh"]
-Capture = Literal["auto", "headed", "cdp"]
 
 AUTO_HEADED_MIN_PIXELS = 0
 """``capture="auto"`` takes the headed path for viewports of at least this many pixels (where Xvfb
@@ -46,17 +45,9 @@ is installed and the browser is headless); smaller ones use CDP. The headed path
 every size measured (``benchmarks/README.md``), hence 0."""
 
 
-def resolve_capture(capture: str, screen_size: tuple[int, int], headless: bool) -> Literal["headed", "cdp"]:
-    """The capture path an env with these options takes (``"auto"`` resolved; see :data:`Capture`).
-
-    Raises:
-        ValueError: an unknown ``capture``, or ``"headed"`` with ``headless=False`` (a window on
-            the user's display is captured through CDP).
-    """
-    if capture not in ("auto", "headed", "cdp"):
-        raise ValueError(f"capture must be 'auto', 'headed' or 'cdp', got {capture!r}")
-    if capture == "headed" and not headless:
-        raise ValueError("capture='headed' draws on a private display: it needs headless=True")
+def resolve_capture(capture: Capture, screen_size: tuple[int, int], headless: bool) -> Literal["headed", "cdp"]:
+    """The capture path an env with these options takes (``"auto"`` resolved; see
+    :attr:`~hud_gym.envs.browser_options.BrowserOptions.capture`, which checks the value)."""
     if capture == "auto":
         big = screen_size[0] * screen_size[1] >= AUTO_HEADED_MIN_PIXELS
         return "headed" if headless and big and xvfb_available() else "cdp"
@@ -82,51 +73,14 @@ class BrowserState(Controller):
     gym = "browser"
     supports_capture_region = True
 
-    def __init__(
-        self,
-        screen_size: tuple[int, int] = (1280, 720),
-        *,
-        headless: bool = True,
-        elements: bool = False,
-        executable_path: str | None = None,
-        launch_args: tuple[str, ...] | list[str] = (),
-        context_options: dict[str, Any] | None = None,
-        reset_mode: ResetMode = "clear",
-        fresh_context_every: int = 100,
-        screenshot_format: ImageFormat = "jpeg",
-        jpeg_quality: int = 85,
-        navigation_timeout: float = 10.0,
-        max_elements: int = 500,
-        allow_file_urls: str | Path | None = None,
-        capture: Capture = "cdp",
-        warm_pages: int = 4,
-        limits: ResourceLimits | Mapping[str, Any] | None = None,
-    ) -> None:
+    def __init__(self, screen_size: tuple[int, int] = (1280, 720), options: BrowserOptions | None = None) -> None:
         super().__init__(screen_size)
-        self.limits = parse_limits(limits, RENDERER_LIMITS)
-        if reset_mode not in ("clear", "fresh"):
-            raise ValueError(f"reset_mode must be 'clear' or 'fresh', got {reset_mode!r}")
-        if screenshot_format not in ("jpeg", "png"):
-            raise ValueError(f"screenshot_format must be 'jpeg' or 'png', got {screenshot_format!r}")
-        if not 1 <= jpeg_quality <= 100:
-            raise ValueError(f"jpeg_quality must be in 1..100, got {jpeg_quality}")
-        if isinstance(warm_pages, bool) or not isinstance(warm_pages, int) or not 0 <= warm_pages <= 32:
-            raise ValueError(f"warm_pages must be a whole number from 0 to 32, got {warm_pages!r}")
-        self.headless = headless
-        self.capture_option: Capture = capture
-        self.capture: Literal["headed", "cdp"] = resolve_capture(capture, screen_size, headless)
-        self.elements = elements
-        self.executable_path = executable_path
-        self.launch_args = tuple(launch_args)
-        self.context_options = dict(context_options or {})
-        self.reset_mode: ResetMode = reset_mode
-        self.fresh_context_every = fresh_context_every
-        self.screenshot_format: ImageFormat = screenshot_format
-        self.jpeg_quality = jpeg_quality
-        self.navigation_timeout = navigation_timeout
-        self.max_elements = max_elements
-        self.url_policy = UrlPolicy(allow_file_urls)
-        self.warm_pages = warm_pages
+        self.options = options if options is not None else BrowserOptions()
+        self.limits = parse_limits(self.options.limits, RENDERER_LIMITS)
+        self.capture: Literal["headed", "cdp"] = resolve_capture(
+            self.options.capture, screen_size, self.options.headless
+        )
+        self.url_policy = UrlPolicy(self.options.allow_file_urls)
         self.extension = browser_extension(self.gym)
         """What the gym's suites add: custom actions, page probes (:mod:`.extensions`)."""
         self._custom_actions: CustomActions[Any, Any] | None = None

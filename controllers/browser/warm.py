@@ -67,9 +67,9 @@ class BrowserWarm(BrowserLifecycle):
         warm = self._parked.pop(url, None)
         if warm is not None and not await self._resume(warm):
             warm = None
-        parkable = self.warm_pages > 0 and self._parkable(page)
+        parkable = self.options.warm_pages > 0 and self._parkable(page)
         recycled = None
-        if warm is None and parkable and len(self._parked) >= self.warm_pages:
+        if warm is None and parkable and len(self._parked) >= self.options.warm_pages:
             # Loaded in the least recently used parked context, whose HTTP cache holds the shared
             # scripts already (a new context's is empty, and its renderer new: ~1 s more, loaded).
             _, oldest = self._parked.popitem(last=False)
@@ -125,7 +125,7 @@ class BrowserWarm(BrowserLifecycle):
             pausing=pausing,
         )
         self._detach_current()
-        while len(self._parked) > self.warm_pages:
+        while len(self._parked) > self.options.warm_pages:
             _, oldest = self._parked.popitem(last=False)
             self._discard_parked(oldest)
 

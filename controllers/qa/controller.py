@@ -33,6 +33,7 @@ from hud_gym.actions import (
 )
 from hud_gym.controllers.base import ActionOutcome, Controller, Frame
 from hud_gym.controllers.dispatch import ActionTable, CustomActions
+from hud_gym.envs.qa_options import QAOptions
 from hud_gym.task import Task
 
 __all__ = ["QAController"]
@@ -109,8 +110,9 @@ class QAController(Controller):
 
     gym = "qa"
 
-    def __init__(self, screen_size: tuple[int, int] = (1280, 720)) -> None:
+    def __init__(self, screen_size: tuple[int, int] = (1280, 720), options: QAOptions | None = None) -> None:
         super().__init__(screen_size)
+        self.options = options if options is not None else QAOptions()
         self.question = ""
         self.passage = ""
         self.answer = ""

@@ -337,7 +337,7 @@ class ClientSession:
             exc.request_id = request.id
             raise
         width, height = request.screen_size
-        controller = controller_class(server.gym)((width, height), **options)
+        controller = controller_class(server.gym)((width, height), options)
         if request.capture_region is not None and getattr(controller, "supports_capture_region", False):
             controller.capture_region = tuple(request.capture_region)  # type: ignore[assignment]
         env_id = f"e{next(server.env_ids)}"

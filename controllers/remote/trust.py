@@ -1,9 +1,9 @@
 """The trust policy of a controller server: which controller options a client may send.
 
-A client opens an env with the keyword options of the gym's controller (``headless``,
-``reset_mode``, ``allow_shell``, ...). They are checked against the controller's own signature
-(:func:`options_model`: an unknown option or a wrong type is refused, naming it and the known
-ones), then against the trust policy: options that run programs or reach the host's files or
+A client opens an env with the gym's options as JSON (``headless``, ``reset_mode``,
+``allow_shell``, ...: ``env.options.to_json()``). They are read with the gym's options model
+(:func:`options_model`, :mod:`hud_gym.core.gym_options`: an unknown option or a bad value is
+refused, naming it and the known ones), then checked against the trust policy: options that run programs or reach the host's files or
 network, or open windows on the server's display (``allow_shell``, ``sandbox=False``,
 ``allow_network``, ``headless=False``, ``executable_path``, ``launch_args``, ``allow_file_urls``,
 ``limits``, and the browser context's ``proxy``, ``storage_state``,
@@ -14,16 +14,13 @@ same user on the same machine). A token holder can otherwise drive the gym, not 
 
 from __future__ import annotations
 
-import inspect
-import typing
 from collections.abc import Callable
 from functools import cache
 from typing import Any, cast
 
-from pydantic import BaseModel, ConfigDict, ValidationError, create_model
-
 from hud_gym.controllers.base import Controller
 from hud_gym.controllers.remote.protocol import ProtocolError
+from hud_gym.core.gym_options import GymOptions, InvalidOptionError
 from hud_gym.gyms import UnknownGymError, all_gyms, get_gym
 
 __all__ = [
@@ -82,39 +79,35 @@ def controller_class(gym: str) -> type[Controller]:
     return cast("type[Controller]", descriptor.controller_factory())
 
 
-@cache
-def options_model(gym: str) -> type[BaseModel]:
-    """A pydantic model of the keyword options of ``gym``'s controller (from its signature)."""
-    cls = controller_class(gym)
-    hints = typing.get_type_hints(cls.__init__)
-    fields: dict[str, Any] = {}
-    for name, param in inspect.signature(cls.__init__).parameters.items():
-        if name in ("self", "screen_size") or param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
-            continue
-        default = ... if param.default is param.empty else param.default
-        fields[name] = (hints.get(name, Any), default)
-    return create_model(f"{cls.__name__}Options", __config__=ConfigDict(extra="forbid"), **fields)
-
-
-def validate_options(gym: str, options: dict[str, Any], *, trusted: bool) -> dict[str, Any]:
-    """Check a client's controller options against the controller's signature and the trust policy.
+def options_model(gym: str) -> type[GymOptions]:
+    """The options model of ``gym`` (its descriptor's ``options``): what a client's JSON is read with.
 
     Raises:
-        ProtocolError: an unknown option, a wrong type, or a host-reaching option from an untrusted
+        ValueError: an unknown gym type.
+    """
+    try:
+        return get_gym(gym).options
+    except UnknownGymError:
+        names = ", ".join(g.name for g in all_gyms())
+        raise ValueError(f"unknown gym {gym!r}; a controller server serves one of: {names}") from None
+
+
+def validate_options(gym: str, options: dict[str, Any], *, trusted: bool) -> GymOptions:
+    """A client's controller options (JSON), read with the gym's options model and checked
+    against the trust policy.
+
+    Raises:
+        ProtocolError: an unknown option, a bad value, or a host-reaching option from an untrusted
             client; the message names the option.
     """
     model = options_model(gym)
     try:
-        checked = model.model_validate(options)
-    except ValidationError as exc:
-        first = exc.errors(include_url=False)[0]
-        loc = ".".join(str(p) for p in first["loc"])
+        checked = model.build(options, f"the {gym} controller's")
+    except InvalidOptionError as exc:
         known = ", ".join(model.model_fields) or "none"
-        raise ProtocolError(
-            f"option '{loc}' of the {gym} controller: {first['msg']} (known options: {known})"
-        ) from None
-    values = {name: getattr(checked, name) for name in model.model_fields}
+        raise ProtocolError(f"{exc} (known options: {known})") from None
     if not trusted:
+        values = dict(checked)
         refused = [name for name, risky in HOST_OPTIONS.items() if name in values and risky(values[name])]
         context = values.get("context_options") or {}
         refused += [f"context_options.{key}" for key in sorted(set(context) & HOST_CONTEXT_OPTIONS)]
@@ -124,4 +117,4 @@ def validate_options(gym: str, options: dict[str, Any], *, trusted: bool) -> dic
                 "clients with them; start it with --trust-client-options to allow them",
                 error_type="Forbidden",
             )
-    return values
+    return checked

@@ -81,37 +81,19 @@ class UbuntuController(DesktopCustom):
 
     Args:
         screen_size: ``(width, height)`` of the display.
-        allow_shell: allow what runs arbitrary commands (``launch`` of any program; the setup
-            functions that run shell commands check :meth:`shell_allowed`).
-        allow_absolute_paths: let task paths leave the env's home (see :meth:`resolve_path`).
-        window_manager: ``"openbox"`` or ``None`` (bare X: windows get no title bar nor focus
-            handling).
-        in_container: running inside the gym's container, where shell commands are allowed;
-            ``None`` detects it: ``HUD_GYM_IN_CONTAINER=1``, set by the ``docker/ubuntu`` image
-            (``/.dockerenv`` is not enough: many hosts and CI runners are themselves containers).
-        sandbox: run the desktop (Xvfb, WM, apps, task processes) in bubblewrap sandboxes as an
-            unprivileged uid; ``None``: yes, except inside the gym's container (itself the
-            sandbox). ``False`` runs them as this process's user, with a warning.
-        allow_network: let a task that asks for it (``config={"network": true}``) have the host's
-            network in its sandbox; without, the sandbox has only its own loopback.
-        first_paint: seconds to wait for the first repaint after input before observing.
-        quiet: seconds without repaint after which the screen is settled.
-        settle_limit: most seconds an observation waits for the screen to settle.
-        kill_grace: seconds task processes get between SIGTERM and SIGKILL.
-        launch_timeout: seconds ``launch`` waits for the app's first window.
-        limits: what one episode's task processes may use (sandboxed): a
-            :class:`~hud_gym.controllers.sandbox.limits.ResourceLimits` or a dict of some of its
-            fields (``memory_mb``, ``pids``, ``cpu_cores``, ``cpu_seconds``; ``None`` for no limit
-            of that kind); default :data:`~hud_gym.controllers.sandbox.limits.DESKTOP_LIMITS`.
-            An episode that reaches one ends as ``env_error``.
+        options: the env's :class:`~hud_gym.envs.ubuntu_options.UbuntuOptions` (default: the
+            defaults): ``allow_shell`` (:meth:`shell_allowed`), ``allow_absolute_paths``
+            (:meth:`resolve_path`), ``sandbox``, ``allow_network``, the settle timings, ``limits``
+            (over :data:`~hud_gym.controllers.sandbox.limits.DESKTOP_LIMITS`), ...
 
     Attributes:
         display: the X display name (``":57"``), set by :meth:`start`.
         home: the env's home directory (emptied at every reset).
         tmp: the env's temp directory (emptied at every reset).
         child_env: the environment of task processes (``DISPLAY``, ``HOME``, ``TMPDIR``, ...).
-        allow_shell, allow_absolute_paths, in_container, sandbox, allow_network: as given
-            (``in_container`` and ``sandbox`` resolved).
+        options: as given.
+        in_container, sandbox: ``options.in_container`` and ``options.sandbox`` resolved.
+        limits: the episode's limits (``options.limits`` over the defaults).
         episode_network: the current episode has the network (its task asked for it, and the env
             allows it); what ``download_file`` may reach follows it.
         last_settle: ``{"settle": s, "damage": n, "first_damage": s}`` of the last observation
@@ -140,7 +122,7 @@ class UbuntuController(DesktopCustom):
             raise
         if settle is not None:
             first, quiet = self._pending_settle or (0.0, 0.0)
-            self._pending_settle = (max(first, self.first_paint), max(quiet, settle))
+            self._pending_settle = (max(first, self.options.first_paint), max(quiet, settle))
         return outcome
 
     async def _x_step(self, action: CLAAction) -> Settled:
@@ -176,7 +158,7 @@ class UbuntuController(DesktopCustom):
         assert self._capture is not None
         if pending is not None:
             first_paint, quiet = pending
-            self.last_settle = await conn.settle(first_paint, quiet, self.settle_limit)
+            self.last_settle = await conn.settle(first_paint, quiet, self.options.settle_limit)
         else:
             self.last_settle = {"settle": 0.0, "damage": 0.0}
         screenshot = self._capture.grab()

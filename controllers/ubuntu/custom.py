@@ -49,7 +49,7 @@ class DesktopCustom(DesktopInput, DesktopAPI):
                 xin.press(chord)
 
         await conn.run(press_all)
-        return ActionOutcome(), self.quiet
+        return ActionOutcome(), self.options.quiet
 
     async def _clipboard_set(self, args: dict[str, Any]) -> Settled:
         text = args.get("text")
@@ -77,7 +77,7 @@ class DesktopCustom(DesktopInput, DesktopAPI):
         except (FileNotFoundError, PermissionError) as exc:
             raise ActionError(f"launch {app!r}: {exc}") from None
         info: dict[str, Any] = {"launched": app, "pid": process.pid, "window": None}
-        deadline = time.monotonic() + self.launch_timeout
+        deadline = time.monotonic() + self.options.launch_timeout
         while time.monotonic() < deadline:
             new = [w for w in await self.windows() if w["id"] not in before]
             if new:
@@ -88,7 +88,7 @@ class DesktopCustom(DesktopInput, DesktopAPI):
                 break
             await asyncio.sleep(0.01)
         # A new window paints its content in a few bursts: settle with a longer quiet time.
-        return ActionOutcome(info=info), max(self.quiet, 0.1)
+        return ActionOutcome(info=info), max(self.options.quiet, 0.1)
 
 
 CUSTOM: CustomActions[DesktopCustom, Settled] = CustomActions(

@@ -34,7 +34,7 @@ class DesktopAPI(DesktopLifecycle):
 
     def shell_allowed(self) -> bool:
         """True when arbitrary commands may run (``allow_shell``, or inside the gym's container)."""
-        return self.allow_shell or self.in_container
+        return self.options.allow_shell or self.in_container
 
     def require_shell(self, what: str) -> None:
         """Raise unless :meth:`shell_allowed`.
@@ -57,7 +57,7 @@ class DesktopAPI(DesktopLifecycle):
                 the env was created with ``allow_absolute_paths=True``.
         """
         return policy.resolve_path(
-            path, self.home, allow_absolute_paths=self.allow_absolute_paths, check_links=check_links
+            path, self.home, allow_absolute_paths=self.options.allow_absolute_paths, check_links=check_links
         )
 
     def own_network(self) -> int | None:
@@ -92,7 +92,7 @@ class DesktopAPI(DesktopLifecycle):
             home=self._session.home if self._session is not None else None,
             apps=self.known_apps,
             shell_allowed=self.shell_allowed(),
-            allow_absolute_paths=self.allow_absolute_paths,
+            allow_absolute_paths=self.options.allow_absolute_paths,
             search_path=self.child_env.get("PATH"),
         )
 

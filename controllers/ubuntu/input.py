@@ -70,24 +70,24 @@ class DesktopInput(DesktopLifecycle):
     async def _click(self, action: ClickAction) -> Settled:
         conn, xin = self._io
         await self._holding(conn, xin, action.hold_keys, lambda: self._clicks(conn, xin, action))
-        return ActionOutcome(), self.quiet
+        return ActionOutcome(), self.options.quiet
 
     async def _press(self, action: PressAction) -> Settled:
         conn, xin = self._io
         await self._keys_ready(conn, xin, action.keys)
         xin.press(action.keys)
-        return ActionOutcome(), self.quiet
+        return ActionOutcome(), self.options.quiet
 
     async def _key_down(self, action: KeyDownAction) -> Settled:
         conn, xin = self._io
         await self._keys_ready(conn, xin, action.keys)
         xin.key_down(action.keys)
-        return ActionOutcome(), self.quiet
+        return ActionOutcome(), self.options.quiet
 
     async def _key_up(self, action: KeyUpAction) -> Settled:
         _, xin = self._io
         xin.key_up(action.keys)
-        return ActionOutcome(), self.quiet
+        return ActionOutcome(), self.options.quiet
 
     async def _type(self, action: TypeAction) -> Settled:
         conn, xin = self._io
@@ -96,12 +96,12 @@ class DesktopInput(DesktopLifecycle):
             xin.type_text(chunk)
         if action.enter_after:
             xin.press(["enter"])
-        return ActionOutcome(), self.quiet
+        return ActionOutcome(), self.options.quiet
 
     async def _scroll(self, action: ScrollAction) -> Settled:
         conn, xin = self._io
         await self._holding(conn, xin, action.hold_keys, lambda: self._scroll_at(xin, action))
-        return ActionOutcome(), self.quiet
+        return ActionOutcome(), self.options.quiet
 
     async def _move(self, action: MoveAction) -> Settled:
         _, xin = self._io
@@ -110,12 +110,12 @@ class DesktopInput(DesktopLifecycle):
         elif action.offset is not None:
             x, y, _ = xin.pointer()
             xin.move(*self._clamp(xin, Point(x=x + action.offset.x, y=y + action.offset.y)))
-        return ActionOutcome(), self.quiet
+        return ActionOutcome(), self.options.quiet
 
     async def _drag(self, action: DragAction) -> Settled:
         conn, xin = self._io
         await self._holding(conn, xin, action.hold_keys, lambda: self._drag_along(conn, xin, action))
-        return ActionOutcome(), self.quiet
+        return ActionOutcome(), self.options.quiet
 
     async def _wait(self, action: WaitAction) -> Settled:
         await asyncio.sleep(action.time / 1000)

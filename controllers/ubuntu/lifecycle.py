@@ -53,7 +53,7 @@ class DesktopLifecycle(UbuntuState):
             DesktopNotAvailableError: Xvfb, the window manager or the sandbox is not installed.
             ControllerError: they did not start.
         """
-        require_programs(self.window_manager)
+        require_programs(self.options.window_manager)
         if self._sandbox_refused:
             warnings.warn(
                 "hud/Ubuntu-v0 with sandbox=False: the desktop's programs run as this process's user, "
@@ -66,7 +66,7 @@ class DesktopLifecycle(UbuntuState):
         try:
             self._session = session = DesktopSession(
                 self.screen_size,
-                self.window_manager,
+                self.options.window_manager,
                 sandbox=self.sandbox,
                 token=self.token,
                 in_container=self.in_container,
@@ -110,7 +110,7 @@ class DesktopLifecycle(UbuntuState):
         check = getattr(procs, "violation", None)
         violation = check() if check is not None else None
         if violation is not None:
-            await procs.kill_all(self.kill_grace)
+            await procs.kill_all(self.options.kill_grace)
             raise ControllerError(f"{violation}; the episode's processes were killed")
 
     @property
@@ -137,14 +137,14 @@ class DesktopLifecycle(UbuntuState):
         """
         conn, xin = self._x
         network = bool((task.config or {}).get("network")) if task is not None else False
-        if network and not self.allow_network:
+        if network and not self.options.allow_network:
             raise PermissionError(
                 f"task {task.id if task else ''!r} asks for the network (config.network): create the "
                 "env with allow_network=True to give it the host's network"
             )
         assert self._procs is not None and self._session is not None
         self.episode_network = False
-        await self._procs.kill_all(self.kill_grace)
+        await self._procs.kill_all(self.options.kill_grace)
         try:
             await conn.run(lambda: self._x_reset(conn, xin))
         except ControllerError as exc:
@@ -153,7 +153,7 @@ class DesktopLifecycle(UbuntuState):
         self.episode_network = network
         await conn.call(conn.begin)
         # Whatever the setup draws is settled; with no drawing at all there is nothing to wait for.
-        self._pending_settle = (0.0, max(self.quiet, 0.02))
+        self._pending_settle = (0.0, max(self.options.quiet, 0.02))
 
     async def _x_reset(self, conn: XConnection, xin: XInput) -> None:
         """The X part of :meth:`reset` (on the X connection's thread)."""
@@ -190,7 +190,7 @@ class DesktopLifecycle(UbuntuState):
         session, self._session = self._session, None
         if session is not None and session.processes is not None:
             with contextlib.suppress(Exception):
-                await session.processes.kill_all(self.kill_grace)
+                await session.processes.kill_all(self.options.kill_grace)
         capture, self._capture = self._capture, None
         if self._conn is not None:  # never blocks: a frozen X server holds its thread, not this loop
             if capture is not None:
@@ -201,7 +201,7 @@ class DesktopLifecycle(UbuntuState):
             capture.close()
         self._input = None
         if session is not None:
-            await session.stop(self.kill_grace)
+            await session.stop(self.options.kill_grace)
 
     def pids(self) -> dict[str, Any]:
         """Process ids of the session (for tests): ``xvfb``, ``wm`` (the processes started for them:

@@ -1,7 +1,9 @@
 """The options and the state of the desktop controller, and the folders of its session.
 
-:class:`UbuntuState` checks and keeps the options of an
-:class:`~hud_gym.controllers.ubuntu.controller.UbuntuController` (documented there) and creates
+:class:`UbuntuState` keeps the options of an
+:class:`~hud_gym.controllers.ubuntu.controller.UbuntuController`
+(:class:`~hud_gym.envs.ubuntu_options.UbuntuOptions`, ``self.options``) with what they resolve to
+(``in_container``, ``sandbox``, ``limits``) and creates
 the state its parts work on: the session (:mod:`.session`: display, window manager, folders, task
 processes), the X connection, the XTEST input and the screen grabber (all set by
 :mod:`.lifecycle`), and the settle the next observation waits for (set by the actions).
@@ -10,18 +12,16 @@ processes), the X connection, the XTEST input and the screen grabber (all set by
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from hud_gym.controllers.base import Controller, ControllerError
-from hud_gym.controllers.sandbox.limits import DESKTOP_LIMITS, ResourceLimits, parse_limits
-from hud_gym.controllers.ubuntu.display import WINDOW_MANAGERS
+from hud_gym.controllers.sandbox.limits import DESKTOP_LIMITS, parse_limits
 from hud_gym.controllers.ubuntu.policy import detect_container
 from hud_gym.controllers.ubuntu.session import DesktopSession
 from hud_gym.controllers.ubuntu.xinput import XInput
 from hud_gym.controllers.x11.capture import ScreenCapture
 from hud_gym.controllers.x11.connection import XConnection
+from hud_gym.envs.ubuntu_options import UbuntuOptions
 
 __all__ = ["UbuntuState"]
 
@@ -31,44 +31,16 @@ class UbuntuState(Controller):
 
     gym = "ubuntu"
 
-    def __init__(
-        self,
-        screen_size: tuple[int, int] = (1280, 720),
-        *,
-        allow_shell: bool = False,
-        allow_absolute_paths: bool = False,
-        window_manager: str | None = "openbox",
-        in_container: bool | None = None,
-        sandbox: bool | None = None,
-        allow_network: bool = False,
-        first_paint: float = 0.05,
-        quiet: float = 0.005,
-        settle_limit: float = 1.0,
-        kill_grace: float = 0.5,
-        launch_timeout: float = 10.0,
-        limits: ResourceLimits | Mapping[str, Any] | None = None,
-    ) -> None:
+    def __init__(self, screen_size: tuple[int, int] = (1280, 720), options: UbuntuOptions | None = None) -> None:
         super().__init__((int(screen_size[0]), int(screen_size[1])))
-        if window_manager is not None and window_manager not in WINDOW_MANAGERS:
-            raise ValueError(
-                f"window_manager must be one of {', '.join(WINDOW_MANAGERS)} or None, got {window_manager!r}"
-            )
         if self.screen_size[0] < 16 or self.screen_size[1] < 16:
             raise ValueError(f"screen_size must be at least 16x16, got {screen_size}")
-        self.allow_shell = bool(allow_shell)
-        self.allow_absolute_paths = bool(allow_absolute_paths)
-        self.window_manager = window_manager
-        self.in_container = detect_container() if in_container is None else bool(in_container)
-        self.sandbox = (not self.in_container) if sandbox is None else bool(sandbox)
-        self._sandbox_refused = sandbox is False and not self.in_container
-        self.allow_network = bool(allow_network)
+        self.options = options if options is not None else UbuntuOptions()
+        self.in_container = detect_container() if self.options.in_container is None else self.options.in_container
+        self.sandbox = (not self.in_container) if self.options.sandbox is None else self.options.sandbox
+        self._sandbox_refused = self.options.sandbox is False and not self.in_container
         self.episode_network = False  # this episode's task asked for the network, and got it (reset)
-        self.first_paint = first_paint
-        self.quiet = quiet
-        self.settle_limit = settle_limit
-        self.kill_grace = kill_grace
-        self.launch_timeout = launch_timeout
-        self.limits = parse_limits(limits, DESKTOP_LIMITS)
+        self.limits = parse_limits(self.options.limits, DESKTOP_LIMITS)
         self.display = ""
         self.last_settle: dict[str, float] = {}
         self.token = uuid.uuid4().hex

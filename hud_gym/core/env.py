@@ -22,11 +22,18 @@ from gymnasium.envs.registration import EnvSpec
 
 from hud_gym.controllers.base import Controller, Frame
 from hud_gym.core.episode import EnvCore, Observation, StepResult
+from hud_gym.core.gym_options import GymOptions
 from hud_gym.core.gym_type import GymType, gym_of_env
 from hud_gym.core.listeners import EnvListener, link_new_env
 from hud_gym.core.loop import get_loop_thread
 from hud_gym.core.observation import format_prompt, observed_pixels
-from hud_gym.core.options import NO_HUMAN_RENDERING, check_env_options, live_view_requested, parse_size
+from hud_gym.core.options import (
+    NO_HUMAN_RENDERING,
+    check_env_options,
+    gym_options,
+    live_view_requested,
+    parse_size,
+)
 from hud_gym.core.placement import LOCAL, check_placement, remote_controller
 from hud_gym.core.scaling import screen_geometry
 from hud_gym.core.suite_hooks import EnvSuites, default_crop
@@ -79,13 +86,19 @@ class HudEnv(EnvCore, gymnasium.Env[Observation, dict[str, Any]]):
         live_view: record the env's episodes (in ``job``, else the current job, else a job of its
             own named ``"live"``) and print, at its first reset, the URL of its live page in
             ``hud-gym ui`` (:mod:`hud_gym.jobs.live_view`); default ``$HUD_GYM_LIVE_VIEW``.
-        **suite_options: the env options of the gym's suites (:mod:`hud_gym.core.suite`), such as
-            MiniWoB++'s ``reward_processor``; another name is an ``UnknownEnvOptionError``.
+        options: the gym's options, whole (an instance of its descriptor's ``options`` model,
+            such as :class:`~hud_gym.envs.browser_options.BrowserOptions`); keywords that name
+            its fields override them.
+        **named_options: the gym's options one by one (the fields of its options model:
+            ``headless=True``; :mod:`hud_gym.core.gym_options`) and the env options of its suites
+            (:mod:`hud_gym.core.suite`), such as MiniWoB++'s ``reward_processor``; another name is
+            an ``UnknownEnvOptionError``, a bad value an ``InvalidOptionError``.
 
     Attributes:
         gym: the gym's name (``"qa"``, ``"browser"``, ``"ubuntu"``, ...), as tasks give it.
         descriptor: the gym's :class:`~hud_gym.core.gym_type.GymType` (``None`` for a subclass no
             gym was registered with).
+        options: the gym's options (frozen), which its controller is made with.
         placement: where the controller runs (the ``controller=`` argument, normalised).
         live_view: whether the env shows a live view (the ``live_view`` argument, resolved).
         live_url: with ``live_view``, the URL of the current episode's live page (also in the
@@ -126,7 +139,8 @@ class HudEnv(EnvCore, gymnasium.Env[Observation, dict[str, Any]]):
         controller: str = LOCAL,
         controller_token: str | None = None,
         live_view: bool | None = None,
-        **suite_options: Any,
+        options: GymOptions | None = None,
+        **named_options: Any,
     ) -> None:
         if render_mode == "human" and "human" not in self.metadata["render_modes"]:
             raise ValueError(NO_HUMAN_RENDERING)
@@ -134,8 +148,11 @@ class HudEnv(EnvCore, gymnasium.Env[Observation, dict[str, Any]]):
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
         self.descriptor: GymType | None = gym_of_env(type(self))
         self.gym: str = self.descriptor.name if self.descriptor else ""
-        check_env_options(type(self), suite_options, self.descriptor.id if self.descriptor else type(self).__name__)
-        self.suites = EnvSuites(self.gym, suite_options)
+        label = self.descriptor.id if self.descriptor else type(self).__name__
+        check_env_options(type(self), named_options, label)
+        model = self.descriptor.options if self.descriptor else GymOptions
+        self.options: GymOptions = gym_options(model, options, named_options, label)
+        self.suites = EnvSuites(self.gym, {k: v for k, v in named_options.items() if k not in model.model_fields})
         self.reset_options = type(self).reset_options | self.suites.reset_options
         self.render_mode = render_mode
         self._task = resolve_task(task) if task is not None else None
@@ -184,16 +201,16 @@ class HudEnv(EnvCore, gymnasium.Env[Observation, dict[str, Any]]):
     # ----------------------------------------------------------------- subclass hooks
 
     def _make_controller(self) -> Controller:
-        """Create this gym's controller (not started): the descriptor's, with :meth:`controller_options`."""
+        """Create this gym's controller (not started): the descriptor's, with :attr:`options`."""
         if self.descriptor is None:
             raise NotImplementedError(f"{type(self).__name__}: register a GymType for it, or define _make_controller")
-        controller: Controller = self.descriptor.make_controller(self.screen_size, **self.controller_options())
+        controller: Controller = self.descriptor.make_controller(self.screen_size, self.options)
         return controller
 
     def controller_options(self) -> dict[str, Any]:
-        """The keyword options this env gives its gym's controller (JSON-ready), so that a
-        controller server builds the same controller as :meth:`_make_controller`."""
-        return {}
+        """This env's :attr:`options` as JSON: what a controller server is sent, so that it builds
+        the same controller as :meth:`_make_controller`."""
+        return self.options.to_json()
 
     def _new_controller(self) -> Controller:
         """This env's controller: its own (placement ``"local"``) or a remote one."""

@@ -31,6 +31,7 @@ from typing import Any
 
 import gymnasium
 
+from hud_gym.core.gym_options import GymOptions
 from hud_gym.errors import HudGymError
 from hud_gym.evaluation.registry import REGISTRY
 from hud_gym.tasksets import register_taskset
@@ -80,9 +81,11 @@ class GymType:
             the key of its functions in the registry.
         id: its Gymnasium id (``"hud/Browser-v0"``).
         env: its env class, a ``HudEnv`` subclass.
-        controller: its controller: a ``Controller`` class, a callable ``(screen_size, **options)
+        controller: its controller: a ``Controller`` class, a callable ``(screen_size, options)
             -> Controller``, or the import path of either (``"package.module:Name"``, imported
             when the first controller is made, so that defining the gym imports nothing heavy).
+        options: its options model (:mod:`hud_gym.core.gym_options`): the env's keywords, the
+            controller's ``options``, a controller server's JSON (default: none).
         aliases: other names tasks may give it (``"hud-browser"``); matched case-insensitively.
         function_modules: modules that register its setup/evaluate functions (imported the first
             time a task of this gym names a function).
@@ -101,6 +104,7 @@ class GymType:
     id: str
     env: type[Any]
     controller: str | Callable[..., Any]
+    options: type[GymOptions] = GymOptions
     aliases: tuple[str, ...] = ()
     function_modules: tuple[str, ...] = ()
     function_prefixes: tuple[str, ...] = ()
@@ -117,6 +121,8 @@ class GymType:
             raise ValueError(f"gym {self.name!r}: a Gymnasium id has a namespace ('ns/Name-v0'), got {self.id!r}")
         if not isinstance(self.env, type):
             raise TypeError(f"gym {self.name!r}: env must be the env class, got {self.env!r}")
+        if not (isinstance(self.options, type) and issubclass(self.options, GymOptions)):
+            raise TypeError(f"gym {self.name!r}: options must be a GymOptions subclass, got {self.options!r}")
         if self.max_episode_steps is not None and self.max_episode_steps < 1:
             raise ValueError(f"gym {self.name!r}: max_episode_steps must be at least 1, got {self.max_episode_steps}")
         object.__setattr__(self, "aliases", tuple(a.lower() for a in self.aliases))
@@ -162,9 +168,15 @@ class GymType:
         """The controller class (or factory), imported now if given by path."""
         return import_path(self.controller) if isinstance(self.controller, str) else self.controller
 
-    def make_controller(self, screen_size: tuple[int, int], **options: Any) -> Any:
-        """A new (not started) controller of this gym."""
-        return self.controller_factory()(screen_size, **options)
+    def make_controller(self, screen_size: tuple[int, int], options: GymOptions) -> Any:
+        """A new (not started) controller of this gym, with ``options`` (of its :attr:`options` model).
+
+        Raises:
+            TypeError: ``options`` is not of this gym's options model.
+        """
+        if not isinstance(options, self.options):
+            raise TypeError(f"gym {self.name!r} takes {self.options.__name__}, got {type(options).__name__}")
+        return self.controller_factory()(screen_size, options)
 
 
 _GYMS: dict[str, GymType] = {}

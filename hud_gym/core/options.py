@@ -23,6 +23,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from hud_gym.core.gym_options import GymOptions
 from hud_gym.core.gym_type import gym_of_env
 from hud_gym.core.suite_hooks import suite_option_names
 from hud_gym.errors import HudGymError
@@ -33,6 +34,7 @@ __all__ = [
     "UnknownEnvOptionError",
     "check_env_options",
     "env_option_names",
+    "gym_options",
     "live_view_requested",
     "parse_size",
 ]
@@ -53,8 +55,9 @@ class UnknownEnvOptionError(HudGymError, TypeError):
 
 def env_option_names(env_class: type[Any]) -> set[str] | None:
     """The keyword arguments ``env_class(...)`` takes, following ``**kwargs`` up the class tree
-    (``**suite_options``: the options of the suites of the env's gym, :mod:`hud_gym.core.suite`);
-    ``None`` when some ``__init__`` takes ``**kwargs`` it does not pass on (any name goes)."""
+    (``**named_options``: the fields of the gym's options model, :mod:`hud_gym.core.gym_options`,
+    and the options of the suites of the env's gym, :mod:`hud_gym.core.suite`); ``None`` when
+    some ``__init__`` takes ``**kwargs`` it does not pass on (any name goes)."""
     names: set[str] = set()
     for klass in env_class.__mro__:
         init = klass.__dict__.get("__init__")
@@ -69,9 +72,11 @@ def env_option_names(env_class: type[Any]) -> set[str] | None:
         variadic = [p.name for p in parameters if p.kind is p.VAR_KEYWORD]
         if not variadic:
             return names
-        if variadic == ["suite_options"]:
+        if variadic == ["named_options"]:
             gym = gym_of_env(env_class)
-            return names | (suite_option_names(gym.name) if gym is not None else set())
+            if gym is None:
+                return names
+            return names | set(gym.options.model_fields) | suite_option_names(gym.name)
         if klass.__module__ == "gymnasium.core":
             return None
     return names
@@ -99,6 +104,25 @@ def check_env_options(env_class: type[Any], options: Mapping[str, Any], label: s
         raise UnknownEnvOptionError(
             f"{label} has no option {name!r}{hint}" + ("" if close else f"; its options: {', '.join(sorted(known))}")
         )
+
+
+def gym_options(
+    model: type[GymOptions], options: GymOptions | None, named: Mapping[str, Any], label: str
+) -> GymOptions:
+    """An env's gym options: ``options`` (an instance of ``model``, else its defaults) with the
+    fields of ``model`` among the ``named`` keywords in their place, validated once.
+
+    Raises:
+        TypeError: ``options`` is not a ``model``.
+        InvalidOptionError: a bad value, named.
+    """
+    if options is not None and not isinstance(options, model):
+        raise TypeError(f"{label} takes options={model.__name__}(...), got {type(options).__name__}")
+    given = {name: value for name, value in named.items() if name in model.model_fields}
+    if options is not None and not given:
+        return options
+    base = options.model_dump() if options is not None else {}
+    return model.build({**base, **given}, label)
 
 
 def live_view_requested(value: bool | None) -> bool:

@@ -132,8 +132,8 @@ def register_suite(suite: Suite, *, replace: bool = False) -> Suite:
 
     Raises:
         UnknownGymError: its gym is not registered.
-        ValueError: another suite has this name (unless ``replace``), or an option or reset
-            option of another suite of the gym.
+        ValueError: another suite has this name (unless ``replace``), an option of the gym's own
+            (its options model), or an option or reset option of another suite of the gym.
     """
     suite = _normalised(suite)
     current = _SUITES.get(suite.name)
@@ -141,6 +141,9 @@ def register_suite(suite: Suite, *, replace: bool = False) -> Suite:
         return current
     if current is not None and not replace:
         raise ValueError(f"suite {suite.name!r} is already registered (pass replace=True to redefine it)")
+    clash = set(suite.options) & set(get_gym(suite.gym).options.model_fields)
+    if clash:
+        raise ValueError(f"suite {suite.name!r}: {', '.join(sorted(clash))} already name options of gym {suite.gym!r}")
     for other in suites_of(suite.gym):
         shared = (set(other.options) & set(suite.options)) | (other.reset_options & suite.reset_options)
         if other.name != suite.name and shared:

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from hud_gym.core.env import HudEnv
 from hud_gym.core.gym_type import GymType
+from hud_gym.envs.qa_options import QAOptions
 
-__all__ = ["GYM", "QAEnv"]
+__all__ = ["GYM", "QAEnv", "QAOptions"]
 
 
 class QAEnv(HudEnv):
@@ -32,6 +33,7 @@ GYM = GymType(
     id="hud/QA-v0",
     env=QAEnv,
     controller="hud_gym.controllers.qa:QAController",
+    options=QAOptions,
     aliases=("question-answer",),
     function_modules=("hud_gym.controllers.qa.functions",),
     deterministic=True,

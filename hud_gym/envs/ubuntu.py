@@ -14,8 +14,9 @@ from typing import Any
 from hud_gym.controllers.base import Frame
 from hud_gym.core.env import HudEnv, Observation
 from hud_gym.core.gym_type import GymType
+from hud_gym.envs.ubuntu_options import UbuntuOptions
 
-__all__ = ["GYM", "UbuntuEnv"]
+__all__ = ["GYM", "UbuntuEnv", "UbuntuOptions"]
 
 
 class UbuntuEnv(HudEnv):
@@ -31,29 +32,14 @@ class UbuntuEnv(HudEnv):
     (real applications, real time), so ``check_env``'s determinism checks are skipped through the
     registration's ``nondeterministic=True``.
 
+    Options: :class:`~hud_gym.envs.ubuntu_options.UbuntuOptions` (``allow_shell``, ``sandbox``,
+    ``allow_network``, ``window_manager``, ``limits``, ...), given as keywords or whole as
+    ``options=``.
+
     Args:
-        allow_shell: allow what runs arbitrary commands: ``launch`` of any program, the setup and
-            evaluate functions that run shell commands (always allowed inside the gym's container).
-        allow_absolute_paths: let task paths point outside the env's home directory.
-        window_manager: ``"openbox"`` (title bars, focus on click, Alt+Tab) or ``None``.
-        in_container: whether this runs inside the gym's container (``None``: detect).
-        sandbox: run the desktop (Xvfb, window manager, apps, task processes, setup/evaluate
-            commands) in bubblewrap sandboxes as an unprivileged uid, with a private home and tmp,
-            the host's ``/usr`` read-only and no network (``None``, the default: yes, except inside
-            the gym's container, itself the sandbox). ``False`` runs them as this process's user
-            with the host's files and network, and warns.
-        allow_network: a task whose ``config`` says ``{"network": true}`` gets the host's network in
-            its sandbox (without this option such a task's reset raises ``PermissionError``).
-        first_paint: seconds an observation waits for the first repaint after input.
-        quiet: seconds without repaint after which the screen counts as settled.
-        settle_limit: most seconds an observation waits for the screen to settle.
-        limits: what one episode's programs may use (sandboxed), a dict of ``memory_mb`` (2048),
-            ``pids`` (512 processes and threads), ``cpu_cores`` (1.0 at once) and
-            ``cpu_seconds`` (300 per episode); ``None`` for no limit of that kind. Enforced by a
-            cgroup per episode where this process can make one, else by rlimits (``hud-gym
-            doctor`` says which). An episode that reaches one ends as ``env_error``.
-        **kwargs: :class:`~hud_gym.core.env.HudEnv` arguments (``task``, ``taskset``,
-            ``screen_size``, ``observation_size``, ``max_steps``, ``step_timeout``, ...).
+        *args, **kwargs: :class:`~hud_gym.core.env.HudEnv` arguments (``task``, ``taskset``,
+            ``screen_size``, ``observation_size``, ``max_steps``, ``step_timeout``, ...) and the
+            desktop's options.
 
     Example:
         >>> import gymnasium, hud_gym
@@ -64,34 +50,10 @@ class UbuntuEnv(HudEnv):
         >>> env.close()                                                             # doctest: +SKIP
     """
 
-    def __init__(
-        self,
-        *args: Any,
-        allow_shell: bool = False,
-        allow_absolute_paths: bool = False,
-        window_manager: str | None = "openbox",
-        in_container: bool | None = None,
-        sandbox: bool | None = None,
-        allow_network: bool = False,
-        first_paint: float = 0.05,
-        quiet: float = 0.005,
-        settle_limit: float = 1.0,
-        limits: dict[str, Any] | None = None,
-        **kwargs: Any,
-    ) -> None:
+    options: UbuntuOptions
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._controller_options: dict[str, Any] = {
-            "allow_shell": allow_shell,
-            "allow_absolute_paths": allow_absolute_paths,
-            "window_manager": window_manager,
-            "in_container": in_container,
-            "sandbox": sandbox,
-            "allow_network": allow_network,
-            "first_paint": first_paint,
-            "quiet": quiet,
-            "settle_limit": settle_limit,
-            "limits": dict(limits) if limits is not None else None,
-        }
         # Fail at make time, not at the first reset, on a bad option (nothing starts here).
         self._make_controller()
         self._display: str | None = None
@@ -111,16 +73,13 @@ class UbuntuEnv(HudEnv):
             self._display = display
         return super()._observation(frame)
 
-    def controller_options(self) -> dict[str, Any]:
-        """The options of this env's :class:`~hud_gym.controllers.ubuntu.UbuntuController` (JSON-ready)."""
-        return dict(self._controller_options)
-
 
 GYM = GymType(
     name="ubuntu",
     id="hud/Ubuntu-v0",
     env=UbuntuEnv,
     controller="hud_gym.controllers.ubuntu:UbuntuController",
+    options=UbuntuOptions,
     aliases=("hud-ubuntu", "desktop"),
     # The OSWorld functions (download_file, command_output_check, file_content_check) are desktop
     # functions too, whichever module defines them.

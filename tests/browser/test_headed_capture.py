@@ -32,6 +32,7 @@ import pytest
 from hud_gym.actions import ClickAction, CustomAction
 from hud_gym.controllers.browser.chromium import MANAGER
 from hud_gym.controllers.process_utils import alive
+from hud_gym.envs.browser_options import BrowserOptions
 
 pytestmark = pytest.mark.skipif(shutil.which("Xvfb") is None, reason="needs Xvfb")
 
@@ -252,9 +253,9 @@ def test_capture_options() -> None:
     from hud_gym.controllers.browser import BrowserController
 
     assert BrowserController(SIZE).capture == "cdp"  # the default: one shared headless browser
-    assert BrowserController(SIZE, capture="auto").capture == "headed"  # Xvfb is installed here
-    assert BrowserController(SIZE, capture="auto", headless=False).capture == "cdp"
-    with pytest.raises(ValueError, match="capture must be"):
+    assert BrowserController(SIZE, BrowserOptions(capture="auto")).capture == "headed"  # Xvfb is installed here
+    assert BrowserController(SIZE, BrowserOptions(capture="auto", headless=False)).capture == "cdp"
+    with pytest.raises(ValueError, match="option 'capture': Input should be 'auto', 'headed' or 'cdp'"):
         gymnasium.make("hud/Browser-v0", capture="x11")
     with pytest.raises(ValueError, match="needs headless=True"):
         gymnasium.make("hud/Browser-v0", capture="headed", headless=False)

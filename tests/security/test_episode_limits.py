@@ -203,8 +203,8 @@ def test_an_untrusted_server_client_cannot_set_the_limits(gym: str) -> None:
     lifted = {"limits": {"pids": None, "memory_mb": None, "cpu_cores": None, "cpu_seconds": None}}
     with pytest.raises(ProtocolError, match="limits"):
         validate_options(gym, lifted, trusted=False)
-    assert validate_options(gym, lifted, trusted=True)["limits"] is not None
-    assert validate_options(gym, {}, trusted=False)["limits"] is None
+    assert validate_options(gym, lifted, trusted=True).limits is not None
+    assert validate_options(gym, {}, trusted=False).limits is None
 
 
 def test_cgroups_left_by_a_dead_process_are_swept(tmp_path: Path) -> None:

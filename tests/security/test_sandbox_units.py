@@ -228,7 +228,8 @@ def test_an_untrusting_server_refuses_options_that_leave_the_sandbox() -> None:
     for option in ({"sandbox": False}, {"allow_network": True}, {"allow_shell": True}):
         with pytest.raises(ProtocolError, match="trust-client-options"):
             validate_options("ubuntu", option, trusted=False)
-        assert validate_options("ubuntu", option, trusted=True)[next(iter(option))] == next(iter(option.values()))
+        ((name, value),) = option.items()
+        assert getattr(validate_options("ubuntu", option, trusted=True), name) == value
     for option in ({"sandbox": True}, {"sandbox": None}, {"allow_network": False}):
         validate_options("ubuntu", option, trusted=False)
 

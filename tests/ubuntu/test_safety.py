@@ -22,6 +22,7 @@ import pytest
 import hud_gym  # noqa: F401  (registers the ids)
 from hud_gym import CustomAction, SetupError, Task, load_taskset
 from hud_gym.controllers.ubuntu import UbuntuController
+from hud_gym.envs.ubuntu_options import UbuntuOptions
 from hud_gym.evaluation import Grade
 
 pytestmark = pytest.mark.timeout(60)
@@ -118,14 +119,17 @@ def test_the_shell_works_with_allow_shell(shell: gymnasium.Env) -> None:
 
 
 def test_the_container_allows_the_shell_by_default() -> None:
-    assert UbuntuController(in_container=True).shell_allowed()
-    assert not UbuntuController(in_container=False).shell_allowed()
-    assert UbuntuController(in_container=False, allow_shell=True).shell_allowed()
+    assert UbuntuController(options=UbuntuOptions(in_container=True)).shell_allowed()
+    assert not UbuntuController(options=UbuntuOptions(in_container=False)).shell_allowed()
+    assert UbuntuController(options=UbuntuOptions(in_container=False, allow_shell=True)).shell_allowed()
     # The host sandboxes by default; the gym's own container is the sandbox (asking is allowed).
-    assert UbuntuController(in_container=False).sandbox and not UbuntuController(in_container=True).sandbox
-    assert UbuntuController(in_container=True, sandbox=True).sandbox
+    assert (
+        UbuntuController(options=UbuntuOptions(in_container=False)).sandbox
+        and not UbuntuController(options=UbuntuOptions(in_container=True)).sandbox
+    )
+    assert UbuntuController(options=UbuntuOptions(in_container=True, sandbox=True)).sandbox
     with pytest.raises(PermissionError, match=re.escape(SHELL_OPTION)):
-        UbuntuController(in_container=False).require_shell("run")
+        UbuntuController(options=UbuntuOptions(in_container=False)).require_shell("run")
 
 
 # ------------------------------------------------------------------------------- paths

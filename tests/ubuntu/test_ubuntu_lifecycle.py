@@ -31,6 +31,7 @@ from hud_gym.controllers.ubuntu.display import DesktopNotAvailableError, require
 from hud_gym.controllers.ubuntu.profile import fresh_home_entries
 from hud_gym.controllers.ubuntu.sandboxed import SANDBOX_PYTHON
 from hud_gym.controllers.x11 import xvfb as xvfb_module
+from hud_gym.envs.ubuntu_options import UbuntuOptions
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -265,15 +266,15 @@ def test_paths_and_shell_permission(desktop: Any) -> None:
         r"or run it inside its container \(docker/ubuntu\)$",
     ):
         controller.require_shell("run")
-    free = UbuntuController(allow_shell=True, allow_absolute_paths=True, in_container=False)
+    free = UbuntuController(options=UbuntuOptions(allow_shell=True, allow_absolute_paths=True, in_container=False))
     assert free.shell_allowed() and free.require_shell("run") is None
-    assert UbuntuController(in_container=True).shell_allowed()
+    assert UbuntuController(options=UbuntuOptions(in_container=True)).shell_allowed()
 
 
 def test_in_container_detection(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HUD_GYM_IN_CONTAINER", "1")
     assert UbuntuController().in_container
-    assert not UbuntuController(in_container=False).in_container
+    assert not UbuntuController(options=UbuntuOptions(in_container=False)).in_container
     monkeypatch.delenv("HUD_GYM_IN_CONTAINER")
     # A generic container marker (/.dockerenv exists on many hosts and CI runners) is not enough.
     assert not UbuntuController().in_container

@@ -1,0 +1,105 @@
+"""The typed options of a gym (:class:`GymOptions`): declared once, validated once.
+
+A gym's options (the browser's ``headless``, the desktop's ``allow_shell``, ...) are one frozen
+pydantic model, a subclass of :class:`GymOptions` named by the gym's
+:class:`~hud_gym.core.gym_type.GymType` (``options=``): each field typed, bounded and described
+once, with ``Field(description=...)``. Everything else reads that model:
+
+- the env: ``gymnasium.make(id, headless=True)`` builds the gym's options from its keywords
+  (:meth:`GymOptions.build`: a bad value is an :class:`InvalidOptionError` naming the option),
+  or takes them whole (``options=BrowserOptions(...)``); ``env.options`` keeps them;
+- the controller: it is made with them (``Controller(screen_size, options)``);
+- a controller server: a client sends them as JSON (:meth:`GymOptions.to_json`), the server
+  validates that JSON with the same model;
+- the docs: :func:`options_table` writes the model's fields as a Markdown table
+  (``docs/options.md``).
+
+As envpool's ``DefaultConfig`` and ``EnvSpec``: an option is written in one place.
+
+Example:
+    >>> from pydantic import Field
+    >>> class Counter(GymOptions):
+    ...     step_size: int = Field(1, ge=1, description="How much a click adds.")
+    >>> Counter.build({"step_size": 2}, "test/Counter-v0").to_json()
+    {'step_size': 2}
+    >>> Counter.build({"step_size": 0}, "test/Counter-v0")
+    Traceback (most recent call last):
+    ...
+    hud_gym.core.gym_options.InvalidOptionError: test/Counter-v0 option 'step_size': Input should be greater than or equal to 1 (got 0)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from hud_gym.errors import HudGymError
+
+__all__ = ["GymOptions", "InvalidOptionError", "LimitName", "LimitsOption", "options_table"]
+
+OptionsT = TypeVar("OptionsT", bound="GymOptions")
+
+LimitName = Literal["memory_mb", "pids", "cpu_cores", "cpu_seconds"]
+"""The fields of :class:`~hud_gym.controllers.sandbox.limits.ResourceLimits`."""
+LimitsOption = dict[LimitName, int | float | None] | None
+"""A gym's ``limits`` option: some of the resource limits (the others the gym's defaults; a value
+``None``: no limit of that kind), or ``None`` for the gym's defaults. The controller checks the
+values (:func:`~hud_gym.controllers.sandbox.limits.parse_limits`)."""
+
+
+class InvalidOptionError(HudGymError, ValueError):
+    """A gym option with a bad value (the message names the option, the problem and the value)."""
+
+
+def _problem(exc: ValidationError, label: str) -> str:
+    first = exc.errors(include_url=False)[0]
+    name = ".".join(str(part) for part in first["loc"]) or "options"
+    value = first.get("input")
+    shown = repr(value) if len(repr(value)) <= 200 else repr(value)[:200] + "..."
+    message = first["msg"].removeprefix("Value error, ")
+    return f"{label} option {name!r}: {message} (got {shown})"
+
+
+class GymOptions(BaseModel):
+    """Base of a gym's options model: frozen, unknown fields refused, every field described.
+    A gym without options uses it as it is."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", validate_default=True)
+
+    @classmethod
+    def build(cls: type[OptionsT], values: Mapping[str, Any], label: str) -> OptionsT:
+        """The options from keyword values (the fields not given keep their defaults).
+
+        Args:
+            values: option name to value (each a field of the model).
+            label: who takes them, for the message (``"hud/Browser-v0"``).
+
+        Raises:
+            InvalidOptionError: an unknown name or a bad value: the first one, named.
+        """
+        try:
+            return cls.model_validate(dict(values))
+        except ValidationError as exc:
+            raise InvalidOptionError(_problem(exc, label)) from None
+
+    def to_json(self) -> dict[str, Any]:
+        """Every option, JSON-ready (what a controller server is sent; :meth:`build` reads it back)."""
+        return self.model_dump(mode="json")
+
+
+def _default(field: Any) -> str:
+    if field.default_factory is not None:
+        return f"`{field.default_factory()!r}`"
+    return f"`{field.default!r}`"
+
+
+def options_table(model: type[GymOptions]) -> str:
+    """The fields of ``model`` as a Markdown table: option, type, default, description."""
+    rows = ["| option | type | default | description |", "| --- | --- | --- | --- |"]
+    for name, field in model.model_fields.items():
+        kind = getattr(field.annotation, "__name__", None) or str(field.annotation).replace("typing.", "")
+        description = " ".join((field.description or "").split()).replace("|", "\\|")
+        rows.append(f"| `{name}` | `{kind}` | {_default(field)} | {description} |")
+    return "\n".join(rows)
