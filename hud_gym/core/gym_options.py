@@ -31,7 +31,8 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal, TypeVar
+from types import UnionType
+from typing import Annotated, Any, Literal, TypeVar, Union, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -89,6 +90,20 @@ class GymOptions(BaseModel):
         return self.model_dump(mode="json")
 
 
+def _type_name(annotation: Any) -> str:
+    """``annotation`` as written (``int``, ``str | None``, ``'clear' | 'fresh'``, ``tuple[str, ...]``)."""
+    origin, args = get_origin(annotation), get_args(annotation)
+    if origin is Annotated:
+        return _type_name(args[0])
+    if origin in (Union, UnionType):
+        return " | ".join(_type_name(arg) for arg in args)
+    if origin is Literal:
+        return " | ".join(repr(arg) for arg in args)
+    if origin is not None:
+        return f"{origin.__name__}[{', '.join('...' if arg is Ellipsis else _type_name(arg) for arg in args)}]"
+    return "None" if annotation is type(None) else getattr(annotation, "__name__", repr(annotation))
+
+
 def _default(field: Any) -> str:
     if field.default_factory is not None:
         return f"`{field.default_factory()!r}`"
@@ -99,7 +114,8 @@ def options_table(model: type[GymOptions]) -> str:
     """The fields of ``model`` as a Markdown table: option, type, default, description."""
     rows = ["| option | type | default | description |", "| --- | --- | --- | --- |"]
     for name, field in model.model_fields.items():
-        kind = getattr(field.annotation, "__name__", None) or str(field.annotation).replace("typing.", "")
-        description = " ".join((field.description or "").split()).replace("|", "\\|")
-        rows.append(f"| `{name}` | `{kind}` | {_default(field)} | {description} |")
+        kind = _type_name(field.annotation)
+        description = " ".join((field.description or "").split())
+        row = [f"`{name}`", f"`{kind}`", _default(field), description]
+        rows.append("| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |")
     return "\n".join(rows)
