@@ -23,7 +23,7 @@ __all__ = ["GYM", "CounterController", "CounterEnv", "CounterOptions", "count_is
 class CounterOptions(hud_gym.GymOptions):
     """The counter's options (the env's keywords, the controller's options)."""
 
-    step_size: int = Field(1, ge=1, description="How much a click adds and `press down` takes away.")
+    step_size: int = Field(default=1, ge=1, description="How much a click adds and `press down` takes away.")
 
 
 class CounterController(Controller):

@@ -48,8 +48,9 @@ from hud_gym.controllers.remote.protocol import (
     parse_request,
 )
 from hud_gym.controllers.remote.shm import SharedFrameWriter
-from hud_gym.controllers.remote.trust import controller_class, validate_options
+from hud_gym.controllers.remote.trust import validate_options
 from hud_gym.evaluation import FunctionContext
+from hud_gym.gyms import get_gym
 from hud_gym.task import FunctionConfig, Task
 
 __all__ = [
@@ -337,7 +338,7 @@ class ClientSession:
             exc.request_id = request.id
             raise
         width, height = request.screen_size
-        controller = controller_class(server.gym)((width, height), options)
+        controller: Controller = get_gym(server.gym).make_controller((width, height), options)
         if request.capture_region is not None and getattr(controller, "supports_capture_region", False):
             controller.capture_region = tuple(request.capture_region)  # type: ignore[assignment]
         env_id = f"e{next(server.env_ids)}"

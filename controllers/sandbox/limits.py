@@ -60,7 +60,7 @@ DESKTOP_LIMITS = ResourceLimits(memory_mb=2048, pids=512, cpu_cores=1.0, cpu_sec
 """The desktop's defaults: 2 GiB, 512 processes and threads, one core, 300 CPU seconds per episode."""
 
 
-def parse_limits(value: ResourceLimits | Mapping[str, Any] | None, default: ResourceLimits) -> ResourceLimits:
+def parse_limits(value: ResourceLimits | Mapping[Any, Any] | None, default: ResourceLimits) -> ResourceLimits:
     """The env option ``limits``: a :class:`ResourceLimits`, a dict of some of its fields (the others
     from ``default``) or ``None`` (``default``).
 

@@ -35,18 +35,18 @@ class BrowserOptions(GymOptions):
     """The options of a browser env and its controller (each field's description is its doc)."""
 
     elements: bool = Field(
-        False,
+        default=False,
         description="Report the visible interactive and text elements in `info['elements']` (`tag`, `text`, "
         "`value`, `id`, `bbox` = `[x, y, width, height]` in observation pixels, ...) and the suites' page probes.",
     )
-    headless: bool = Field(True, description="Run Chromium without a window.")
+    headless: bool = Field(default=True, description="Run Chromium without a window.")
     executable_path: Annotated[str | None, BeforeValidator(_fspath)] = Field(
-        None,
+        default=None,
         max_length=4096,
         description="The Chromium to run (default: `$HUD_GYM_CHROMIUM`, Playwright's cache, then the system's).",
     )
     launch_args: tuple[Annotated[str, Field(max_length=4096)], ...] = Field(
-        (),
+        default=(),
         max_length=256,
         description="Extra Chromium flags (e.g. `UNLIMITED_FRAME_RATE_ARGS`: no 60 Hz frame clock); envs with "
         "different flags get different browsers.",
@@ -56,33 +56,33 @@ class BrowserOptions(GymOptions):
         description="Extra Playwright `new_context` options (`locale`, `timezone_id`, `user_agent`, ...).",
     )
     reset_mode: ResetMode = Field(
-        "clear",
+        default="clear",
         description="`'clear'` (clear cookies, storage and tabs, ~30 ms) or `'fresh'` (a new context, ~170 ms).",
     )
     fresh_context_every: int = Field(
-        100, ge=0, description="With `reset_mode='clear'`, a new context every this many episodes (0: never)."
+        default=100, ge=0, description="With `reset_mode='clear'`, a new context every this many episodes (0: never)."
     )
     screenshot_format: ImageFormat = Field(
-        "jpeg", description="`'jpeg'` (fast) or `'png'` (lossless, about twice as slow)."
+        default="jpeg", description="`'jpeg'` (fast) or `'png'` (lossless, about twice as slow)."
     )
-    jpeg_quality: int = Field(85, ge=1, le=100, description="JPEG quality, 1-100.")
+    jpeg_quality: int = Field(default=85, ge=1, le=100, description="JPEG quality, 1-100.")
     navigation_timeout: float = Field(
-        10.0,
+        default=10.0,
         gt=0,
         le=3600,
         description="Seconds a navigation (goto, a clicked link, a new tab's load) is waited for before the "
         "page is observed as it is.",
     )
-    max_elements: int = Field(500, ge=0, le=100_000, description="Cap on `info['elements']`.")
+    max_elements: int = Field(default=500, ge=0, le=100_000, description="Cap on `info['elements']`.")
     allow_file_urls: Path | None = Field(
-        None,
+        default=None,
         description="The one directory whose files pages may open as `file:` URLs (its sub-directories "
         "included; symlinks and `..` resolved); `None`: no `file:` URL at all. `chrome:`, `devtools:`, "
         "`view-source:` and `javascript:` URLs are never opened. A controller server refuses it from its "
         "clients unless started with `--trust-client-options` (the path is on the server's machine).",
     )
     capture: Capture = Field(
-        "cdp",
+        default="cdp",
         description="How frames are taken. `'cdp'`: DevTools `Page.captureScreenshot`, every env a context of "
         "the one shared Chromium. `'headed'`: the env's own Chromium draws on a private Xvfb and frames are "
         "grabbed through MIT-SHM once the action's frame is on the display (a third or less of the CPU of a "
@@ -90,7 +90,7 @@ class BrowserOptions(GymOptions):
         "installed and `headless=True` (falling back to CDP when the display does not start), else `'cdp'`.",
     )
     warm_pages: int = Field(
-        4,
+        default=4,
         strict=True,
         ge=0,
         le=32,
@@ -100,7 +100,7 @@ class BrowserOptions(GymOptions):
         "that is not warm costs more than with 0: sample from many tasks uniformly with 0.",
     )
     limits: LimitsOption = Field(
-        None,
+        default=None,
         description="What each of the browser's renderers may use: some of `memory_mb` (1024), `pids` (256 "
         "threads), `cpu_cores` (1.0 at once), `cpu_seconds` (10 busy in a row); `None` for no limit of that "
         "kind. A cgroup per renderer where possible, else `RLIMIT_DATA`; a renderer past a limit dies and its "
