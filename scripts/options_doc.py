@@ -34,7 +34,24 @@ A misspelt keyword is an `UnknownEnvOptionError` naming the closest options; a b
 options (MiniWoB++'s `reward_processor`, ...) are the suite's (`docs/adding-a-suite.md`); the env's
 own arguments (`task`, `screen_size`, `controller`, ...) are `HudEnv`'s.
 
-This page is generated from the models (`python scripts/options_doc.py`).
+A new gym declares its options the same way (the counter gym of `docs/adding-a-gym.md`,
+`tests/counter_gym.py`): a `GymOptions` subclass whose fields are typed, bounded and described,
+named by the descriptor; the controller takes it as its second argument; the env class declares
+no option of its own.
+
+```python
+class CounterOptions(hud_gym.GymOptions):
+    step_size: int = Field(default=1, ge=1, description="How much a click adds.")
+
+class CounterController(Controller):
+    def __init__(self, screen_size=(64, 32), options: CounterOptions | None = None): ...
+
+GYM = hud_gym.GymType(name="counter", ..., controller=CounterController, options=CounterOptions)
+```
+
+A controller server reads a client's options (`env.options.to_json()`) with the same model, then
+its trust policy (`hud_gym.controllers.remote.trust`). This page is generated from the models
+(`python scripts/options_doc.py`).
 """
 
 

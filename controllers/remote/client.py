@@ -145,7 +145,7 @@ class RemoteController(Controller):
         screen_size: ``(width, height)`` of the screen.
         where: ``"subprocess"``, ``"docker"`` or a ``ws://host:port`` URL.
         token: the server's token (for a URL).
-        options: the keyword options of the gym's controller (the env's ``controller_options()``).
+        options: the gym's options as JSON (the env's ``controller_options()``: ``env.options.to_json()``).
         request_timeout: seconds any request may take (the env's own step and reset timeouts are
             usually shorter).
 
