@@ -224,3 +224,12 @@ def test_a_subprocess_browser_gets_the_options() -> None:
         assert len(info["elements"]) == 1  # elements=True and max_elements=1 reached the server's controller
     finally:
         env.close()
+
+
+def test_a_clients_bad_option_is_named_in_a_bounded_message() -> None:
+    # A controller server's client chooses the names and values it sends: the message that names
+    # them is bounded (before: the whole name, as long as the request).
+    for options in ({"A" * 100_000: 1}, {"limits": {"B" * 100_000: 1}}, {"executable_path": "x" * 100_000}):
+        with pytest.raises(ProtocolError) as caught:
+            validate_options("browser", options, trusted=False)
+        assert len(str(caught.value)) < 1000 and "option " in str(caught.value)

@@ -3,8 +3,8 @@
 A client opens an env with the gym's options as JSON (``headless``, ``reset_mode``,
 ``allow_shell``, ...: ``env.options.to_json()``). They are read with the gym's options model
 (:func:`options_model`, :mod:`hud_gym.core.gym_options`: an unknown option or a bad value is
-refused, naming it and the known ones), then checked against the trust policy: options that run programs or reach the host's files or
-network, or open windows on the server's display (``allow_shell``, ``sandbox=False``,
+refused, naming it and the known ones), then checked against the trust policy: options that run
+programs or reach the host's files or network, or open windows on the server's display (``allow_shell``, ``sandbox=False``,
 ``allow_network``, ``headless=False``, ``executable_path``, ``launch_args``, ``allow_file_urls``,
 ``limits``, and the browser context's ``proxy``, ``storage_state``,
 ``record_*`` ...; the table is :data:`HOST_OPTIONS`) are refused unless the server trusts its

@@ -30,6 +30,7 @@ Example:
 
 from __future__ import annotations
 
+import reprlib
 from collections.abc import Mapping
 from types import UnionType
 from typing import Annotated, Any, Literal, TypeVar, Union, get_args, get_origin
@@ -54,13 +55,17 @@ class InvalidOptionError(HudGymError, ValueError):
     """A gym option with a bad value (the message names the option, the problem and the value)."""
 
 
+_SHORT = reprlib.Repr()
+"""Reprs of a client's values and names, bounded (a controller server's client sends them)."""
+_SHORT.maxstring = _SHORT.maxother = 120
+_SHORT.maxlist = _SHORT.maxdict = _SHORT.maxtuple = 8
+
+
 def _problem(exc: ValidationError, label: str) -> str:
     first = exc.errors(include_url=False)[0]
-    name = ".".join(str(part) for part in first["loc"]) or "options"
-    value = first.get("input")
-    shown = repr(value) if len(repr(value)) <= 200 else repr(value)[:200] + "..."
+    name = ".".join(part if isinstance(part, str) and len(part) <= 64 else _SHORT.repr(part) for part in first["loc"])
     message = first["msg"].removeprefix("Value error, ")
-    return f"{label} option {name!r}: {message} (got {shown})"
+    return f"{label} option {name or 'options'!r}: {message} (got {_SHORT.repr(first.get('input'))})"
 
 
 class GymOptions(BaseModel):
