@@ -58,10 +58,6 @@ class BrowserEnv(HudEnv):
             checked = checked.model_copy(update={"allow_file_urls": None})
         assert self.descriptor is not None
         self.descriptor.make_controller(self.screen_size, checked)
-        if self.options.allow_file_urls is not None:
-            from hud_gym.controllers.browser.urls import UrlPolicy
-
-            UrlPolicy.check_path(self.options.allow_file_urls)
 
     def _observation(self, frame: Frame) -> Observation:
         """As :class:`HudEnv`, with element boxes mapped from screen to observation pixels and

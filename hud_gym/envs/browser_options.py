@@ -31,6 +31,14 @@ def _fspath(value: Any) -> Any:
     return os.fspath(value) if isinstance(value, os.PathLike) else value
 
 
+def _a_directory(value: Any) -> Any:
+    if isinstance(value, bool):
+        raise ValueError(
+            "names the one directory whose files pages may open (a path): there is no 'every file' setting"
+        )
+    return value
+
+
 class BrowserOptions(GymOptions):
     """The options of a browser env and its controller (each field's description is its doc)."""
 
@@ -74,7 +82,7 @@ class BrowserOptions(GymOptions):
         "page is observed as it is.",
     )
     max_elements: int = Field(default=500, ge=0, le=100_000, description="Cap on `info['elements']`.")
-    allow_file_urls: Path | None = Field(
+    allow_file_urls: Annotated[Path | None, BeforeValidator(_a_directory)] = Field(
         default=None,
         description="The one directory whose files pages may open as `file:` URLs (its sub-directories "
         "included; symlinks and `..` resolved); `None`: no `file:` URL at all. `chrome:`, `devtools:`, "
