@@ -15,7 +15,7 @@ py="${PY:-$root/.venv/bin/python}"
 case "$py" in /*) ;; *) py="$root/$py" ;; esac
 bin="$(dirname "$py")"
 cd "$root"
-paths=(hud_gym controllers wrappers tests benchmarks examples scripts docs setup.py)
+paths=(hud_gym controllers wrappers tests benchmarks examples scripts docs/*.py setup.py)
 failed=()
 
 echo "== ruff check"; "$bin/ruff" check "${paths[@]}" || failed+=("ruff check")
