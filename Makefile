@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 EXTRAS ?= dev,miniwob,ubuntu,sb3,ray,train,docker,agents,ui
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test test-fast check bench install system clean wheel-smoke
+.PHONY: demo test test-fast check docs bench install system clean wheel-smoke
 
 demo: install
 	$(PY) -m hud_gym.demo
@@ -21,9 +21,13 @@ FAST := not e2e and not slow and not soak and not matrix
 test-fast: install
 	$(PY) -m pytest -m "$(FAST)"
 
-# Lint, format, types and import layers (scripts/check.sh); `make test` runs it first.
+# Lint, format, types, import layers and the docs' strict build (scripts/check.sh); `make test` runs it first.
 check: install
 	PY=$(PY) bash scripts/check.sh
+
+# The docs site (mkdocs.yml, docs/) into site/: offline, nothing fetched at build time.
+docs: install
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --site-dir site
 
 install: $(STAMP)
 
@@ -60,4 +64,4 @@ $(STAMP): pyproject.toml Makefile scripts/install-system.sh scripts/overlay-venv
 	touch $@
 
 clean:
-	rm -rf $(VENV) $(VENV)-verifiers build *.egg-info .pytest_cache .hypothesis .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(VENV)-verifiers build site *.egg-info .pytest_cache .hypothesis .mypy_cache .ruff_cache
