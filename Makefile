@@ -14,12 +14,18 @@ demo: install
 # 2 cores); `make test-fast` is the inner loop: it leaves out the `e2e` tests (real Chromium, Xvfb,
 # apps), the `slow` (> ~10 s: trainers, Ray, process drills) and `soak` ones, and the `subprocess`
 # half of the controller matrix outside a protocol subset (`matrix`).
+# Most tests wait on Chromium, Xvfb or a subprocess: $(JOBS) pytest-xdist workers (one module
+# per worker at a time) keep both cores busy; the `serial` tier measures memory and CPU, so it
+# runs afterwards, alone.
+JOBS ?= 3
+XDIST := -n $(JOBS) --dist loadfile
 test: install check
-	$(PY) -m pytest
+	$(PY) -m pytest $(XDIST) -m "not serial"
+	$(PY) -m pytest -m serial
 
-FAST := not e2e and not slow and not soak and not matrix
+FAST := not e2e and not slow and not soak and not matrix and not serial
 test-fast: install
-	$(PY) -m pytest -m "$(FAST)"
+	$(PY) -m pytest $(XDIST) -m "$(FAST)"
 
 # Lint, format, types, import layers and the docs' strict build (scripts/check.sh); `make test` runs it first.
 check: install
