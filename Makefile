@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 EXTRAS ?= dev,miniwob,ubuntu,sb3,ray,train,docker,agents,ui
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test test-fast check bench install system clean wheel-smoke
+.PHONY: demo test test-fast check docs bench install system clean wheel-smoke
 
 demo: install
 	$(PY) -m hud_gym.demo
@@ -14,16 +14,26 @@ demo: install
 # 2 cores); `make test-fast` is the inner loop: it leaves out the `e2e` tests (real Chromium, Xvfb,
 # apps), the `slow` (> ~10 s: trainers, Ray, process drills) and `soak` ones, and the `subprocess`
 # half of the controller matrix outside a protocol subset (`matrix`).
+# Most tests wait on Chromium, Xvfb or a subprocess: $(JOBS) pytest-xdist workers (one module
+# per worker at a time) keep both cores busy; the `serial` tier measures memory and CPU, so it
+# runs afterwards, alone.
+JOBS ?= 3
+XDIST := -n $(JOBS) --dist loadfile
 test: install check
-	$(PY) -m pytest
+	$(PY) -m pytest $(XDIST) -m "not serial"
+	$(PY) -m pytest -m serial
 
-FAST := not e2e and not slow and not soak and not matrix
+FAST := not e2e and not slow and not soak and not matrix and not serial
 test-fast: install
-	$(PY) -m pytest -m "$(FAST)"
+	$(PY) -m pytest $(XDIST) -m "$(FAST)"
 
-# Lint, format, types and import layers (scripts/check.sh); `make test` runs it first.
+# Lint, format, types, import layers and the docs' strict build (scripts/check.sh); `make test` runs it first.
 check: install
 	PY=$(PY) bash scripts/check.sh
+
+# The docs site (mkdocs.yml, docs/) into site/: offline, nothing fetched at build time.
+docs: install
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --site-dir site
 
 install: $(STAMP)
 
@@ -60,4 +70,4 @@ $(STAMP): pyproject.toml Makefile scripts/install-system.sh scripts/overlay-venv
 	touch $@
 
 clean:
-	rm -rf $(VENV) $(VENV)-verifiers build *.egg-info .pytest_cache .hypothesis .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(VENV)-verifiers build site *.egg-info .pytest_cache .hypothesis .mypy_cache .ruff_cache

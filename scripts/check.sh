@@ -6,6 +6,8 @@
 #   mypy          types of hud_gym (with hud_gym.controllers and hud_gym.wrappers)
 #   layers        the import-layer contract (.importlinter; docs/architecture.md)
 #   cycles        no new import cycle, function-level imports included (scripts/import_cycles.py)
+#   docs          the docs site's strict build (mkdocs.yml: a broken link, a page left out of the nav or a
+#                 docstring mkdocstrings cannot read fails it); offline, into a temporary folder
 # Usage: scripts/check.sh; PY (default .venv/bin/python) has the dev extra installed.
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -13,7 +15,7 @@ py="${PY:-$root/.venv/bin/python}"
 case "$py" in /*) ;; *) py="$root/$py" ;; esac
 bin="$(dirname "$py")"
 cd "$root"
-paths=(hud_gym controllers wrappers tests benchmarks examples scripts setup.py)
+paths=(hud_gym controllers wrappers tests benchmarks examples scripts docs/*.py setup.py)
 failed=()
 
 echo "== ruff check"; "$bin/ruff" check "${paths[@]}" || failed+=("ruff check")
@@ -39,8 +41,14 @@ echo "== import layers"
 echo "== import cycles"
 (cd "$tree" && PYTHONPATH="$tree" "$py" "$root/scripts/import_cycles.py") || failed+=("import cycles")
 
+echo "== docs (mkdocs build --strict)"
+site="$(mktemp -d)"
+NO_MKDOCS_2_WARNING=1 "$bin/mkdocs" build --strict --quiet --config-file "$root/mkdocs.yml" --site-dir "$site" \
+  || failed+=("docs")
+rm -rf "$site"
+
 if (( ${#failed[@]} )); then
   echo "make check: failed: ${failed[*]}"
   exit 1
 fi
-echo "make check: ruff, format, mypy, the import layers and the import cycles are clean"
+echo "make check: ruff, format, mypy, the import layers, the import cycles and the docs build are clean"

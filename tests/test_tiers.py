@@ -58,3 +58,17 @@ def test_an_unregistered_marker_is_an_error(tmp_path: Path) -> None:
         timeout=120,
     )
     assert done.returncode != 0 and "'sloww' not found in `markers`" in done.stdout + done.stderr, done.stdout
+
+
+@pytest.mark.timeout(300)
+def test_make_test_runs_the_serial_tier_apart_and_everything_once() -> None:
+    """``make test``: the workers' run (``-m "not serial"``) and the serial run (``-m serial``)
+    split the suite; the memory and limit tests are in the serial one."""
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    runs = re.findall(r"^\t\$\(PY\) -m pytest (.*)$", makefile.split("\ntest:", 1)[1].split("\n\n", 1)[0], re.MULTILINE)
+    assert runs == ['$(XDIST) -m "not serial"', "-m serial"], runs
+    modules = ["tests/test_run_memory.py", "tests/security/test_renderer_limits.py", "tests/test_qa_env.py"]
+    serial, parallel = collect("-m", "serial", *modules), collect("-m", "not serial", *modules)
+    assert serial and {n.split("::")[0] for n in serial} == set(modules[:2]), serial
+    assert parallel and {n.split("::")[0] for n in parallel} == {modules[2]}, parallel
+    assert len(set(serial) | set(parallel)) == len(collect(*modules))

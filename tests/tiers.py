@@ -1,7 +1,7 @@
-"""The test tiers: which collected tests are ``e2e``, ``slow``, ``soak`` or ``matrix``.
+"""The test tiers: which collected tests are ``e2e``, ``slow``, ``soak``, ``serial`` or ``matrix``.
 
 ``make test`` runs every test; ``make test-fast`` (the inner loop) deselects
-``-m "not e2e and not slow and not soak and not matrix"``. The markers are registered in
+``-m "not e2e and not slow and not soak and not matrix and not serial"``. The markers are registered in
 pyproject.toml (``--strict-markers``) and put on the tests here, at collection, by folder,
 module and fixture, so that a new test in a Chromium or desktop folder is ``e2e`` without a
 decorator. A test may also carry one of them explicitly (``@pytest.mark.slow``).
@@ -10,6 +10,8 @@ decorator. A test may also carry one of them explicitly (``@pytest.mark.slow``).
 - ``slow``: takes more than about 10 s on a loaded 2-core machine without being ``e2e``
   (trainers, Ray, the CLI's job runs, process-fault drills).
 - ``soak``: loops long on purpose (memory and descriptor growth over many episodes).
+- ``serial``: measures or exhausts its processes' memory and CPU; ``make test`` runs these
+  after the others (which run in parallel workers, pytest-xdist), one at a time.
 - ``matrix``: the ``subprocess`` variant of a behaviour test run with both controllers
   (``controller`` fixture, tests/conftest.py), except the :data:`PROTOCOL_SUBSET` kept in the
   fast tier to cover the controller protocol.
@@ -65,6 +67,17 @@ SLOW_MODULES = frozenset(
 SOAK_MODULES = frozenset({"test_run_memory.py"})
 """Modules that loop many episodes on purpose."""
 
+SERIAL_MODULES = frozenset(
+    {
+        "test_run_memory.py",
+        "security/test_browser_crash_isolation.py",
+        "security/test_episode_limits.py",
+        "security/test_renderer_limits.py",
+    }
+)
+"""Modules whose tests measure or exhaust their processes' memory and CPU (peaks, hogs, limits):
+``make test`` runs them after the parallel run, alone on the machine."""
+
 PROTOCOL_SUBSET = frozenset(
     {
         "test_check_env_passes_with_no_skips",
@@ -97,6 +110,8 @@ def path_tiers(path: Path) -> set[str]:
         tiers.add("slow")
     if module in SOAK_MODULES:
         tiers.add("soak")
+    if module in SERIAL_MODULES:
+        tiers.add("serial")
     return tiers
 
 

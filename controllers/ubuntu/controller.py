@@ -31,7 +31,7 @@ functions: permissions, processes, windows, clipboard), :mod:`.custom` (``launch
 paths a task reaches). This module puts them together, runs each CLA action through
 :data:`ACTIONS` and observes.
 
-Safety: a task's or an agent's programs reach only the sandbox (see the README's "Security model").
+Safety: a task's or an agent's programs reach only the sandbox (see docs/security.md).
 ``launch`` starts only the apps of :data:`LAUNCHABLE` with checked arguments unless shell commands
 are allowed (``allow_shell=True``, or inside the gym's container: then they run in the sandbox);
 paths of tasks stay inside the env's home unless ``allow_absolute_paths=True``; the network is

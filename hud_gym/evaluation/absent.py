@@ -1,6 +1,6 @@
 """The "target absent" outcome: what an evaluator checks is not there, and that is the task's failure.
 
-The reward rule (README, "Rewards an agent cannot game"): a reward is graded or absent, and it is
+The reward rule (docs/tasks.md, "Rewards"): a reward is graded or absent, and it is
 absent (``status="eval_error"``, ``reward=None``) only when the *evaluator* is broken: it raised
 on a state it is meant to handle, returned NaN or a reward out of its range, or timed out by its
 own fault. A state in which what the evaluator checks is gone is one the agent can bring about

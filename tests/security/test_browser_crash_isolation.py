@@ -66,9 +66,6 @@ def live(pids: set[int]) -> list[int]:
     return sorted(p for p in pids if alive(p))
 
 
-# Failed once in a clean-clone run at the suite's own load (passes alone and with the security
-# tests around it); cause not found (issue 23's closing note): one rerun.
-@pytest.mark.flaky(reruns=1)
 def test_a_dead_renderer_or_browser_ends_only_the_episodes_it_held(caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.ERROR, logger="asyncio")
     envs = gymnasium.make_vec("hud/Browser-v0", num_envs=N, screen_size=(320, 240), step_timeout=20)

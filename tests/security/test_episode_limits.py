@@ -25,6 +25,7 @@ import hud_gym  # noqa: F401  (registers the ids)
 from hud_gym import CustomAction
 from hud_gym.controllers.process_utils import alive
 from hud_gym.controllers.sandbox import limits as limits_module
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.timeout(150)
 
@@ -76,13 +77,6 @@ def _sandbox(env: gymnasium.Env) -> Any:
     return running
 
 
-def _wait(predicate: Any, timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.05)
-
-
 def _assert_confined(env: gymnasium.Env, mode: str) -> set[int]:
     """The limits are in force on every process of the episode's sandbox; its pids."""
     sandbox = _sandbox(env)
@@ -126,7 +120,7 @@ def _start_hog(env: gymnasium.Env, mode: str, payload: str) -> tuple[set[int], A
     )
     assert info["status"] == "ok", info
     sandbox = _sandbox(env)
-    _wait(lambda: len(sandbox.pids()) >= 2, 20, "the xterm's shell")
+    wait_until(lambda: len(sandbox.pids()) >= 2, 20, "the xterm's shell")
     pids = _assert_confined(env, mode)
     (home / "go").write_text("")
     return pids, sandbox
@@ -143,7 +137,7 @@ def _step_until_env_error(env: gymnasium.Env, timeout: float) -> tuple[Any, dict
 
 def _assert_all_gone(sandbox: Any, pids: set[int]) -> None:
     confinement = sandbox.confinement
-    _wait(lambda: not any(alive(p) for p in pids), 10, "the episode's processes to die")
+    wait_until(lambda: not any(alive(p) for p in pids), 10, "the episode's processes to die")
     assert not sandbox.pids(), "nothing of the episode runs"
     if confinement.cgroup is not None:
         assert not any(folder.exists() for folder in confinement.cgroup.folders.values()), "its cgroup is removed"
@@ -183,7 +177,7 @@ def test_rlimits_refuse_a_big_allocation(hog_env: gymnasium.Env, monkeypatch: py
     home = Path(hog_env.unwrapped.controller.home)
     probe = 'python3 -c \'x = bytearray(20 << 30)\' 2> "$HOME/err"; echo $? > "$HOME/code"'
     _start_hog(hog_env, "rlimit", probe)
-    _wait(lambda: (home / "code").exists(), 30, "the allocation to fail")
+    wait_until(lambda: (home / "code").exists(), 30, "the allocation to fail")
     assert (home / "code").read_text().strip() == "1"
     assert "MemoryError" in (home / "err").read_text()
 
