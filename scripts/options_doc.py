@@ -31,10 +31,10 @@ env.unwrapped.options.reset_mode  # 'fresh'
 
 A misspelt keyword is an `UnknownEnvOptionError` naming the closest options; a bad value an
 `InvalidOptionError` naming the option. Keywords override the fields of `options=`. A suite's own
-options (MiniWoB++'s `reward_processor`, ...) are the suite's (`docs/adding-a-suite.md`); the env's
+options (MiniWoB++'s `reward_processor`, ...) are the suite's ([Adding a suite](adding-a-suite.md)); the env's
 own arguments (`task`, `screen_size`, `controller`, ...) are `HudEnv`'s.
 
-A new gym declares its options the same way (the counter gym of `docs/adding-a-gym.md`,
+A new gym declares its options the same way (the counter gym of [Adding a gym](adding-a-gym.md),
 `tests/counter_gym.py`): a `GymOptions` subclass whose fields are typed, bounded and described,
 named by the descriptor; the controller takes it as its second argument; the env class declares
 no option of its own.

@@ -34,9 +34,10 @@ class BrowserEnv(HudEnv):
     ``capture``, ``warm_pages``, ``limits``, ...), given as keywords or whole as ``options=``.
 
     Args:
-        *args, **kwargs: :class:`~hud_gym.core.env.HudEnv` arguments (``task``, ``taskset``,
-            ``screen_size``, ``observation_size``, ``max_episode_steps``, ``step_timeout``, ...),
-            the browser's options and the suites' options.
+        *args: :class:`~hud_gym.core.env.HudEnv`'s positional arguments (``task``, ``taskset``).
+        **kwargs: :class:`~hud_gym.core.env.HudEnv` arguments (``screen_size``,
+            ``observation_size``, ``max_episode_steps``, ``step_timeout``, ...), the browser's
+            options and the suites' options.
 
     Example:
         >>> import gymnasium, hud_gym

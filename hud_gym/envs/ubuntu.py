@@ -37,9 +37,9 @@ class UbuntuEnv(HudEnv):
     ``options=``.
 
     Args:
-        *args, **kwargs: :class:`~hud_gym.core.env.HudEnv` arguments (``task``, ``taskset``,
-            ``screen_size``, ``observation_size``, ``max_steps``, ``step_timeout``, ...) and the
-            desktop's options.
+        *args: :class:`~hud_gym.core.env.HudEnv`'s positional arguments (``task``, ``taskset``).
+        **kwargs: :class:`~hud_gym.core.env.HudEnv` arguments (``screen_size``,
+            ``observation_size``, ``max_steps``, ``step_timeout``, ...) and the desktop's options.
 
     Example:
         >>> import gymnasium, hud_gym
