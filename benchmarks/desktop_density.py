@@ -24,12 +24,14 @@ Run: ``python -m benchmarks.desktop_density [--envs 8] [--resets 3] [--steps 20]
 from __future__ import annotations
 
 import argparse
+import contextlib
 import io
 import os
 import random
 import statistics
 import time
 from collections import defaultdict
+from collections.abc import Iterator
 from typing import Any
 
 import openpyxl
@@ -123,32 +125,45 @@ def timed_reset(env: Any, task: Task) -> tuple[float, float]:
     return (time.perf_counter() - started) * 1000, (tree_cpu_seconds() - cpu_before) * 1000
 
 
-def measure(app: str, n_envs: int, resets: int, steps: int, settle: float = 5.0) -> dict[str, Any]:
-    """Open ``n_envs`` envs with ``app`` and measure them (see the module docstring)."""
+@contextlib.contextmanager
+def open_envs(n_envs: int) -> Iterator[list[UbuntuEnv]]:
+    """``n_envs`` desktop envs (not reset yet), closed on exit."""
     envs = [UbuntuEnv(screen_size=SIZE, max_steps=10**9, in_container=False) for _ in range(n_envs)]
-    result: dict[str, Any] = {"app": app, "first_reset_ms": [], "reset_ms": [], "reset_cpu_ms": []}
     try:
-        for i, env in enumerate(envs):
-            result["first_reset_ms"].append(timed_reset(env, task_for(app, i, 0))[0])
-        time.sleep(settle)
-        result["memory"] = [env_memory(env) for env in envs]
-        result["python_pss_kib"] = pss_kib(os.getpid()).get("Pss", 0)
-        walls, cpus = [], []
-        for step in range(steps):
-            for env in envs:
-                wall, cpu = timed_step(env, "1234567890"[step % 10])
-                walls.append(wall)
-                cpus.append(cpu)
-        result["step_ms"], result["step_cpu_ms"] = walls, cpus
-        for episode in range(1, resets + 1):
-            for i, env in enumerate(envs):
-                wall, cpu = timed_reset(env, task_for(app, i, episode))
-                result["reset_ms"].append(wall)
-                result["reset_cpu_ms"].append(cpu)
+        yield envs
     finally:
         for env in envs:
             env.close()
+
+
+def measure_open(envs: list[UbuntuEnv], app: str, resets: int, steps: int, settle: float = 5.0) -> dict[str, Any]:
+    """Measure ``envs`` (fresh from :func:`open_envs`) with ``app``: the first resets, memory,
+    steps, then resets onto fresh files (see the module docstring)."""
+    result: dict[str, Any] = {"app": app, "first_reset_ms": [], "reset_ms": [], "reset_cpu_ms": []}
+    for i, env in enumerate(envs):
+        result["first_reset_ms"].append(timed_reset(env, task_for(app, i, 0))[0])
+    time.sleep(settle)
+    result["memory"] = [env_memory(env) for env in envs]
+    result["python_pss_kib"] = pss_kib(os.getpid()).get("Pss", 0)
+    walls, cpus = [], []
+    for step in range(steps):
+        for env in envs:
+            wall, cpu = timed_step(env, "1234567890"[step % 10])
+            walls.append(wall)
+            cpus.append(cpu)
+    result["step_ms"], result["step_cpu_ms"] = walls, cpus
+    for episode in range(1, resets + 1):
+        for i, env in enumerate(envs):
+            wall, cpu = timed_reset(env, task_for(app, i, episode))
+            result["reset_ms"].append(wall)
+            result["reset_cpu_ms"].append(cpu)
     return result
+
+
+def measure(app: str, n_envs: int, resets: int, steps: int) -> dict[str, Any]:
+    """Open ``n_envs`` envs with ``app``, measure them, close them."""
+    with open_envs(n_envs) as envs:
+        return measure_open(envs, app, resets, steps)
 
 
 def summary(result: dict[str, Any]) -> dict[str, float]:
