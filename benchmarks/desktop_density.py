@@ -42,6 +42,7 @@ from benchmarks.density_probe import cpu_seconds, env_processes, pss_kib
 from benchmarks.ubuntu_sandbox import tree_cpu_seconds
 from hud_gym import Task
 from hud_gym.actions import TypeAction
+from hud_gym.controllers.ubuntu import profile
 from hud_gym.controllers.ubuntu.homefs import HomeFiles
 from hud_gym.envs.ubuntu import UbuntuEnv
 from hud_gym.evaluation import FunctionContext, setup_function
@@ -160,10 +161,17 @@ def measure_open(envs: list[UbuntuEnv], app: str, resets: int, steps: int, settl
     return result
 
 
-def measure(app: str, n_envs: int, resets: int, steps: int) -> dict[str, Any]:
-    """Open ``n_envs`` envs with ``app``, measure them, close them."""
-    with open_envs(n_envs) as envs:
-        return measure_open(envs, app, resets, steps)
+def measure(app: str, n_envs: int, resets: int, steps: int, registry: bool = True) -> dict[str, Any]:
+    """Open ``n_envs`` envs with ``app``, measure them, close them. ``registry=False``: the home
+    profile without LibreOffice's extension registry (as before 2026-11-27), to see what it saves."""
+    laid_down = profile._libreoffice_extension_files
+    if not registry:
+        profile._libreoffice_extension_files = dict
+    try:
+        with open_envs(n_envs) as envs:
+            return measure_open(envs, app, resets, steps)
+    finally:
+        profile._libreoffice_extension_files = laid_down
 
 
 def summary(result: dict[str, Any]) -> dict[str, float]:
@@ -195,9 +203,15 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--envs", type=int, default=8)
     parser.add_argument("--resets", type=int, default=3, help="resets per env after the first")
     parser.add_argument("--steps", type=int, default=20, help="steps per env")
+    parser.add_argument(
+        "--without-registry", action="store_true", help="also measure Calc with the profile of before 2026-11-27"
+    )
     args = parser.parse_args(argv)
     load = os.getloadavg()
     results = {app: measure(app, args.envs, args.resets, args.steps) for app in APPS}
+    if args.without_registry:
+        result = measure(APPS[0], args.envs, args.resets, args.steps, registry=False)
+        print(f"without the extension registry in the profile: {summary(result)}")
     rows = {app: summary(result) for app, result in results.items()}
     calc, base = rows[APPS[0]], rows[APPS[1]]
     print(f"| measure ({args.envs} envs) | {APPS[0]} | {APPS[1]} | ratio |\n|---|---:|---:|---:|")
