@@ -59,14 +59,12 @@ def _launcher_of(pid: int) -> int | None:
 
 
 def env_processes(env: Any) -> EnvProcesses:
-    """The live processes of ``env`` (a ``hud/Ubuntu-v0`` env, or its wrapper), by sandbox.
-
-    Raises:
-        RuntimeError: the env's desktop is not running (no reset yet, or closed).
-    """
-    pids = env.unwrapped.controller.pids()
+    """The live processes of ``env`` (a ``hud/Ubuntu-v0`` env, or its wrapper), by sandbox; none
+    when its desktop is not running (no reset yet, or closed)."""
+    controller = env.unwrapped.controller
+    pids = controller.pids() if controller is not None else {}
     if pids.get("xvfb") is None:
-        raise RuntimeError("the env's desktop is not running: reset it first")
+        return EnvProcesses()
     roots = {"xvfb": int(pids["xvfb"])}
     if pids.get("wm") is not None:
         roots["wm"] = int(pids["wm"])

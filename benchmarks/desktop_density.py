@@ -8,17 +8,16 @@ Each env (1280x720, openbox, the default sandbox) resets onto a task whose setup
 document's window is up. The baseline is the same envs and tasks with ``xterm`` in place of Calc
 (the file is written all the same). Per variant, all N envs open at once:
 
-- **PSS per env**: ``/proc/<pid>/smaps_rollup`` summed over every process of the env's three
-  sandboxes (Xvfb, openbox, the episode's: bwrap, its init and supervisor, the app and its
-  helpers; :mod:`benchmarks.density_probe`), a few seconds after the last reset; and by program.
-  The benchmark's Python (shared by all N envs) is reported apart.
-- **reset**: ``env.reset`` onto a fresh file, one env at a time while the others stay open:
-  killing the episode, emptying and refilling the home, writing the file, starting the app, its
-  window (wall time; CPU of this process's whole tree, reaped processes included).
+- **PSS per env**: ``/proc/<pid>/smaps_rollup`` summed over every process of the env's sandboxes
+  (Xvfb, openbox, the episode's bwrap, init, supervisor, app; :mod:`benchmarks.density_probe`),
+  after the first resets; and by program. This Python (shared by the N envs) is reported apart.
+- **reset**: ``env.reset`` onto a fresh file, one env at a time while the others stay open (the
+  episode killed, the home emptied and refilled, the file written, the app started, its window):
+  wall time; CPU of this process, the env's Xvfb and openbox, and the new episode's processes.
 - **step**: ``env.step`` typing one character (into the cell, or the terminal), envs in turn:
   wall time, and CPU = ``utime + stime`` of the env's processes and of this process.
 
-Run: ``python -m benchmarks.desktop_density [--envs 8] [--resets 3] [--steps 20]``.
+Run: ``python -m benchmarks.desktop_density [--envs 8] [--resets 3] [--steps 20] [--without-registry]``.
 """
 
 from __future__ import annotations
@@ -39,7 +38,6 @@ import psutil
 
 import hud_gym  # noqa: F401  (registers the ids)
 from benchmarks.density_probe import cpu_seconds, env_processes, pss_kib
-from benchmarks.ubuntu_sandbox import tree_cpu_seconds
 from hud_gym import Task
 from hud_gym.actions import TypeAction
 from hud_gym.controllers.ubuntu import profile
@@ -120,10 +118,19 @@ def timed_step(env: Any, text: str) -> tuple[float, float]:
 
 
 def timed_reset(env: Any, task: Task) -> tuple[float, float]:
-    """Wall ms and CPU ms (this process's tree, reaped processes included) of a reset onto ``task``."""
-    cpu_before, started = tree_cpu_seconds(), time.perf_counter()
+    """Wall ms and CPU ms of a reset onto ``task``: this process, the env's Xvfb and openbox, and
+    the new episode's processes (not the reaped tree: it adds the old episode's whole CPU)."""
+    me = psutil.Process()
+    old = env_processes(env)
+    lasting = [p for p in old.processes() if old.members[p.pid] != "episode"]
+    own_before, started = sum(me.cpu_times()[:2]), time.perf_counter()
+    lasting_before = cpu_seconds(lasting)
     env.reset(options={"task": task})
-    return (time.perf_counter() - started) * 1000, (tree_cpu_seconds() - cpu_before) * 1000
+    wall = time.perf_counter() - started
+    own = sum(me.cpu_times()[:2]) - own_before
+    new = env_processes(env)
+    episode = [p for p in new.processes() if new.members[p.pid] == "episode"]
+    return wall * 1000, (own + cpu_seconds(lasting) - lasting_before + cpu_seconds(episode)) * 1000
 
 
 @contextlib.contextmanager
@@ -138,8 +145,7 @@ def open_envs(n_envs: int) -> Iterator[list[UbuntuEnv]]:
 
 
 def measure_open(envs: list[UbuntuEnv], app: str, resets: int, steps: int, settle: float = 5.0) -> dict[str, Any]:
-    """Measure ``envs`` (fresh from :func:`open_envs`) with ``app``: the first resets, memory,
-    steps, then resets onto fresh files (see the module docstring)."""
+    """Measure ``envs`` (from :func:`open_envs`) with ``app`` (see the module docstring)."""
     result: dict[str, Any] = {"app": app, "first_reset_ms": [], "reset_ms": [], "reset_cpu_ms": []}
     for i, env in enumerate(envs):
         result["first_reset_ms"].append(timed_reset(env, task_for(app, i, 0))[0])
@@ -162,8 +168,8 @@ def measure_open(envs: list[UbuntuEnv], app: str, resets: int, steps: int, settl
 
 
 def measure(app: str, n_envs: int, resets: int, steps: int, registry: bool = True) -> dict[str, Any]:
-    """Open ``n_envs`` envs with ``app``, measure them, close them. ``registry=False``: the home
-    profile without LibreOffice's extension registry (as before 2026-11-27), to see what it saves."""
+    """Open ``n_envs`` envs with ``app``, measure them, close them; ``registry=False``: the home
+    profile without LibreOffice's extension registry (before 2026-11-27)."""
     laid_down = profile._libreoffice_extension_files
     if not registry:
         profile._libreoffice_extension_files = dict
@@ -182,10 +188,10 @@ def summary(result: dict[str, Any]) -> dict[str, float]:
         "pss_max_mib": max(pss),
         "reset_ms": statistics.median(result["reset_ms"]) if result["reset_ms"] else float("nan"),
         "reset_max_ms": max(result["reset_ms"], default=float("nan")),
-        "reset_cpu_ms": statistics.median(result["reset_cpu_ms"]) if result["reset_cpu_ms"] else float("nan"),
+        "reset_cpu_ms": statistics.mean(result["reset_cpu_ms"]) if result["reset_cpu_ms"] else float("nan"),
         "first_reset_ms": statistics.median(result["first_reset_ms"]),
         "step_ms": statistics.median(result["step_ms"]) if result["step_ms"] else float("nan"),
-        "step_cpu_ms": statistics.median(result["step_cpu_ms"]) if result["step_cpu_ms"] else float("nan"),
+        "step_cpu_ms": statistics.mean(result["step_cpu_ms"]) if result["step_cpu_ms"] else float("nan"),
     }
 
 
@@ -198,38 +204,43 @@ def _programs(result: dict[str, Any]) -> str:
     return ", ".join(f"{name} {mib:.1f}" for name, mib in sorted(totals.items(), key=lambda kv: -kv[1]))
 
 
+LABELS = {
+    "pss_mean_mib": "PSS per env, mean MiB",
+    "pss_max_mib": "PSS per env, max MiB",
+    "first_reset_ms": "first reset ms (median)",
+    "reset_ms": "reset onto a fresh file ms (median)",
+    "reset_max_ms": "reset ms (max)",
+    "reset_cpu_ms": "reset CPU ms (mean)",
+    "step_ms": "step ms (median)",
+    "step_cpu_ms": "step CPU ms (mean)",
+}
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--envs", type=int, default=8)
     parser.add_argument("--resets", type=int, default=3, help="resets per env after the first")
     parser.add_argument("--steps", type=int, default=20, help="steps per env")
-    parser.add_argument(
-        "--without-registry", action="store_true", help="also measure Calc with the profile of before 2026-11-27"
-    )
+    parser.add_argument("--without-registry", action="store_true", help="also Calc with the profile of before")
     args = parser.parse_args(argv)
     load = os.getloadavg()
-    results = {app: measure(app, args.envs, args.resets, args.steps) for app in APPS}
-    if args.without_registry:
-        result = measure(APPS[0], args.envs, args.resets, args.steps, registry=False)
-        print(f"without the extension registry in the profile: {summary(result)}")
-    rows = {app: summary(result) for app, result in results.items()}
+    variants = [(app, True) for app in APPS] + ([(APPS[0], False)] if args.without_registry else [])
+    results: dict[str, dict[str, Any]] = {}
+    for app, registry in variants:
+        name = app if registry else f"{app}, no registry"
+        results[name] = measure(app, args.envs, args.resets, args.steps, registry=registry)
+        print(f"({name} done, load average {os.getloadavg()[0]:.1f})", flush=True)
+    rows = {name: summary(result) for name, result in results.items()}
     calc, base = rows[APPS[0]], rows[APPS[1]]
-    print(f"| measure ({args.envs} envs) | {APPS[0]} | {APPS[1]} | ratio |\n|---|---:|---:|---:|")
-    labels = {
-        "pss_mean_mib": "PSS per env, mean MiB",
-        "pss_max_mib": "PSS per env, max MiB",
-        "first_reset_ms": "first reset ms (median)",
-        "reset_ms": "reset onto a fresh file ms (median)",
-        "reset_max_ms": "reset ms (max)",
-        "reset_cpu_ms": "reset CPU ms (median)",
-        "step_ms": "step ms (median)",
-        "step_cpu_ms": "step CPU ms (median)",
-    }
-    for key, label in labels.items():
-        print(f"| {label} | {calc[key]:.1f} | {base[key]:.1f} | {calc[key] / base[key]:.2f}x |")
-    for app, result in results.items():
-        print(f"\n{app}: PSS per env by program (MiB): {_programs(result)}")
-        print(f"{app}: this process's PSS {result['python_pss_kib'] / 1024:.0f} MiB (shared by the {args.envs} envs)")
+    names = list(rows)
+    print(f"| measure ({args.envs} envs) | {' | '.join(names)} | {APPS[0]} / {APPS[1]} |")
+    print("|---|" + "---:|" * (len(names) + 1))
+    for key, label in LABELS.items():
+        cells = " | ".join(f"{rows[name][key]:.1f}" for name in names)
+        print(f"| {label} | {cells} | {calc[key] / base[key]:.2f}x |")
+    for name, result in results.items():
+        print(f"\n{name}: PSS per env by program (MiB): {_programs(result)}")
+        print(f"{name}: this process's PSS {result['python_pss_kib'] / 1024:.0f} MiB (shared by the {args.envs} envs)")
     after = os.getloadavg()
     print(f"\nload average (1 min) {load[0]:.1f} before, {after[0]:.1f} after; {os.cpu_count()} cores")
     print("targets: PSS per env <= 400 MB, reset <= 3 s")
