@@ -70,7 +70,7 @@ def _scan(examples: Path) -> tuple[list[Any], dict[str, DomainReport]]:
                 raise TaskFileError(file, "not an OSWorld example")
             task, entry = _convert_example(file, Row(data=data, index=0))
         except TaskFileError as exc:
-            why[f"malformed: {str(exc)[:120]}"] += 1
+            why[f"malformed: {exc.field or 'file'}: {exc.problem[:120]}"] += 1
             report.why_not = dict(why)
             continue
         report.loads += 1
