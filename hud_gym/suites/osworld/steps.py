@@ -6,7 +6,7 @@ suffix) or, with ``allow_shell=True``, the command; ``execute`` / ``command`` ru
 the sandbox, except OSWorld's ``python -c "import pyautogui; ..."`` keystroke scripts (the save
 before grading), which are read, never run: their ``hotkey`` / ``press`` / ``time.sleep`` calls
 become the desktop's key presses (:func:`pyautogui_keys`); ``sleep`` sleeps (at most
-:data:`MAX_SLEEP` seconds); ``activate_window`` waits for the window; ``download`` copies the
+:data:`MAX_SLEEP` seconds); ``activate_window`` waits for the window (at most :data:`WINDOW_WAIT` seconds); ``download`` copies the
 URL's file from the cache (:mod:`.files`).
 """
 
@@ -30,6 +30,8 @@ __all__ = ["MAX_SLEEP", "OPENERS", "opener_for", "osworld_config", "osworld_down
 
 MAX_SLEEP = 10.0
 """The longest a ``sleep`` step (or a keystroke script's ``time.sleep``) waits."""
+WINDOW_WAIT = 60.0
+"""The longest ``activate_window`` waits for its window (a cold LibreOffice start on a loaded box)."""
 
 OPENERS: dict[str, str] = {
     **dict.fromkeys((".xlsx", ".xls", ".ods", ".csv"), "libreoffice-calc"),
@@ -143,7 +145,7 @@ async def run_step(ctx: FunctionContext, step: dict[str, Any]) -> None:
         await _download(ctx, params)
     elif kind == "activate_window":
         name = re.escape(str(params["window_name"])[:500])
-        await ctx.controller.wait_for_window(f"^{name}$" if params.get("strict") else name, 10.0)
+        await ctx.controller.wait_for_window(f"^{name}$" if params.get("strict") else name, WINDOW_WAIT)
     else:
         raise NotImplementedError(f"OSWorld step {str(kind)[:100]!r} does not run here")
 

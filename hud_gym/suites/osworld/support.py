@@ -33,7 +33,7 @@ UNSUPPORTED_STEPS: Mapping[str, str] = {
 }
 """Step types the task files use that do not run here, with why."""
 
-GETTERS = frozenset({"vm_file", "cloud_file", "cache_file", "rule", "vm_command_line", "list_directory"})
+GETTERS = frozenset({"vm_file", "cloud_file", "cache_file", "rule", "vm_command_line"})
 """The getters supported (``result`` / ``expected`` types)."""
 
 UNSUPPORTED_GETTERS: Mapping[str, str] = {
@@ -43,6 +43,7 @@ UNSUPPORTED_GETTERS: Mapping[str, str] = {
     "vlc_playing_info": "VLC's HTTP interface: not yet",
     "gimp_config_file": "not yet",
     "googledrive_file": "needs a Google account and the network",
+    "list_directory": "not yet",
 }
 """Getters that do not run here, with why (any other is Chromium's CDP or an app-specific one: not yet)."""
 
@@ -72,11 +73,19 @@ def _as_list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else [value]
 
 
+def _uses_sudo(step: dict[str, Any]) -> bool:
+    command = (step.get("parameters") or {}).get("command")
+    words = command if isinstance(command, list) else str(command or "").split()
+    return any(str(w) == "sudo" or str(w).endswith("/sudo") for w in words) or " sudo " in f" {command} "
+
+
 def _step_reasons(steps: Any, where: str) -> list[str]:
     reasons = []
     for step in steps if isinstance(steps, list) else []:
         kind = step.get("type") if isinstance(step, dict) else None
-        if kind not in SETUP_STEPS:
+        if kind in ("execute", "command") and _uses_sudo(step):
+            reasons.append(f"{where} step {kind}: runs sudo (the sandbox's user has no root)")
+        elif kind not in SETUP_STEPS:
             why = UNSUPPORTED_STEPS.get(str(kind), "not yet")
             reasons.append(f"{where} step {kind}: {why}")
     return reasons
@@ -87,7 +96,9 @@ def _getter_reasons(evaluator: Mapping[str, Any]) -> list[str]:
     for key in ("result", "expected"):
         for getter in _as_list(evaluator.get(key)):
             kind = getter.get("type") if isinstance(getter, dict) else None
-            if getter is not None and kind not in GETTERS:
+            if kind == "vm_command_line" and _uses_sudo({"parameters": getter}):
+                reasons.append("getter vm_command_line: runs sudo (the sandbox's user has no root)")
+            elif getter is not None and kind not in GETTERS:
                 why = UNSUPPORTED_GETTERS.get(str(kind), "Chromium's CDP or app-specific getter: not yet")
                 reasons.append(f"getter {kind}: {why}")
     return reasons
