@@ -8,7 +8,6 @@ loopback page; the Xvfb desktop with a loopback download).
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import warnings
 from collections.abc import Iterator
@@ -17,7 +16,7 @@ from typing import Any
 
 import gymnasium
 import pytest
-from local_site import lan_address, serve_directory
+from local_site import serve_directory
 
 from hud_gym import ResponseAction, TaskFileError, load_taskset
 from hud_gym.evaluation import REGISTRY, FunctionContext, resolve_calls
@@ -604,10 +603,17 @@ def test_osworld_paths_outside_the_vm_home_ask_for_absolute_paths(tmp_path: Path
             "id": "argv",
             "instruction": "i",
             "config": [
-                {"type": "execute", "parameters": {"command": ["python", "-c", "import pyautogui; pyautogui.hotkey('ctrl', 's')"]}},
+                {
+                    "type": "execute",
+                    "parameters": {"command": ["python", "-c", "import pyautogui; pyautogui.hotkey('ctrl', 's')"]},
+                },
                 {"type": "download", "parameters": {"files": [{"url": "https://x/y", "path": "/srv/data/y.txt"}]}},
             ],
-            "evaluator": {"func": "exact_match", "result": {"type": "rule", "rules": "a"}, "expected": {"type": "rule", "rules": {"expected": "a"}}},
+            "evaluator": {
+                "func": "exact_match",
+                "result": {"type": "rule", "rules": "a"},
+                "expected": {"type": "rule", "rules": {"expected": "a"}},
+            },
         }
     ]
     path = tmp_path / "examples.json"

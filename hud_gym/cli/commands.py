@@ -217,7 +217,6 @@ def tasksets_list(
     stdout_console().print(table)
 
 
-
 @tasksets_app.command("show")
 def tasksets_show(
     name: Annotated[str, typer.Argument(help="A task set name (see 'hud-gym tasksets list') or a task file.")],
@@ -268,6 +267,7 @@ def tasksets_show(
         table.add_row(r.domain, str(r.total), str(r.loads), str(r.runs_here), why)
     table.add_row("all", *(str(sum(getattr(r, k) for r in reports)) for k in ("total", "loads", "runs_here")), "")
     stdout_console().print(table)
+
 
 # ---------------------------------------------------------------------- doctor, serve
 

@@ -98,10 +98,18 @@ def _table_cases(d: Path) -> list[tuple[str, list[Any], dict[str, Any]]]:
         ("compare_table", [same, gold], rule),
         ("compare_table", [changed, gold], rule),
         ("compare_table", [close, gold], rule),  # equal at the default precision (4 decimals)
-        ("compare_table", [close, gold], {"rules": [{"type": "sheet_data", "sheet_idx0": 0, "sheet_idx1": "EI0", "precision": 6}]}),
+        (
+            "compare_table",
+            [close, gold],
+            {"rules": [{"type": "sheet_data", "sheet_idx0": 0, "sheet_idx1": "EI0", "precision": 6}]},
+        ),
         ("compare_table", [renamed, gold], {"rules": [{"type": "sheet_name"}]}),
         ("compare_table", [two, gold], {"rules": [{"type": "sheet_name"}, *rule["rules"]]}),
-        ("compare_table", [renamed, gold], {"rules": [{"type": "sheet_data", "sheet_idx0": "RNData", "sheet_idx1": "ENSheet1"}]}),
+        (
+            "compare_table",
+            [renamed, gold],
+            {"rules": [{"type": "sheet_data", "sheet_idx0": "RNData", "sheet_idx1": "ENSheet1"}]},
+        ),
         ("compare_table", [same, gold], {"rules": [{"type": "sheet_data", "sheet_idx0": "RI3", "sheet_idx1": "EI0"}]}),
         ("compare_table", [broken, gold], rule),
         ("compare_table", [None, gold], rule),
@@ -157,7 +165,11 @@ def _text_cases(d: Path) -> list[tuple[str, list[Any], dict[str, Any]]]:
         ("check_direct_json_object", [{"a": 2}, {"expected": {"a": 1}}], {}),
         ("check_direct_json_object", ["{'a': 'x'}", {"expected": {"a": "x"}}], {}),
         ("check_direct_json_object", [{"a": "hello"}, {"expected": {"a": "ell"}, "expect_in_result": True}], {}),
-        ("check_direct_json_object", [{"a": ["x", "y"]}, {"expected": {"a": ["z", "y"]}, "expect_in_result": True}], {}),
+        (
+            "check_direct_json_object",
+            [{"a": ["x", "y"]}, {"expected": {"a": ["z", "y"]}, "expect_in_result": True}],
+            {},
+        ),
         ("check_direct_json_object", [{"a": 1}, {"expected": {"a": 1}, "expect_in_result": True}], {}),
         ("check_direct_json_object", [{}, {"expected": {"a": None}}], {}),
         ("diff_text_file", [a, b], {}),
@@ -178,7 +190,7 @@ def _text_cases(d: Path) -> list[tuple[str, list[Any], dict[str, Any]]]:
 def _ours(func: str, args: list[Any], kwargs: dict[str, Any]) -> float | dict[str, str]:
     try:
         return float(METRICS[func](*args, **kwargs))
-    except Exception as exc:  # noqa: BLE001  (compared with OSWorld's outcome)
+    except Exception as exc:
         return {"error": type(exc).__name__}
 
 
@@ -200,7 +212,9 @@ def test_our_metrics_score_as_osworlds_own(tmp_path: Path) -> None:
             same = not isinstance(our, dict) and abs(our - their) < 1e-9
         rows.append((func, our, their))
         if not same:
-            mismatches.append(f"{func}{[Path(x).name if isinstance(x, str) and '/' in x else x for x in args]} {kwargs}: ours {our}, OSWorld's {their}")
+            mismatches.append(
+                f"{func}{[Path(x).name if isinstance(x, str) and '/' in x else x for x in args]} {kwargs}: ours {our}, OSWorld's {their}"
+            )
     assert not mismatches, "\n".join(mismatches)
     # Every supported metric is covered by a pass, a fail and another case.
     for func in METRICS:

@@ -110,4 +110,6 @@ def test_why_not_names_each_reason() -> None:
         "metric compare_pptx_files: not yet",
     ]
     assert why_not({"evaluator": {"func": "infeasible"}}) == []
-    assert why_not({"evaluator": {"func": "x"}}, domain="vs_code") == ["VS Code is not in Debian (not installed on the desktop)"]
+    assert why_not({"evaluator": {"func": "x"}}, domain="vs_code") == [
+        "VS Code is not in Debian (not installed on the desktop)"
+    ]

@@ -97,7 +97,9 @@ class Getters:
         given: list[str | None] = []
         for i, (source, dest) in enumerate(zip(paths, dests, strict=False)):
             target = self.scratch / _file_name(dest, i)
-            got = self._vm_file(str(source), target) if config["type"] == "vm_file" else self._cloud(str(source), target)
+            got = (
+                self._vm_file(str(source), target) if config["type"] == "vm_file" else self._cloud(str(source), target)
+            )
             if i in gives:
                 given.append(got)
         return given[0] if len(given) == 1 else given
@@ -119,7 +121,14 @@ class Getters:
         opener = getattr(controller, "own_network", None)
         own = opener() if opener is not None and not network else None
         try:
-            cached = cached_file(url, name=target.name, network=network, own_network=own, **self.names)
+            cached = cached_file(
+                url,
+                domain=self.names.get("domain"),
+                task_id=self.names.get("task_id"),
+                name=target.name,
+                network=network,
+                own_network=own,
+            )
         finally:
             if own is not None:
                 os.close(own)

@@ -96,7 +96,9 @@ async def osworld_evaluate(ctx: FunctionContext, evaluator: dict[str, Any]) -> G
             await run_step(ctx, step)
         if evaluator["func"] == "infeasible":
             failed = agent_failed(ctx.final_response)
-            return Grade(reward=float(failed), content=f"infeasible: the agent {'answered' if failed else 'did not answer'} FAIL")
+            return Grade(
+                reward=float(failed), content=f"infeasible: the agent {'answered' if failed else 'did not answer'} FAIL"
+            )
         if agent_failed(ctx.final_response):
             return Grade(reward=0.0, content="the agent answered FAIL on a feasible task")
         with tempfile.TemporaryDirectory(prefix="hud-gym-osworld-") as scratch:

@@ -111,7 +111,9 @@ class ExampleMapper:
         for i, step in enumerate(postconfig):
             self.step(step, f"evaluator.postconfig[{i}]")
         for key in ("result", "expected"):
-            for getter in evaluator.get(key) if isinstance(evaluator.get(key), list) else [evaluator.get(key)]:
+            value = evaluator.get(key)
+            getters: list[Any] = value if isinstance(value, list) else [value]
+            for getter in getters:
                 if isinstance(getter, dict) and getter.get("type") == "vm_command_line":
                     self.needs_shell = True
                 if isinstance(getter, dict) and getter.get("type") == "rule" and "rules" not in getter:

@@ -25,6 +25,7 @@ TABLE_RULES = frozenset({"sheet_name", "sheet_data"})
 def _sheet_name(index: int | str, result_names: list[str], expected_names: list[str] | None) -> tuple[str, str]:
     """``(book, name)`` of a sheet index: ``0`` / ``"RI0"`` / ``"RNSheet1"`` of the result,
     ``"EI0"`` / ``"ENSheet1"`` of the expected book (OSWorld's ``_parse_sheet_idx``)."""
+
     def pick(names: list[str] | None, i: str) -> str:
         try:
             return (names or [])[int(i)]
@@ -145,4 +146,3 @@ def compare_docx_files(file1: str | None, file2: str | None, **options: Any) -> 
     if len(first) != len(second):
         return 0.0
     return float(all((a.lower() == b.lower()) if fold else a == b for a, b in zip(first, second, strict=True)))
-

@@ -123,7 +123,7 @@ def _metric_reasons(evaluator: Mapping[str, Any]) -> list[str]:
 
 def why_not(example: Mapping[str, Any], domain: str | None = None) -> list[str]:
     """The reasons ``example`` (an OSWorld task) cannot run here; ``[]``: it can."""
-    if domain in _DOMAIN_REASONS:
+    if domain is not None and domain in _DOMAIN_REASONS:
         return [_DOMAIN_REASONS[domain]]
     evaluator = example.get("evaluator")
     if not isinstance(evaluator, dict):
