@@ -351,7 +351,7 @@ def test_more_mistakes_are_one_line_before_any_job(tmp_path: Path, monkeypatch: 
         "screen_size must be (width, height)",
         "[1, 2, 3]",
     )
-    import hud_gym.suites.osworld.convert as osworld
+    import hud_gym.formats.osworld as osworld
 
     monkeypatch.setattr(osworld, "MAX_SCANNED_FILES", 5)
     (tmp_path / "many").mkdir()

@@ -23,7 +23,7 @@ from hud_gym.formats.common import ConversionReport, ConversionWarning, TaskConv
 from hud_gym.formats.detect import FORMATS, TaskFormat, convert, detect_format, read_taskset
 from hud_gym.formats.gaia import convert_gaia
 from hud_gym.formats.hud import convert_hud
-from hud_gym.suites.osworld.convert import convert_osworld
+from hud_gym.formats.osworld import convert_osworld
 from hud_gym.formats.webvoyager import convert_webvoyager, read_reference_answers
 from hud_gym.tasksets import set_file_reader
 

@@ -20,7 +20,7 @@ from typing import Any, Literal
 from hud_gym.formats.common import ConversionReport, TaskConversion, check_task_calls
 from hud_gym.formats.gaia import convert_gaia, is_gaia_row
 from hud_gym.formats.hud import convert_hud, looks_like_hud
-from hud_gym.suites.osworld.convert import convert_osworld, is_osworld_example
+from hud_gym.formats.osworld import convert_osworld, is_osworld_example
 from hud_gym.formats.webvoyager import convert_webvoyager, is_webvoyager_row
 from hud_gym.task import TaskFileError, TaskSet
 from hud_gym.task_files import parse_json, read_text

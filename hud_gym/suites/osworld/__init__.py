@@ -1,7 +1,8 @@
 """OSWorld (xlang-ai/OSWorld), a suite of the Ubuntu gym: its task files, unchanged, on ``hud/Ubuntu-v0``.
 
-- :mod:`.convert` / :mod:`.mapper`: an OSWorld example as a task (``osworld_config`` setup,
-  ``osworld_evaluate`` grade), or why it does not run here (:mod:`.support`);
+- :mod:`.mapper`: an OSWorld example as a task (``osworld_config`` setup, ``osworld_evaluate``
+  grade), or why it does not run here (:mod:`.support`); ``format="osworld"``
+  (:mod:`hud_gym.formats.osworld`) converts files and directories of examples with it;
 - :mod:`.steps`: OSWorld's ``config`` / ``postconfig`` steps in the episode's sandbox;
 - :mod:`.getters`, :mod:`.metrics_text`, :mod:`.metrics_office`, :mod:`.grading`: OSWorld's
   getters and metric functions, and its way of combining them;

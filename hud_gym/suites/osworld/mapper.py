@@ -1,8 +1,8 @@
 """How one OSWorld example becomes a desktop task: its ``config`` steps run unchanged by
 ``osworld_config`` (:mod:`.steps`) and its ``evaluator`` unchanged by ``osworld_evaluate``
 (:mod:`.grading`), when every step, getter and metric it uses runs here (:func:`.support.why_not`);
-otherwise :class:`ExampleMapper` records why in the example's
-:class:`~hud_gym.formats.common.TaskConversion` and the example is skipped.
+otherwise :func:`convert_example` says why (the converter of ``format="osworld"``,
+:mod:`hud_gym.formats.osworld`, reports it, and skips the example).
 
 The mapper checks the shape the two functions rely on (each step an object with a ``type`` and
 ``parameters``; commands strings or lists of strings; ``func`` a name or a list of names; ``conj``
@@ -18,13 +18,14 @@ import json
 from pathlib import Path
 from typing import Any
 
-from hud_gym.formats.common import Row, TaskConversion
+from dataclasses import dataclass, field
+
 from hud_gym.suites.osworld.getters import OSWORLD_HOME
 from hud_gym.suites.osworld.steps import pyautogui_keys
 from hud_gym.suites.osworld.support import why_not
 from hud_gym.task import TaskFileError
 
-__all__ = ["MAX_EXAMPLE_CHARS", "OSWORLD_HOME", "ExampleMapper"]
+__all__ = ["MAX_EXAMPLE_CHARS", "OSWORLD_HOME", "Converted", "ExampleMapper", "convert_example"]
 
 MAX_EXAMPLE_CHARS = 200_000
 """The largest example (its JSON text) converted; OSWorld's are a few kB."""
@@ -36,18 +37,29 @@ def _known_apps() -> frozenset[str]:
     return frozenset(KNOWN_APPS)
 
 
-class ExampleMapper:
-    """Checks one example and records, in ``entry``, what does not run here and what it needs."""
+@dataclass
+class Converted:
+    """One example, converted: the task's fields (``None`` when it does not run here), why not,
+    and notes (what it needs of the env)."""
 
-    def __init__(self, path: Path, row: Row, entry: TaskConversion) -> None:
+    task: dict[str, Any] | None
+    reasons: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+class ExampleMapper:
+    """Checks one example and records what it needs (:attr:`notes`, :attr:`needs_shell`, ...)."""
+
+    def __init__(self, path: Path, index: int = 0, line: int | None = None) -> None:
         self.path = path
-        self.row = row
-        self.entry = entry
+        self.index = index
+        self.line = line
+        self.notes: list[str] = []
         self.needs_shell = False
         self.needs_absolute_paths = False
 
     def fail(self, message: str, field: str) -> TaskFileError:
-        return TaskFileError(self.path, message, line=self.row.line, index=self.row.index, field=field)
+        return TaskFileError(self.path, message, line=self.line, index=self.index, field=field)
 
     def _check_path(self, value: Any, field: str) -> None:
         if not isinstance(value, str) or not value:
@@ -55,8 +67,8 @@ class ExampleMapper:
         if value.startswith("/") and not (value == OSWORLD_HOME or value.startswith(OSWORLD_HOME + "/")):
             self.needs_absolute_paths = True
             note = f"absolute path {value[:200]!r} needs allow_absolute_paths=True"
-            if note not in self.entry.notes:
-                self.entry.notes.append(note)
+            if note not in self.notes:
+                self.notes.append(note)
 
     def _command(self, params: dict[str, Any], field: str) -> str | list[str]:
         command = params.get("command")
@@ -132,3 +144,39 @@ class ExampleMapper:
             return ["no evaluator"]
         self.evaluator(data["evaluator"])
         return why_not(data, domain)
+
+
+def convert_example(path: Path, data: dict[str, Any], index: int = 0, line: int | None = None) -> Converted:
+    """The task fields of the OSWorld example ``data`` (from ``path``; its domain is the folder's
+    name): setup ``osworld_config(config)``, grade ``osworld_evaluate(evaluator)``; or why it does
+    not run here.
+
+    Raises:
+        TaskFileError: a malformed example (naming the file, the index and the field).
+    """
+    for key in ("id", "instruction"):
+        if not isinstance(data.get(key), str) or not data[key].strip():
+            raise TaskFileError(path, "missing or not a non-empty string", line=line, index=index, field=key)
+    mapper = ExampleMapper(path, index, line)
+    domain = path.parent.name or None
+    reasons = mapper.check(data, domain)
+    if reasons:
+        return Converted(task=None, reasons=reasons, notes=mapper.notes)
+    if mapper.needs_shell:
+        mapper.notes.append("needs allow_shell=True (or the ubuntu container)")
+    task = {
+        "id": data["id"],
+        "prompt": data["instruction"],
+        "gym": "hud-ubuntu",
+        "setup": [{"function": "osworld_config", "args": [data.get("config") or []]}],
+        "evaluate": [{"function": "osworld_evaluate", "args": [data["evaluator"]]}],
+        "metadata": {
+            "benchmark": "osworld",
+            "domain": domain,
+            "related_apps": data.get("related_apps"),
+            "snapshot": data.get("snapshot"),
+            "requires": {"allow_shell": mapper.needs_shell, "allow_absolute_paths": mapper.needs_absolute_paths},
+            "source": {"format": "osworld", "row": data, "file": str(path)},
+        },
+    }
+    return Converted(task=task, notes=mapper.notes)

@@ -15,9 +15,9 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from hud_gym.formats.common import Row, build_task, read_json
-from hud_gym.suites.osworld.convert import _convert_example, is_osworld_example
-from hud_gym.task import TaskFileError, TaskSet
+from hud_gym.suites.osworld.mapper import convert_example
+from hud_gym.task import Task, TaskFileError, TaskSet
+from hud_gym.task_files import parse_json, read_text
 
 __all__ = ["CHECKOUT_ENV_VAR", "DomainReport", "domain_report", "examples_dir", "load", "load_osworld"]
 
@@ -65,20 +65,20 @@ def _scan(examples: Path) -> tuple[list[Any], dict[str, DomainReport]]:
         report.total += 1
         why: Counter[str] = Counter(report.why_not)
         try:
-            data = read_json(file)
-            if not is_osworld_example(data):
-                raise TaskFileError(file, "not an OSWorld example")
-            task, entry = _convert_example(file, Row(data=data, index=0))
+            data = parse_json(file, read_text(file))
+            if not isinstance(data, dict) or "instruction" not in data:
+                raise TaskFileError(file, "not an OSWorld example (no 'instruction')")
+            converted = convert_example(file, data)
         except TaskFileError as exc:
             why[f"malformed: {exc.field or 'file'}: {exc.problem[:120]}"] += 1
             report.why_not = dict(why)
             continue
         report.loads += 1
-        if task is None:
-            for reason in entry.unmapped_evaluator:
+        if converted.task is None:
+            for reason in converted.reasons:
                 why[reason] += 1
         else:
-            tasks.append(build_task(file, task, index=0))
+            tasks.append(Task.model_validate(converted.task))
             report.runs_here += 1
         report.why_not = dict(why)
     return tasks, reports

@@ -31,9 +31,8 @@ from hud_gym.formats.common import (
     build_task,
     check_unique_ids,
     read_json,
-    source_metadata,
 )
-from hud_gym.suites.osworld.mapper import OSWORLD_HOME, ExampleMapper
+from hud_gym.suites.osworld.mapper import OSWORLD_HOME, convert_example
 from hud_gym.task import TaskFileError, TaskSet
 
 __all__ = ["MAX_SCANNED_FILES", "OSWORLD_HOME", "convert_osworld", "is_osworld_example"]
@@ -49,36 +48,13 @@ def is_osworld_example(data: Any) -> bool:
 
 def _convert_example(path: Path, row: Row) -> tuple[dict[str, Any] | None, TaskConversion]:
     data = row.data
-    for field in ("id", "instruction"):
-        if not isinstance(data.get(field), str) or not data[field].strip():
-            raise TaskFileError(path, "missing or not a non-empty string", line=row.line, index=row.index, field=field)
-    entry = TaskConversion(index=row.index, id=data["id"], line=row.line, file=str(path))
-    mapper = ExampleMapper(path, row, entry)
-    domain = path.parent.name if path.parent.name else None
-    reasons = mapper.check(data, domain)
-    if reasons:
-        entry.unmapped_evaluator.extend(reasons)
+    converted = convert_example(path, data, row.index, row.line)
+    entry = TaskConversion(index=row.index, id=data["id"], line=row.line, file=str(path), notes=converted.notes)
+    if converted.task is None:
+        entry.unmapped_evaluator.extend(converted.reasons)
         entry.included = False
-        entry.reason = "does not run here: " + "; ".join(reasons)
-        return None, entry
-    if mapper.needs_shell:
-        entry.notes.append("needs allow_shell=True (or the ubuntu container)")
-    task = {
-        "id": data["id"],
-        "prompt": data["instruction"],
-        "gym": "hud-ubuntu",
-        "setup": [{"function": "osworld_config", "args": [data.get("config") or []]}],
-        "evaluate": [{"function": "osworld_evaluate", "args": [data["evaluator"]]}],
-        "metadata": {
-            "benchmark": "osworld",
-            "domain": domain,
-            "related_apps": data.get("related_apps"),
-            "snapshot": data.get("snapshot"),
-            "requires": {"allow_shell": mapper.needs_shell, "allow_absolute_paths": mapper.needs_absolute_paths},
-            **source_metadata("osworld", data, file=str(path)),
-        },
-    }
-    return task, entry
+        entry.reason = "does not run here: " + "; ".join(converted.reasons)
+    return converted.task, entry
 
 
 def _json_files(directory: Path) -> list[Path]:
