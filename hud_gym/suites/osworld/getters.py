@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+import time
 from pathlib import Path
 from typing import Any
 
@@ -27,10 +28,15 @@ from hud_gym.evaluation.registry import FunctionContext
 from hud_gym.suites.osworld.files import cached_file
 from hud_gym.suites.osworld.metrics_text import MAX_FILE_BYTES
 
-__all__ = ["OSWORLD_HOME", "Getters", "home_path"]
+__all__ = ["OSWORLD_HOME", "SAVED_AT", "SAVE_WAIT", "Getters", "home_path"]
 
 OSWORLD_HOME = "/home/user"
 """The home directory of OSWorld's VM; mapped to the env's home."""
+SAVE_WAIT = 30.0
+"""After a keystroke script's Ctrl+S, the longest a ``vm_file`` getter waits for its file to be
+written (a save takes longer on a loaded box than OSWorld's ``sleep 0.5`` allows for)."""
+SAVED_AT = "osworld_saved_at"
+"""``ctx.state`` key: when a keystroke script pressed Ctrl+S (``time.time()``)."""
 _NAME = re.compile(r"[^A-Za-z0-9._ -]")
 
 
@@ -104,11 +110,26 @@ class Getters:
                 given.append(got)
         return given[0] if len(given) == 1 else given
 
+    def _wait_for_save(self, files: HomeFiles, resolved: Path) -> None:
+        """After a Ctrl+S of the postconfig: until the file is newer than the key press (at most
+        :data:`SAVE_WAIT` seconds; a file that is not saved is read as it is)."""
+        saved_at = self.ctx.state.get(SAVED_AT)
+        if saved_at is None:
+            return
+        deadline = time.monotonic() + SAVE_WAIT
+        while time.monotonic() < deadline:
+            modified = files.mtime(resolved)
+            if modified is None or modified >= saved_at - 1.0:
+                time.sleep(0.5)  # the rename that ends the save, then nothing more
+                return
+            time.sleep(0.25)
+
     def _vm_file(self, path: str, target: Path) -> str | None:
         controller = self.ctx.controller
         files = HomeFiles(Path(controller.home), getattr(controller, "file_owner", None))
         try:
             resolved = controller.resolve_path(home_path(path), check_links=False)
+            self._wait_for_save(files, resolved)
             data = files.read_bytes(resolved, MAX_FILE_BYTES)
         except (OSError, ValueError, PermissionError):
             return None  # missing, not a file, a link out of the home: OSWorld's None (the task fails)

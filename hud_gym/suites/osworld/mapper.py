@@ -15,10 +15,9 @@ OSWorld's keystroke scripts, a launch of a program that is not a known desktop a
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-
-from dataclasses import dataclass, field
 
 from hud_gym.suites.osworld.getters import OSWORLD_HOME
 from hud_gym.suites.osworld.steps import pyautogui_keys

@@ -16,6 +16,7 @@ import ast
 import asyncio
 import os
 import re
+import time
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,7 @@ from hud_gym.controllers.ubuntu.functions import launch
 from hud_gym.controllers.ubuntu.homefs import HomeFiles
 from hud_gym.evaluation.registry import FunctionContext, setup_function
 from hud_gym.suites.osworld.files import cached_file
-from hud_gym.suites.osworld.getters import OSWORLD_HOME, home_path
+from hud_gym.suites.osworld.getters import OSWORLD_HOME, SAVED_AT, home_path
 
 __all__ = ["MAX_SLEEP", "OPENERS", "opener_for", "osworld_config", "osworld_download", "pyautogui_keys", "run_step"]
 
@@ -95,6 +96,8 @@ async def _command(ctx: FunctionContext, params: dict[str, Any]) -> None:
     keys = pyautogui_keys(script) if script is not None else None
     controller = ctx.controller
     if keys is not None:
+        if ["ctrl", "s"] in keys:
+            ctx.state[SAVED_AT] = time.time()  # the getters wait for the save (``getters.SAVE_WAIT``)
         for item in keys:
             if isinstance(item, float):
                 await asyncio.sleep(item)
