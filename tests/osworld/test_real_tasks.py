@@ -32,6 +32,9 @@ TASKS = {task.id: task for task in load_osworld(SAMPLE)}
 SEQ = "7efeb4b1-3d19-4762-b163-63328d66303b"  # Calc: fill "Seq No." as "No. #"
 LOWER = "d53ff5ee-3b1a-431e-b2be-30ed2673079b"  # Writer: upper case to lower case
 SPARK = "2bd59342-0664-4ccb-ba87-79379096cc08"  # Calc, infeasible: sparkline charts
+SORT = "51b11269-2ca8-4b2a-9163-f21758420e78"  # Calc: sort the records by amount, ascending
+TITLE = "e528b65e-1107-4b8c-8988-490e4fece599"  # Writer: capitalize the first letter of each word
+RECORDS = [("Dora", 40), ("Bob", 10), ("Eve", 30), ("Carl", 20)]
 
 
 def _need_desktop() -> None:
@@ -58,6 +61,22 @@ def _seq_book(path: Path, filled: bool) -> None:
     for i in range(1, 5):
         sheet.append([f"No. {i}" if filled else None, f"O-{i}", 100 * i])
     book.save(path)
+
+
+def _records_book(path: Path, ordered: bool) -> None:
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.append(["Name", "Amount"])
+    for row in sorted(RECORDS, key=lambda r: r[1]) if ordered else RECORDS:
+        sheet.append(list(row))
+    book.save(path)
+
+
+def _title_doc(path: Path, gold: bool) -> None:
+    document = docx.Document()
+    for text in ("the old town", "a walk by the sea"):
+        document.add_paragraph(text.title() if gold else text)
+    document.save(path)
 
 
 def _lower_doc(path: Path, gold: bool) -> None:
@@ -137,6 +156,33 @@ def test_writer_upper_case_to_lower_case(tmp_path: Path, monkeypatch: pytest.Mon
         TypeAction(text="Bring the notes."),
     ]
     assert _run(TASKS[LOWER], "presentation_instruction_2023_Feb.docx", typing) == (0.0, 1.0)
+
+
+def test_calc_sort_records_by_amount(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _need_desktop()
+    source, gold = _urls(TASKS[SORT])
+    _mirror(tmp_path, monkeypatch, {source: lambda p: _records_book(p, False), gold: lambda p: _records_book(p, True)})
+    # Retype the records in order from A2: Tab to the next column, Enter back to column A.
+    typing: list[Any] = [ClickAction(point=(70, 208)), WaitAction(time=1000)]
+    for name, amount in sorted(RECORDS, key=lambda r: r[1]):
+        typing += [TypeAction(text=name), PressAction(keys=["tab"]), TypeAction(text=str(amount))]
+        typing.append(PressAction(keys=["Return"]))
+    assert _run(TASKS[SORT], "Arrang_Value_min_to_max.xlsx", typing) == (0.0, 1.0)
+
+
+def test_writer_capitalize_each_word(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _need_desktop()
+    source, gold = _urls(TASKS[TITLE])
+    _mirror(tmp_path, monkeypatch, {source: lambda p: _title_doc(p, False), gold: lambda p: _title_doc(p, True)})
+    typing = [
+        ClickAction(point=(640, 400)),
+        WaitAction(time=1000),
+        PressAction(keys=["ctrl", "a"]),
+        TypeAction(text="The Old Town"),
+        PressAction(keys=["Return"]),
+        TypeAction(text="A Walk By The Sea"),
+    ]
+    assert _run(TASKS[TITLE], "Geography_And_Magical_Realism.docx", typing) == (0.0, 1.0)
 
 
 def test_an_infeasible_task_grades_the_agents_fail() -> None:
