@@ -59,3 +59,16 @@ def test_tasksets_show_prints_the_domains() -> None:
     assert rows == {r.domain: r.model_dump() for r in domain_report(SAMPLE)}
     missing = CliRunner().invoke(app, ["tasksets", "show", "OSWorld-Ubuntu", "--osworld", "/nonexistent"])
     assert missing.exit_code == 2 and "not an OSWorld checkout" in missing.output
+
+
+def test_a_repeated_id_is_reported_and_the_task_itself_wins_over_its_win_variant(tmp_path: Path) -> None:
+    calc = tmp_path / "evaluation_examples" / "examples" / "libreoffice_calc"
+    calc.mkdir(parents=True)
+    example = {"id": "t1", "instruction": "i", "evaluator": {"func": "infeasible"}}
+    (calc / "t1-win.json").write_text(json.dumps({**example, "instruction": "windows"}))
+    (calc / "t1.json").write_text(json.dumps(example))
+    (report,) = domain_report(tmp_path)
+    assert (report.total, report.loads, report.runs_here) == (2, 1, 1)
+    assert report.why_not == {"duplicate id (the task of libreoffice_calc/t1.json)": 1}
+    (task,) = load_osworld(tmp_path)
+    assert task.prompt == "i"

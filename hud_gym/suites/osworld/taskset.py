@@ -58,7 +58,10 @@ def examples_dir(path: str | os.PathLike[str] | None = None) -> Path:
 def _scan(examples: Path) -> tuple[list[Any], dict[str, DomainReport]]:
     tasks: list[Any] = []
     reports: dict[str, DomainReport] = {}
-    files = sorted(p for p in examples.glob("*/*.json") if p.is_file() and not p.is_symlink())[:_MAX_FILES]
+    seen: dict[str, str] = {}
+    # A "-win" variant (a Windows version of a task, same id) after the task itself.
+    found = (p for p in examples.glob("*/*.json") if p.is_file() and not p.is_symlink())
+    files = sorted(found, key=lambda p: (p.name.endswith("-win.json"), str(p)))[:_MAX_FILES]
     for file in files:
         domain = file.parent.name
         report = reports.setdefault(domain, DomainReport(domain=domain))
@@ -73,6 +76,11 @@ def _scan(examples: Path) -> tuple[list[Any], dict[str, DomainReport]]:
             why[f"malformed: {exc.field or 'file'}: {exc.problem[:120]}"] += 1
             report.why_not = dict(why)
             continue
+        if data["id"] in seen:
+            why[f"duplicate id (the task of {seen[data['id']][:100]})"] += 1
+            report.why_not = dict(why)
+            continue
+        seen[data["id"]] = f"{domain}/{file.name}"
         report.loads += 1
         if converted.task is None:
             for reason in converted.reasons:
