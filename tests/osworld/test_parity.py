@@ -29,6 +29,8 @@ MODULES = {
     "check_direct_json_object": "general",
     "diff_text_file": "general",
     "check_csv": "general",
+    "check_list": "general",
+    "check_image_size": "gimp",
     "compare_csv": "table",
     "compare_table": "table",
     "compare_docx_files": "docs",
@@ -184,6 +186,25 @@ def _text_cases(d: Path) -> list[tuple[str, list[Any], dict[str, Any]]]:
         ("check_csv", [a, {"expect": [{"name": "a"}], "unexpect": [{"score": "2"}]}], {}),
         ("check_csv", [a, {"expect": [{"name": "z"}]}], {}),
         ("check_csv", [None, {"expect": []}], {}),
+        ("check_list", [a, {"expect": [r"^a,\d", "b,2"], "unexpect": ["^z"]}], {}),
+        ("check_list", [a, {"expect": ["a,1"], "unexpect": [r"b,\d"]}], {}),
+        ("check_list", [a, {"expect": ["nowhere"]}], {}),
+        ("check_list", [None, {"expect": []}], {}),
+        ("check_list", [a, {}], {}),
+    ]
+
+
+def _image_cases(d: Path) -> list[tuple[str, list[Any], dict[str, Any]]]:
+    from PIL import Image
+
+    png = d / "image.png"
+    Image.new("RGB", (40, 30), "red").save(png)
+    return [
+        ("check_image_size", [str(png), {"width": 40, "height": 30}], {}),
+        ("check_image_size", [str(png), {"width": 41}], {}),
+        ("check_image_size", [str(png), {"height": 30}], {}),
+        ("check_image_size", [str(png), {}], {}),
+        ("check_image_size", [None, {"width": 40}], {}),
     ]
 
 
@@ -197,7 +218,7 @@ def _ours(func: str, args: list[Any], kwargs: dict[str, Any]) -> float | dict[st
 @pytest.mark.timeout(600)
 def test_our_metrics_score_as_osworlds_own(tmp_path: Path) -> None:
     python = _overlay_python()
-    cases = _text_cases(tmp_path) + _table_cases(tmp_path) + _docx_cases(tmp_path)
+    cases = _text_cases(tmp_path) + _table_cases(tmp_path) + _docx_cases(tmp_path) + _image_cases(tmp_path)
     payload = [{"module": MODULES[f], "func": f, "args": a, "kwargs": k} for f, a, k in cases]
     done = subprocess.run(
         [str(python), str(RUNNER)], input=json.dumps(payload), capture_output=True, text=True, timeout=500, check=True

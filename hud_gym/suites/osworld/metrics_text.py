@@ -17,11 +17,15 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from hud_gym.evaluation.patterns import compile_task_pattern
+
 __all__ = [
     "MAX_FILE_BYTES",
     "check_csv",
     "check_direct_json_object",
+    "check_image_size",
     "check_include_exclude",
+    "check_list",
     "compare_csv",
     "diff_text_file",
     "exact_match",
@@ -146,3 +150,33 @@ def check_direct_json_object(result: Any, rules: Mapping[str, Any]) -> float:
         return _contains_expected(expected, result)
     except Exception:  # noqa: BLE001  (OSWorld scores any malformed result 0)
         return 0.0
+
+
+def check_list(result: str | None, rules: Mapping[str, Any]) -> float:
+    """1 when every ``rules["expect"]`` regex is found on some line of the file and no
+    ``rules["unexpect"]`` regex on any (the task's regexes run time-bounded:
+    :mod:`hud_gym.evaluation.patterns`; one that does not finish raises, scored 0)."""
+    if result is None:
+        return 0.0
+    expect = [compile_task_pattern(p) for p in rules.get("expect", [])]
+    unexpect = [compile_task_pattern(p) for p in rules.get("unexpect", [])]
+    found = [False] * len(expect)
+    clean = True
+    for line in read_text(result).splitlines(keepends=True):
+        for i, pattern in enumerate(expect):
+            found[i] = found[i] or pattern.search(line) is not None
+        clean = clean and all(p.search(line) is None for p in unexpect)
+    return float(all(found) and clean)
+
+
+def check_image_size(src_path: str | None, rule: Mapping[str, Any]) -> float:
+    """1 when the image's height and width are ``rule``'s (each only when given)."""
+    if src_path is None:
+        return 0.0
+    from PIL import Image
+
+    with Image.open(src_path) as image:
+        width, height = image.size
+    height_ok = rule.get("height") is None or height == rule["height"]
+    width_ok = rule.get("width") is None or width == rule["width"]
+    return float(height_ok and width_ok)

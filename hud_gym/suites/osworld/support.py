@@ -58,6 +58,8 @@ METRICS: Mapping[str, Metric] = {
     "diff_text_file": metrics_text.diff_text_file,
     "compare_csv": metrics_text.compare_csv,
     "check_csv": metrics_text.check_csv,
+    "check_list": metrics_text.check_list,
+    "check_image_size": metrics_text.check_image_size,
     "compare_table": metrics_office.compare_table,
     "compare_docx_files": metrics_office.compare_docx_files,
 }
