@@ -119,6 +119,9 @@ _LIBREOFFICE_ITEMS = (
     ("/org.openoffice.Office.Recovery/AutoSave", "Enabled", "false"),
     ("/org.openoffice.Office.Recovery/RecoveryInfo", "Enabled", "false"),
     ("/org.openoffice.Office.Common/Misc", "CrashReport", "false"),
+    # Saving an .xlsx/.docx/.pptx keeps its format without asking (as on OSWorld's VM: its tasks save
+    # with Ctrl+S before grading, and a "Keep current format?" dialog would swallow the save).
+    ("/org.openoffice.Office.Common/Save/Document", "WarnAlienFormat", "false"),
 )
 
 _LIBREOFFICE_XCU = (
