@@ -2,7 +2,7 @@
 PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
-EXTRAS ?= dev,miniwob,ubuntu,sb3,ray,train,docker,agents,ui
+EXTRAS ?= dev,miniwob,ubuntu,sb3,ray,train,docker,agents,ui,osworld
 STAMP  := $(VENV)/.installed
 
 .PHONY: demo test test-fast check docs bench install system clean wheel-smoke
@@ -67,7 +67,12 @@ $(STAMP): pyproject.toml Makefile scripts/install-system.sh scripts/overlay-venv
 	# verifiers 0.4 pins openai<3 (the agents extra needs openai 3): it gets a venv layered over this
 	# one, holding only what differs (tests/test_verifiers_v1.py runs itself there).
 	bash scripts/overlay-venv.sh $(PY) $(VENV)-verifiers "verifiers>=0.4,<0.5"
+	# OSWorld's own metric functions, for the grading-parity test (tests/osworld/test_parity.py):
+	# desktop-env without its dependencies (its pins: gymnasium 0.28, numpy<2, torch 2.5), plus only
+	# what its compared metric modules import.
+	bash scripts/overlay-venv.sh $(PY) $(VENV)-osworld formulas xmltodict tldextract cssselect pdfplumber scikit-image
+	bash scripts/overlay-venv.sh $(PY) $(VENV)-osworld --no-deps "desktop-env==1.0.2"
 	touch $@
 
 clean:
-	rm -rf $(VENV) $(VENV)-verifiers build site *.egg-info .pytest_cache .hypothesis .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(VENV)-verifiers $(VENV)-osworld build site *.egg-info .pytest_cache .hypothesis .mypy_cache .ruff_cache

@@ -8,7 +8,6 @@ loopback page; the Xvfb desktop with a loopback download).
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import warnings
 from collections.abc import Iterator
@@ -17,7 +16,7 @@ from typing import Any
 
 import gymnasium
 import pytest
-from local_site import lan_address, serve_directory
+from local_site import serve_directory
 
 from hud_gym import ResponseAction, TaskFileError, load_taskset
 from hud_gym.evaluation import REGISTRY, FunctionContext, resolve_calls
@@ -147,9 +146,11 @@ def test_load_taskset_reads_every_format_and_takes_an_explicit_one() -> None:
 
 
 def test_load_taskset_warns_about_skipped_osworld_examples() -> None:
-    with pytest.warns(ConversionWarning, match="2 of 5 task"):
+    with pytest.warns(ConversionWarning, match="4 of 5 task"):
         taskset = load_taskset(OSWORLD)
     assert sorted(t.id for t in taskset) == [
+        "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+        "1f2e3d4c-5b6a-4978-8695-a4b3c2d1e0f9",
         "5b1c9a3e-2d4f-4e6a-9c8b-7a6d5e4f3a21",
         "9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b",
     ]
@@ -456,60 +457,30 @@ def test_hud_jsonl_errors_name_the_line(tmp_path: Path) -> None:
 
 def test_osworld_report_says_exactly_what_did_not_map() -> None:
     taskset, report = convert_osworld(OSWORLD)
-    assert len(report.tasks) == 5 and len(taskset) == 2
-    skipped = {e.id: e for e in report.skipped}
-    chrome = skipped["7c6b5a4f-3e2d-4c1b-9a0f-8e7d6c5b4a39"]
-    assert chrome.unmapped_config == ["chrome_open_tabs"] and chrome.unmapped_evaluator == ["is_expected_bookmarks"]
-    calc = skipped["1f2e3d4c-5b6a-4978-8695-a4b3c2d1e0f9"]
-    assert calc.unmapped_config == [
-        "open (.xlsx: no app for it on hud-gym's desktop)",
-        "postconfig.activate_window",
-        "postconfig.execute",
+    assert len(report.tasks) == 5 and len(taskset) == 4
+    (chrome,) = report.skipped
+    assert chrome.id == "7c6b5a4f-3e2d-4c1b-9a0f-8e7d6c5b4a39"
+    assert chrome.unmapped_evaluator == [
+        "config step chrome_open_tabs: Chromium's tabs over CDP are not wired to the suite yet",
+        "getter bookmarks: Chromium's CDP or app-specific getter: not yet",
+        "metric is_expected_bookmarks: not yet",
     ]
-    assert calc.unmapped_evaluator == ["compare_table"]
-    assert calc.file.endswith("libreoffice_calc/1f2e3d4c-5b6a-4978-8695-a4b3c2d1e0f9.json")
-    infeasible = skipped["0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d"]
-    assert infeasible.unmapped_config == [] and infeasible.unmapped_evaluator[0].startswith("infeasible")
-    for entry in report.skipped:
-        assert entry.reason.startswith("no hud-gym equivalent for")
-    assert (
-        "skipped 0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d: no hud-gym equivalent for evaluator infeasible"
-        in report.summary()
-    )
+    assert chrome.reason.startswith("does not run here: config step chrome_open_tabs")
+    assert chrome.file.endswith("chrome/7c6b5a4f-3e2d-4c1b-9a0f-8e7d6c5b4a39.json")
 
 
-def test_osworld_mapped_example_uses_our_desktop_functions() -> None:
+def test_osworld_example_keeps_its_own_steps_and_evaluator() -> None:
     original = json.loads(OSWORLD_MOVE.read_text(encoding="utf-8"))
     taskset, report = convert_osworld(OSWORLD_MOVE)
     task = taskset[0]
     assert task.gym == "hud-ubuntu" and task.prompt == original["instruction"] and task.id == original["id"]
-    assert [c.function for c in task.setup] == ["run", "download_file", "open_file", "wait_for_window"]
-    assert task.setup[0].args == ['mkdir -p "${HOME}/Desktop"']
-    assert task.setup[1].args == [
-        "https://huggingface.co/datasets/example/resolve/main/notes.txt",
-        "~/Desktop/notes.txt",
-    ]
-    assert task.setup[2].args == ["~/Desktop/notes.txt"]
-    assert task.evaluate == [
-        FunctionConfig(
-            function="command_output_check",
-            args=["ls $HOME/Desktop/reports"],
-            kwargs={"include": ["notes.txt"], "exclude": ["No such file"]},
-        ),
-        FunctionConfig(
-            function="command_output_check",
-            args=["test -e $HOME/Desktop/notes.txt && echo present || echo moved"],
-            kwargs={"expected": "moved\n"},
-        ),
-    ]
-    assert task.config == {"evaluate_combine": "min", "network": True}  # the download asks for the network
-    assert task.metadata["requires"] == {"allow_shell": True, "allow_absolute_paths": False, "allow_network": True}
+    assert task.setup == [FunctionConfig(function="osworld_config", args=[original["config"]])]
+    assert task.evaluate == [FunctionConfig(function="osworld_evaluate", args=[original["evaluator"]])]
+    assert task.metadata["benchmark"] == "osworld" and task.metadata["domain"] == "os"
+    assert task.metadata["requires"] == {"allow_shell": True, "allow_absolute_paths": False}
     assert task.metadata["source"]["row"] == original and task.metadata["related_apps"] == ["os", "terminal"]
-    notes = report.tasks[0].notes
-    assert "sleep dropped (setup functions wait on real conditions)" in notes
-    assert "needs allow_shell=True (or the ubuntu container)" in notes
+    assert "needs allow_shell=True (or the ubuntu container)" in report.tasks[0].notes
     launch = convert_osworld(OSWORLD / "os" / "9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b.json")[0][0]
-    assert launch.setup == [FunctionConfig(function="launch", args=["xterm"], kwargs={"args": [], "wait": False})]
     assert launch.metadata["requires"]["allow_shell"] is False  # xterm is one of the desktop's own apps
 
 
@@ -526,18 +497,9 @@ def test_osworld_mapped_example_uses_our_desktop_functions() -> None:
         ({"id": "", "instruction": "i", "config": []}, "id", "non-empty string"),
         ({"id": "x", "instruction": "i", "config": [], "evaluator": {"func": 3}}, "evaluator.func", "'func' must be"),
         (
-            {
-                "id": "x",
-                "instruction": "i",
-                "config": [],
-                "evaluator": {
-                    "func": "exact_match",
-                    "result": {"type": "vm_command_line", "command": "ls"},
-                    "expected": {"type": "rule", "rules": {"expected": 1}},
-                },
-            },
-            "evaluator.expected.rules.expected",
-            "exact_match needs",
+            {"id": "x", "instruction": "i", "config": [], "evaluator": {"func": "exact_match", "conj": "xor"}},
+            "evaluator.conj",
+            "'conj' must be 'and' or 'or'",
         ),
     ],
 )
@@ -553,55 +515,46 @@ def test_osworld_malformed_examples_name_file_and_field(
 
 @pytest.mark.e2e
 @pytest.mark.timeout(120)
-def test_osworld_example_runs_on_the_desktop(tmp_path: Path, loopback: tuple[str, Path]) -> None:
+def test_osworld_example_runs_on_the_desktop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from hud_gym.controllers.ubuntu.display import DesktopNotAvailableError, require_programs
+    from hud_gym.suites.osworld.files import url_key
 
     try:
         require_programs("openbox")
     except DesktopNotAvailableError as exc:
         pytest.skip(str(exc))
-    address = lan_address()
-    if address is None:
-        pytest.skip("no non-loopback address to serve the download from (the host's loopback is refused)")
-    _, root = loopback
-    with serve_directory(root, address) as base:
-        example = json.loads(OSWORLD_MOVE.read_text(encoding="utf-8"))
-        example["config"][1]["parameters"]["files"][0]["url"] = f"{base}/notes.txt"
-        path = tmp_path / "example.json"
-        path.write_text(json.dumps(example), encoding="utf-8")
-        task = convert_osworld(path)[0][0]
-        env = gymnasium.make("hud/Ubuntu-v0", task=task, allow_shell=True, allow_network=True, in_container=False)
-        try:
-            _, info = env.reset(seed=0)
-        except BaseException:
-            env.close()
-            raise
+    example = json.loads(OSWORLD_MOVE.read_text(encoding="utf-8"))
+    url = example["config"][1]["parameters"]["files"][0]["url"]
+    mirror = tmp_path / "mirror"
+    (mirror / "by-url").mkdir(parents=True)
+    (mirror / "by-url" / url_key(url)).write_text("meeting at 10\nbring the reports\n", encoding="utf-8")
+    monkeypatch.setenv("HUD_GYM_OSWORLD_FILES", str(mirror))
+    monkeypatch.setenv("HUD_GYM_HOME", str(tmp_path / "home"))
+    task = convert_osworld(OSWORLD_MOVE)[0][0]
+    env = gymnasium.make("hud/Ubuntu-v0", task=task, allow_shell=True, in_container=False)
     try:
+        _, info = env.reset(seed=0)
         assert info["status"] == "ok"
         controller = env.unwrapped.controller
         notes = controller.home / "Desktop" / "notes.txt"
-        assert notes.read_text(encoding="utf-8") == "meeting at 10\nbring the reports\n"
+        assert notes.read_text(encoding="utf-8") == "meeting at 10\nbring the reports\n"  # from the mirror, offline
         titles = [w["title"] for w in env.unwrapped._runner.run(controller.windows(), timeout=10)]
-        assert "notes.txt - Editor" in titles  # 'open' started the editor on the file
+        assert any("notes.txt" in t for t in titles)  # 'open' started gedit on the file
         before = env.unwrapped.evaluate()
-        assert before.reward == 0.0 and not before.is_error and before.info["combine"] == "min"
+        assert before.reward == 0.0 and not before.is_error
         # What the agent would do from its terminal: the grade reads the real files.
         (controller.home / "Desktop" / "reports").mkdir()
         notes.rename(controller.home / "Desktop" / "reports" / "notes.txt")
         after = env.unwrapped.evaluate()
-        assert after.reward == 1.0 and not after.is_error
+        assert after.reward == 1.0 and not after.is_error, after.content
         moved = "~/Desktop/reports/notes.txt"
         cases = [
             ({"include": ["meeting"], "exclude": ["cancelled"]}, 1.0, "passes"),
-            ({"expected": "meeting at 10\nbring the reports\n"}, 1.0, "passes"),
             ({"expected": "meeting at 10"}, 0.0, "expected exactly"),
-            ({"exclude": ["reports"]}, 0.0, "contains the excluded ['reports']"),
         ]
         for kwargs, reward, content in cases:
             grade = _run_on_desktop(env, "file_content_check", [moved], kwargs)
             assert grade.reward == reward and content in grade.content
-        missing = _run_on_desktop(env, "file_content_check", ["~/nowhere.txt"], {"include": ["x"]})
-        assert missing.reward == 0.0 and not missing.is_error and "does not exist" in missing.content
     finally:
         env.close()
 
@@ -644,44 +597,31 @@ def test_osworld_commands_need_the_shell(tmp_path: Path) -> None:
         env.close()
 
 
-def test_osworld_home_paths_in_an_argv_become_a_shell_string_that_keeps_every_argument(tmp_path: Path) -> None:
-    import subprocess
-
-    tricky = '/home/user/it\'s "quoted" $NOT_EXPANDED `nor this`.txt'
+def test_osworld_paths_outside_the_vm_home_ask_for_absolute_paths(tmp_path: Path) -> None:
     example = [
         {
             "id": "argv",
             "instruction": "i",
             "config": [
-                {"type": "execute", "parameters": {"command": ["printf", "%s|", tricky, "/tmp/x y"]}},
-                {"type": "execute", "parameters": {"command": "ls /srv", "shell": False}},
+                {
+                    "type": "execute",
+                    "parameters": {"command": ["python", "-c", "import pyautogui; pyautogui.hotkey('ctrl', 's')"]},
+                },
                 {"type": "download", "parameters": {"files": [{"url": "https://x/y", "path": "/srv/data/y.txt"}]}},
             ],
             "evaluator": {
                 "func": "exact_match",
-                "result": {"type": "vm_command_line", "command": ["true"]},
-                "expected": {"type": "rule", "rules": {"expected": ""}},
+                "result": {"type": "rule", "rules": "a"},
+                "expected": {"type": "rule", "rules": {"expected": "a"}},
             },
         }
     ]
     path = tmp_path / "examples.json"
     path.write_text(json.dumps(example), encoding="utf-8")
     taskset, report = convert_osworld(path)
-    first, second, download = taskset[0].setup
-    assert second.args == [["ls", "/srv"]] and download.args == ["https://x/y", "/srv/data/y.txt"]
-    assert taskset[0].metadata["requires"] == {"allow_shell": True, "allow_absolute_paths": True, "allow_network": True}
+    # A keystroke script is read, never run: it needs no shell.
+    assert taskset[0].metadata["requires"] == {"allow_shell": False, "allow_absolute_paths": True}
     assert "absolute path '/srv/data/y.txt' needs allow_absolute_paths=True" in report.tasks[0].notes
-    (command,) = first.args
-    assert isinstance(command, str)
-    done = subprocess.run(
-        ["bash", "-c", command],
-        capture_output=True,
-        text=True,
-        timeout=10,
-        check=True,
-        env={"HOME": str(tmp_path), "PATH": os.environ["PATH"]},
-    )
-    assert done.stdout == f'{tmp_path}/it\'s "quoted" $NOT_EXPANDED `nor this`.txt|/tmp/x y|'
 
 
 def test_download_file_takes_only_http_urls() -> None:

@@ -94,10 +94,20 @@ def test_a_custom_gym_build_context_must_be_built_first() -> None:
 
 @pytest.mark.parametrize(
     ("name", "loader"),
-    [("OSWorld-Ubuntu", "format='osworld'"), ("GAIA", "format='gaia'"), ("WebVoyager", "format='webvoyager'")],
+    [("OSWorld-Verified", "format='osworld'"), ("GAIA", "format='gaia'"), ("WebVoyager", "format='webvoyager'")],
 )
 def test_a_hud_hub_task_set_name_fails_in_one_line_naming_the_loader(name: str, loader: str) -> None:
     with pytest.raises(ValueError) as caught:
         hud_gym.load_taskset(name)
     message = str(caught.value)
     assert "\n" not in message and "HUD hub task set" in message and loader in message
+
+
+def test_osworld_ubuntu_without_a_checkout_fails_in_one_line_naming_the_variable(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("HUD_GYM_OSWORLD", raising=False)
+    with pytest.raises(ValueError) as caught:
+        hud_gym.load_taskset("OSWorld-Ubuntu")  # the OSWorld suite's set, from a local checkout
+    message = str(caught.value)
+    assert "\n" not in message and "HUD_GYM_OSWORLD=<checkout path>" in message

@@ -149,7 +149,8 @@ def test_task_qa_block_and_taskset_block() -> None:
     assert len(my_taskset) == 2 and my_taskset.description == "My set"
 
 
-def test_load_taskset_block_fails_in_one_line_for_a_hub_name() -> None:
+def test_load_taskset_block_fails_in_one_line_for_a_hub_name(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("HUD_GYM_OSWORLD", raising=False)
     # seed: task.mdx, "Load predefined sets from the HUD platform" (hud-gym is offline: see the message)
     from hud_gym.hud import load_taskset
 
@@ -157,8 +158,8 @@ def test_load_taskset_block_fails_in_one_line_for_a_hub_name() -> None:
         taskset = await load_taskset("OSWorld-Ubuntu")
         print(f"Number of tasks: {len(taskset)}")  # TaskSet acts like a list
 
-    with pytest.raises(ValueError, match="HUD hub task set.*format='osworld'"):
-        asyncio.run(main())
+    with pytest.raises(ValueError, match="needs a local OSWorld checkout.*HUD_GYM_OSWORLD"):
+        asyncio.run(main())  # hud-gym is offline: OSWorld-Ubuntu is read from a local checkout
 
     async def local() -> int:
         taskset = await load_taskset("qa-basic")  # a local set, awaited as HUD's

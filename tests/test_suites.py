@@ -33,7 +33,10 @@ def test_the_builtin_suites_extend_their_gyms() -> None:
         ("qa-basic", "qa"),
         ("miniwob", "browser"),
         ("desktop-basic", "ubuntu"),
+        ("osworld", "ubuntu"),
     ]
+    assert "OSWorld-Ubuntu" in available_tasksets()
+    assert REGISTRY.get("evaluate", "ubuntu", "osworld_evaluate").name == "osworld_evaluate"
     assert all(suite in all_suites() for suite in BUILTIN_SUITES) and get_suite("miniwob") in suites_of("browser")
     assert {"qa-basic", "desktop-basic", "miniwob", "miniwob-official", "miniwob-flight"} <= set(available_tasksets())
     assert load_taskset("qa-basic").id == "qa-basic" and len(load_taskset("desktop-basic")) == 14

@@ -90,6 +90,14 @@ class HomeFiles:
             return None
         return "file" if stat.S_ISREG(mode) else "dir" if stat.S_ISDIR(mode) else "other"
 
+    def mtime(self, path: Path) -> float | None:
+        """When ``path`` was last modified (links inside the home followed); ``None`` when it does not exist."""
+        try:
+            with self._open(path, os.O_PATH) as fd:
+                return os.fstat(fd).st_mtime
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+
     def _check_regular(self, fd: int, path: Path) -> os.stat_result:
         """``fd``'s status, when it is a regular file this process may read for the task.
 

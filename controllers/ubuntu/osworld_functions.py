@@ -1,4 +1,4 @@
-"""Desktop functions OSWorld examples map onto (the converter is :mod:`hud_gym.formats.osworld`), beyond
+"""Desktop functions OSWorld examples map onto (the OSWorld suite, :mod:`hud_gym.suites.osworld`, has its own), beyond
 the desktop gym's own (:mod:`hud_gym.controllers.ubuntu.functions`).
 
 - setup :func:`download_file`: OSWorld's ``download`` (an http(s) URL to a path in the home);

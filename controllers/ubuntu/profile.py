@@ -16,7 +16,9 @@ What each file sets:
   Impress, images in GIMP, audio and video in VLC, text in gedit, folders in PCManFM, web pages
   and ``http(s)`` links in Chromium (started as :data:`~.apps.CHROMIUM_ARGV`).
 - LibreOffice's ``registrymodifications.xcu``: first run done, no tip of the day, no "what's new"
-  bar, autosave and recovery information off.
+  bar, autosave and recovery information off. Its extension registry as its first start leaves it
+  (no bundled extension, as Debian's), so a start does not build it again: ~1 s of CPU of every
+  Calc, Writer or Impress start (``benchmarks/README.md``, "Desktop density").
 - GIMP's ``gimprc`` and ``sessionrc``: no update check, its single window on the screen. VLC's ``vlcrc``: no privacy/network question, no update
   check, and its web interface on the sandbox's own loopback (port 8080, password ``password``:
   OSWorld's VLC getters read the player's state there).
@@ -117,6 +119,9 @@ _LIBREOFFICE_ITEMS = (
     ("/org.openoffice.Office.Recovery/AutoSave", "Enabled", "false"),
     ("/org.openoffice.Office.Recovery/RecoveryInfo", "Enabled", "false"),
     ("/org.openoffice.Office.Common/Misc", "CrashReport", "false"),
+    # Saving an .xlsx/.docx/.pptx keeps its format without asking (as on OSWorld's VM: its tasks save
+    # with Ctrl+S before grading, and a "Keep current format?" dialog would swallow the save).
+    ("/org.openoffice.Office.Common/Save/Document", "WarnAlienFormat", "false"),
 )
 
 _LIBREOFFICE_XCU = (
@@ -141,6 +146,37 @@ def _gimp_sessionrc() -> str | None:
     except OSError:
         return None
     return text.replace("(position 200 100)", "(position 0 0)").replace('(maximized "no")', '(maximized "yes")')
+
+
+_LIBREOFFICE_INSTALL = Path("/usr/lib/libreoffice")
+
+_BACKEND_DBS = {
+    "configuration": '<conf:configuration-backend-db xmlns:conf="http://openoffice.org/extensionmanager/configuration-registry/2010"/>',
+    "help": '<help:help-backend-db xmlns:help="http://openoffice.org/extensionmanager/help-registry/2010"/>',
+}
+
+
+@functools.cache
+def _libreoffice_extension_files() -> dict[str, str]:
+    """LibreOffice's user extension registry as its first start writes it when the install has no
+    bundled extension (home-relative path -> content); empty without LibreOffice, or when the
+    install has bundled extensions (then LibreOffice registers them itself at its first start)."""
+    try:
+        versionrc = (_LIBREOFFICE_INSTALL / "program/versionrc").read_text(encoding="utf-8")
+        bundled = list((_LIBREOFFICE_INSTALL / "share/extensions").iterdir())
+    except OSError:
+        return {}
+    build = [line.split("=", 1)[1].strip() for line in versionrc.splitlines() if line.startswith("buildid=")]
+    if bundled or not build:
+        return {}
+    files, user = {".config/libreoffice/4/user/extensions/buildid": build[0]}, ".config/libreoffice/4/user"
+    for folder in ("extensions/bundled", "extensions/shared", "extensions/tmp", "uno_packages/cache"):
+        for kind, root in _BACKEND_DBS.items():
+            registry = f"{user}/{folder}/registry/com.sun.star.comp.deployment.{kind}.PackageRegistryBackend"
+            files[f"{registry}/backenddb.xml"] = f'<?xml version="1.0"?>\n{root}\n'
+        if folder.startswith("extensions/") and folder != "extensions/tmp":
+            files[f"{user}/{folder}/lastsynchronized"] = "1"
+    return files
 
 
 _VLCRC = """[qt]
@@ -196,6 +232,7 @@ def profile_files() -> dict[str, str]:
         ".config/vlc/vlcrc": _VLCRC,
         ".thunderbird/profiles.ini": _THUNDERBIRD_PROFILES,
         f"{THUNDERBIRD_PROFILE}/user.js": _THUNDERBIRD_USER_JS,
+        **_libreoffice_extension_files(),
     }
     sessionrc = _gimp_sessionrc()
     if sessionrc is not None:

@@ -1,4 +1,4 @@
-"""``hud-gym run``, ``tasksets list``, ``doctor`` and ``serve``."""
+"""``hud-gym run``, ``tasksets list|show``, ``doctor`` and ``serve``."""
 
 from __future__ import annotations
 
@@ -214,6 +214,58 @@ def tasksets_list(
             "—" if row["tasks"] is None else str(row["tasks"]),
             str(row["description"]) if row["error"] is None else f"[red]unavailable:[/] {row['error']}",
         )
+    stdout_console().print(table)
+
+
+@tasksets_app.command("show")
+def tasksets_show(
+    name: Annotated[str, typer.Argument(help="A task set name (see 'hud-gym tasksets list') or a task file.")],
+    osworld: Annotated[
+        str | None, typer.Option("--osworld", help="The OSWorld checkout (default: $HUD_GYM_OSWORLD).")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+) -> None:
+    """One task set: its tasks; for OSWorld-Ubuntu, per domain how many tasks load, how many
+    run here, and why the others do not."""
+    from rich.table import Table
+
+    if name.lower() != "osworld-ubuntu":
+        from hud_gym.tasksets import load_taskset
+
+        try:
+            taskset = load_taskset(name)
+        except (ValueError, OSError) as exc:
+            raise CLIError(str(exc)) from None
+        rows = [{"id": t.id, "gym": t.gym, "prompt": (t.prompt or "")[:80]} for t in taskset]
+        if as_json:
+            typer.echo(json.dumps({"name": name, "tasks": rows}, indent=1))
+            return
+        table = Table(title=f"{name}: {len(rows)} tasks", title_justify="left")
+        for column in ("id", "gym", "prompt"):
+            table.add_column(column)
+        for row in rows:
+            table.add_row(str(row["id"]), str(row["gym"]), str(row["prompt"]))
+        stdout_console().print(table)
+        return
+    from hud_gym.suites.osworld.taskset import domain_report
+
+    try:
+        reports = domain_report(osworld)
+    except ValueError as exc:
+        raise CLIError(str(exc)) from None
+    if as_json:
+        typer.echo(json.dumps([r.model_dump() for r in reports], indent=1))
+        return
+    table = Table(title="OSWorld-Ubuntu", title_justify="left")
+    for column in ("domain", "tasks", "load", "run here", "why the others do not (tasks)"):
+        table.add_column(column, justify="left" if column.startswith(("domain", "why")) else "right")
+    for r in reports:
+        reasons = sorted(r.why_not.items(), key=lambda item: -item[1])
+        why = "\n".join(f"{count} {reason}" for reason, count in reasons[:6])
+        if len(reasons) > 6:
+            why += f"\n... {len(reasons) - 6} more reasons"
+        table.add_row(r.domain, str(r.total), str(r.loads), str(r.runs_here), why)
+    table.add_row("all", *(str(sum(getattr(r, k) for r in reports)) for k in ("total", "loads", "runs_here")), "")
     stdout_console().print(table)
 
 

@@ -1,42 +1,17 @@
-"""OSWorld example files (``evaluation_examples/examples/<app>/<id>.json``) as desktop tasks, as
-far as they map onto hud-gym's desktop functions.
+"""OSWorld example files (``evaluation_examples/examples/<domain>/<id>.json``) as desktop tasks.
 
 An example is ``{"id", "instruction", "config": [{"type", "parameters"}], "evaluator": {"func",
 "result", "expected", "options", "conj", "postconfig"}, "related_apps", "snapshot", "source"}``.
-It becomes a ``hud-ubuntu`` task whose prompt is the instruction when every setup step and every
-evaluator part maps; otherwise it is skipped and :class:`~hud_gym.formats.common.ConversionReport`
-says exactly what did not map (:attr:`TaskConversion.unmapped_config`,
-:attr:`TaskConversion.unmapped_evaluator`) and what changed (:attr:`TaskConversion.notes`).
+It becomes a ``hud-ubuntu`` task whose prompt is the instruction, whose setup is
+``osworld_config(config)`` and whose grade is ``osworld_evaluate(evaluator)``: OSWorld's own
+steps and evaluator, unchanged, run by :mod:`hud_gym.suites.osworld.steps` and graded by
+:mod:`hud_gym.suites.osworld.grading` as OSWorld grades them. An example using a step, getter or
+metric that does not run here (:mod:`hud_gym.suites.osworld.support`) is skipped, and the
+:class:`~hud_gym.formats.common.ConversionReport` says why (``TaskConversion.reason``).
 
-What maps:
-
-======================================  ==============================================================
-OSWorld                                 hud-gym
-======================================  ==============================================================
-``launch`` ``{command, shell}``         ``launch(app, args, wait=False)`` (a shell string:
-                                        ``launch("bash", ["-lc", cmd])``)
-``execute`` / ``command``               ``run(command)`` (a non-zero exit fails the reset here;
-                                        OSWorld ignores it). ``until`` does not map.
-``download`` ``{files: [{url, path}]}`` ``download_file(url, path)`` per file
-``open`` ``{path}`` of a text file      ``open_file(path)`` (the text editor); other files (office
-                                        documents, images) do not map: no app for them
-``activate_window`` ``{window_name}``   ``wait_for_window(title)`` (new windows take the focus under
-                                        openbox; focus is not forced). ``by_class`` does not map.
-``sleep``                               dropped (setup functions wait on real conditions)
-``exact_match`` / ``check_include_     ``command_output_check`` over a ``vm_command_line`` result,
-exclude`` with a ``rule`` expectation   ``file_content_check`` over a ``vm_file`` result
-``conj`` ``and`` / ``or``               ``config.evaluate_combine`` ``min`` / ``max``
-``postconfig`` ``sleep``                dropped
-======================================  ==============================================================
-
-Everything else (``chrome_open_tabs``, ``googledrive``, ``upload_file``, ``infeasible``, the ~170
-app-specific metrics and their getters, ``options``, other ``postconfig`` steps) does not map.
-
-Paths: OSWorld's VM home ``/home/user`` is the env's home (``~/...``); in commands it becomes
-``$HOME`` (an argv naming it runs through ``bash -lc``). Commands need the env's
-``allow_shell=True`` (or the gym's container), which each task's ``metadata["requires"]`` says;
-a ``download`` makes the task ask for the network (``config.network``), which needs the env's
-``allow_network=True`` (``download_file`` fetches nothing for an episode without it).
+Paths: OSWorld's VM home ``/home/user`` is the env's home. What a task needs of the env is in its
+``metadata["requires"]`` (``allow_shell``, ``allow_absolute_paths``). Files come from the cache
+and the mirror (:mod:`hud_gym.suites.osworld.files`).
 
 Example:
     >>> taskset, report = convert_osworld("evaluation_examples/examples/os")  # doctest: +SKIP
@@ -56,9 +31,8 @@ from hud_gym.formats.common import (
     build_task,
     check_unique_ids,
     read_json,
-    source_metadata,
 )
-from hud_gym.formats.osworld_mapper import OSWORLD_HOME, ExampleMapper
+from hud_gym.suites.osworld.mapper import OSWORLD_HOME, convert_example
 from hud_gym.task import TaskFileError, TaskSet
 
 __all__ = ["MAX_SCANNED_FILES", "OSWORLD_HOME", "convert_osworld", "is_osworld_example"]
@@ -74,62 +48,13 @@ def is_osworld_example(data: Any) -> bool:
 
 def _convert_example(path: Path, row: Row) -> tuple[dict[str, Any] | None, TaskConversion]:
     data = row.data
-    for field in ("id", "instruction"):
-        if not isinstance(data.get(field), str) or not data[field].strip():
-            raise TaskFileError(path, "missing or not a non-empty string", line=row.line, index=row.index, field=field)
-    entry = TaskConversion(index=row.index, id=data["id"], line=row.line, file=str(path))
-    mapper = ExampleMapper(path, row, entry)
-    config = data.get("config") or []
-    if not isinstance(config, list):
-        raise mapper.fail("'config' must be a list of steps", "config")
-    setup: list[Any] = []
-    for i, step in enumerate(config):
-        calls = mapper.setup_step(step, f"config[{i}]")
-        if calls is not None:
-            setup.extend(calls)
-    if "evaluator" not in data:
-        entry.unmapped_evaluator.append("no evaluator")
-        evaluation = None
-    else:
-        evaluation = mapper.evaluate(data["evaluator"])
-    if entry.unmapped_config or entry.unmapped_evaluator:
-        parts = []
-        if entry.unmapped_config:
-            parts.append("setup steps " + ", ".join(entry.unmapped_config))
-        if entry.unmapped_evaluator:
-            parts.append("evaluator " + ", ".join(entry.unmapped_evaluator))
+    converted = convert_example(path, data, row.index, row.line)
+    entry = TaskConversion(index=row.index, id=data["id"], line=row.line, file=str(path), notes=converted.notes)
+    if converted.task is None:
+        entry.unmapped_evaluator.extend(converted.reasons)
         entry.included = False
-        entry.reason = "no hud-gym equivalent for " + "; ".join(parts)
-        return None, entry
-    assert evaluation is not None
-    calls, combine = evaluation
-    if mapper.needs_shell:
-        entry.notes.append("needs allow_shell=True (or the ubuntu container)")
-    if mapper.needs_network:
-        entry.notes.append("downloads: needs allow_network=True (the task asks for the network)")
-    requires = {
-        "allow_shell": mapper.needs_shell,
-        "allow_absolute_paths": mapper.needs_absolute_paths,
-        "allow_network": mapper.needs_network,
-    }
-    config = {"evaluate_combine": combine} if combine else {}
-    if mapper.needs_network:
-        config["network"] = True
-    task = {
-        "id": data["id"],
-        "prompt": data["instruction"],
-        "gym": "hud-ubuntu",
-        "setup": setup or None,
-        "evaluate": calls,
-        "config": config or None,
-        "metadata": {
-            "related_apps": data.get("related_apps"),
-            "snapshot": data.get("snapshot"),
-            "requires": requires,
-            **source_metadata("osworld", data, file=str(path)),
-        },
-    }
-    return task, entry
+        entry.reason = "does not run here: " + "; ".join(converted.reasons)
+    return converted.task, entry
 
 
 def _json_files(directory: Path) -> list[Path]:

@@ -47,7 +47,6 @@ _OSWORLD = (
     "with load_taskset(path, format='osworld')"
 )
 HUB_TASKSETS: dict[str, str] = {
-    "osworld-ubuntu": _OSWORLD,
     "osworld-verified": _OSWORLD,
     "osworld": _OSWORLD,
     "gaia": "download GAIA's metadata.jsonl (huggingface.co/datasets/gaia-benchmark/GAIA) and load it with "

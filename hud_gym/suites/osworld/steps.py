@@ -1,0 +1,195 @@
+"""OSWorld's ``config`` / ``postconfig`` steps on the desktop, and the ``osworld_download`` setup function.
+
+Every step runs in the episode's sandbox as its uid or through the desktop's input (never on
+the host): ``launch`` / ``open`` start a known desktop app (:data:`OPENERS`, by the file's
+suffix) or, with ``allow_shell=True``, the command; ``execute`` / ``command`` run the command in
+the sandbox, except OSWorld's ``python -c "import pyautogui; ..."`` keystroke scripts (the save
+before grading), which are read, never run: their ``hotkey`` / ``press`` / ``time.sleep`` calls
+become the desktop's key presses (:func:`pyautogui_keys`); ``sleep`` sleeps (at most
+:data:`MAX_SLEEP` seconds); ``activate_window`` waits for the window (at most :data:`WINDOW_WAIT` seconds); ``download`` copies the
+URL's file from the cache (:mod:`.files`).
+"""
+
+from __future__ import annotations
+
+import ast
+import asyncio
+import os
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+from hud_gym.actions import PressAction
+from hud_gym.controllers.ubuntu.functions import launch
+from hud_gym.controllers.ubuntu.homefs import HomeFiles
+from hud_gym.evaluation.registry import FunctionContext, setup_function
+from hud_gym.suites.osworld.files import cached_file
+from hud_gym.suites.osworld.getters import OSWORLD_HOME, SAVED_AT, home_path
+
+__all__ = ["MAX_SLEEP", "OPENERS", "opener_for", "osworld_config", "osworld_download", "pyautogui_keys", "run_step"]
+
+MAX_SLEEP = 10.0
+"""The longest a ``sleep`` step (or a keystroke script's ``time.sleep``) waits."""
+WINDOW_WAIT = 60.0
+"""The longest ``activate_window`` waits for its window (a cold LibreOffice start on a loaded box)."""
+
+OPENERS: dict[str, str] = {
+    **dict.fromkeys((".xlsx", ".xls", ".ods", ".csv"), "libreoffice-calc"),
+    **dict.fromkeys((".docx", ".doc", ".odt", ".rtf"), "libreoffice-writer"),
+    **dict.fromkeys((".pptx", ".ppt", ".odp"), "libreoffice-impress"),
+    **dict.fromkeys((".png", ".jpg", ".jpeg", ".xcf", ".bmp", ".gif", ".tif", ".tiff", ".webp"), "gimp"),
+    **dict.fromkeys((".mp4", ".mp3", ".wav", ".avi", ".mkv", ".webm", ".ogg", ".flac", ".mov"), "vlc"),
+}
+"""The known desktop app that opens a file, by suffix (any other file: the text editor, gedit)."""
+
+_PYAUTOGUI = re.compile(r"\A\s*import pyautogui\s*;")
+_MAX_SCRIPT = 2000
+
+
+def opener_for(path: str) -> str:
+    """The known app ``open`` starts on ``path``."""
+    return OPENERS.get(Path(path).suffix.lower(), "gedit")
+
+
+def pyautogui_keys(script: str) -> list[list[str] | float] | None:
+    """The key presses (lists of keys) and pauses (seconds) of an OSWorld keystroke script
+    (``import pyautogui; pyautogui.hotkey("ctrl", "s"); time.sleep(0.5)``), read as Python's
+    syntax tree, never run; ``None`` when it is anything else."""
+    if len(script) > _MAX_SCRIPT or not _PYAUTOGUI.match(script):
+        return None
+    try:
+        tree = ast.parse(script)
+    except SyntaxError:
+        return None
+    out: list[list[str] | float] = []
+    for node in tree.body:
+        if isinstance(node, ast.Import) and all(a.name in ("pyautogui", "time") for a in node.names):
+            continue
+        if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)):
+            return None
+        call = node.value
+        name = ast.unparse(call.func)
+        try:
+            args = [ast.literal_eval(a) for a in call.args]
+        except ValueError:
+            return None
+        flat = [k for a in args for k in (a if isinstance(a, list) else [a])]
+        if name in ("pyautogui.hotkey", "pyautogui.press") and flat and all(isinstance(k, str) for k in flat):
+            out += [flat] if name == "pyautogui.hotkey" else [[k] for k in flat]
+        elif name == "time.sleep" and len(flat) == 1 and isinstance(flat[0], (int, float)):
+            out.append(min(float(flat[0]), MAX_SLEEP))
+        else:
+            return None
+    return out
+
+
+def _script_of(command: Any) -> str | None:
+    if isinstance(command, list) and len(command) == 3 and command[0] in ("python", "python3") and command[1] == "-c":
+        return str(command[2])
+    return None
+
+
+async def _command(ctx: FunctionContext, params: dict[str, Any]) -> None:
+    command = params["command"]
+    script = _script_of(command)
+    keys = pyautogui_keys(script) if script is not None else None
+    controller = ctx.controller
+    if keys is not None:
+        if ["ctrl", "s"] in keys:
+            ctx.state[SAVED_AT] = time.time()  # the getters wait for the save (``getters.SAVE_WAIT``)
+        for item in keys:
+            if isinstance(item, float):
+                await asyncio.sleep(item)
+            else:
+                await controller.step(PressAction(keys=item))
+        return
+    controller.require_shell("an OSWorld execute step")
+    if isinstance(command, list):
+        command = [str(a).replace(OSWORLD_HOME, os.fspath(controller.home)) for a in command]
+    else:
+        command = str(command).replace(OSWORLD_HOME, "$HOME")
+    await controller.run(command, timeout=120.0)  # OSWorld ignores the exit code
+
+
+async def _launch(ctx: FunctionContext, params: dict[str, Any]) -> None:
+    command = params["command"]
+    argv = command if isinstance(command, list) else str(command).split()
+    argv = [home_path(str(a)) for a in argv]
+    await launch(ctx, argv[0], argv[1:], wait=False)
+
+
+async def _open(ctx: FunctionContext, params: dict[str, Any]) -> None:
+    path = home_path(str(params["path"]))
+    await launch(ctx, opener_for(path), [path], wait=False)
+
+
+async def _download(ctx: FunctionContext, params: dict[str, Any]) -> None:
+    for item in params["files"]:
+        await osworld_download(ctx, str(item["url"]), str(item["path"]))
+
+
+async def run_step(ctx: FunctionContext, step: dict[str, Any]) -> None:
+    """Run one ``config`` / ``postconfig`` step (see the module docstring).
+
+    Raises:
+        NotImplementedError: a step type that does not run here (:mod:`.support` lists them).
+    """
+    kind, params = step.get("type"), step.get("parameters") or {}
+    if kind == "sleep":
+        await asyncio.sleep(min(float(params.get("seconds", 1)), MAX_SLEEP))
+    elif kind in ("execute", "command"):
+        await _command(ctx, params)
+    elif kind == "launch":
+        await _launch(ctx, params)
+    elif kind == "open":
+        await _open(ctx, params)
+    elif kind == "download":
+        await _download(ctx, params)
+    elif kind == "activate_window":
+        name = re.escape(str(params["window_name"])[:500])
+        await ctx.controller.wait_for_window(f"^{name}$" if params.get("strict") else name, WINDOW_WAIT)
+    else:
+        raise NotImplementedError(f"OSWorld step {str(kind)[:100]!r} does not run here")
+
+
+@setup_function("ubuntu")
+async def osworld_download(ctx: FunctionContext, url: str, path: str) -> dict[str, Any]:
+    """OSWorld's ``download``: ``url``'s file (from the cache, the mirror or the network:
+    :func:`~hud_gym.suites.osworld.files.cached_file`) written to ``path`` in the env's home,
+    a fresh file given to the sandbox's uid. Returns ``{"path", "bytes"}``.
+
+    Raises:
+        OSWorldFileMissing: the file is nowhere to be had (a ``setup_error`` naming the URL).
+    """
+    controller = ctx.controller
+    target = controller.resolve_path(home_path(path))
+    metadata = (ctx.task.metadata or {}) if ctx.task is not None else {}
+    network = bool(getattr(controller, "episode_network", False))
+    opener = getattr(controller, "own_network", None)
+    own = opener() if opener is not None and not network else None
+    try:
+        cached = await asyncio.to_thread(
+            cached_file,
+            url,
+            domain=metadata.get("domain"),
+            task_id=ctx.task.id if ctx.task is not None else None,
+            name=target.name,
+            network=network,
+            own_network=own,
+        )
+    finally:
+        if own is not None:
+            os.close(own)
+    data = await asyncio.to_thread(cached.read_bytes)
+    files = HomeFiles(Path(controller.home), getattr(controller, "file_owner", None))
+    files.mkdir(target.parent)
+    size = await asyncio.to_thread(files.replace, target, [data])
+    return {"path": str(target), "bytes": size}
+
+
+@setup_function("ubuntu")
+async def osworld_config(ctx: FunctionContext, steps: list[dict[str, Any]]) -> None:
+    """Run an OSWorld task's ``config`` steps, in order (:func:`run_step`)."""
+    for step in steps:
+        await run_step(ctx, step)
