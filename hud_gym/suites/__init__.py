@@ -7,17 +7,18 @@ registers itself the same way: ``hud_gym.register_suite(MY_SUITE)``. See ``docs/
 
 - :mod:`.miniwob`: MiniWoB++ in the browser gym;
 - :mod:`.qa_basic`: the ``qa-basic`` task set of the QA gym;
-- :mod:`.desktop_basic`: the ``desktop-basic`` task set of the Ubuntu gym.
+- :mod:`.desktop_basic`: the ``desktop-basic`` task set of the Ubuntu gym;
+- :mod:`.files`: the ``files`` task families of the Ubuntu gym (issue 26).
 
 Example:
     >>> [suite.name for suite in BUILTIN_SUITES]
-    ['qa-basic', 'miniwob', 'desktop-basic']
+    ['qa-basic', 'miniwob', 'desktop-basic', 'files']
 """
 
 from __future__ import annotations
 
 from hud_gym.core.suite import Suite, register_suite
-from hud_gym.suites import desktop_basic, miniwob, qa_basic
+from hud_gym.suites import desktop_basic, files, miniwob, qa_basic
 
 __all__ = ["BUILTIN_SUITES"]
 
@@ -25,5 +26,6 @@ BUILTIN_SUITES: tuple[Suite, ...] = (
     register_suite(qa_basic.SUITE),
     register_suite(miniwob.SUITE),
     register_suite(desktop_basic.SUITE),
+    register_suite(files.SUITE),
 )
 """The suites hud-gym ships."""
