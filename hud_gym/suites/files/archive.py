@@ -20,6 +20,7 @@ import base64
 import io
 import tarfile
 from dataclasses import dataclass
+from typing import Any
 
 from hud_gym.suites.files.script import ScriptOracle, family_random, family_task, shell_script
 from hud_gym.task import Task
@@ -69,8 +70,8 @@ def generate(seed: int, difficulty: int) -> Task:
     texts = {name: text for name, text in p.files.items() if name.endswith(".txt")}
     if difficulty == 1:
         goal = "Pack the folder ~/project into the gzip-compressed tar archive ~/project.tar.gz (its members named project/...)."
-        setup = [("write_tree", "project", dict(p.files))]
-        checks = [("archive_members", "project.tar.gz", {f"project/{n}": t for n, t in p.files.items()})]
+        setup: list[tuple[Any, ...]] = [("write_tree", "project", dict(p.files))]
+        checks: list[tuple[Any, ...]] = [("archive_members", "project.tar.gz", {f"project/{n}": t for n, t in p.files.items()})]
     elif difficulty == 2:
         goal = "Pack only the Markdown (.md) files of ~/project into the zip archive ~/docs.zip, each stored under its own name (no folder)."
         setup = [("write_tree", "project", dict(p.files))]
@@ -100,5 +101,8 @@ def oracle(task: Task) -> ScriptOracle:
         return shell_script(["cd ~/project && python3 -m zipfile -c ~/docs.zip *.md"])
     texts = " ".join(sorted(name for name in p.files if name.endswith(".txt")))
     return shell_script(
-        ["mkdir -p restore && tar xzf incoming.tar.gz -C restore", f"cd ~/restore && python3 -m zipfile -c ~/texts.zip {texts}"]
+        [
+            "mkdir -p restore && tar xzf incoming.tar.gz -C restore",
+            f"cd ~/restore && python3 -m zipfile -c ~/texts.zip {texts}",
+        ]
     )

@@ -15,6 +15,7 @@ Example:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from hud_gym.suites.files.script import ScriptOracle, family_random, family_task, shell_script
 from hud_gym.task import Task
@@ -66,7 +67,7 @@ def generate(seed: int, difficulty: int) -> Task:
         goal = f"write the path of {what} (relative to ~/notes, e.g. work/call-3.txt) into ~/found.txt" + (
             "" if difficulty == 1 else ", one per line"
         )
-        check = ("file_lines", "found.txt", list(p.matches), False)
+        check: tuple[Any, ...] = ("file_lines", "found.txt", list(p.matches), False)
     else:
         goal = "copy every such note into a new folder ~/found (directly in it, keeping each file's name)"
         check = ("tree_equals", "found", {path.rsplit("/", 1)[-1]: p.notes[path] for path in p.matches})

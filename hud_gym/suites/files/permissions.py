@@ -43,9 +43,13 @@ def plan(seed: int, difficulty: int) -> Plan:
         names = [f"{stem}.sh" for stem in stems]
         files = {name: (f"#!/bin/sh\necho {name}\n", "644") for name in names}
         target = rng.choice(names)
-        return Plan("bin", files, {f"bin/{target}": "755"}, f"Make the script ~/bin/{target} executable: mode 755 (rwxr-xr-x).")
+        return Plan(
+            "bin", files, {f"bin/{target}": "755"}, f"Make the script ~/bin/{target} executable: mode 755 (rwxr-xr-x)."
+        )
     if difficulty == 2:
-        files = {f"{stem}.txt": (f"{stem} {rng.randrange(10**6)}\n", rng.choice(("644", "664", "666"))) for stem in stems}
+        files = {
+            f"{stem}.txt": (f"{stem} {rng.randrange(10**6)}\n", rng.choice(("644", "664", "666"))) for stem in stems
+        }
         modes = {"private": "700", **{f"private/{name}": "600" for name in files}}
         rule = "Make every file in ~/private readable and writable by its owner only (mode 600), and the folder ~/private itself accessible by its owner only (mode 700)."
         return Plan("private", files, modes, rule)

@@ -45,7 +45,7 @@ def plan(seed: int, difficulty: int) -> Plan:
     rng = family_random(FAMILY, seed, difficulty)
     clients = [f"10.0.{rng.randrange(256)}.{rng.randrange(1, 255)}" for _ in range(3 + 2 * difficulty)]
     statuses = rng.sample(("200", "301", "404", "500", "403"), 3) + ["404"]
-    counts = dict(zip(dict.fromkeys(statuses), rng.sample(range(2, 4 + 4 * difficulty), 4)))
+    counts = dict(zip(dict.fromkeys(statuses), rng.sample(range(2, 4 + 4 * difficulty), 4), strict=False))
     statuses_pool = [status for status, count in counts.items() for _ in range(count)]
     rng.shuffle(statuses_pool)
     lines = [f"{rng.choice(clients)} {rng.choice(_METHODS)} {rng.choice(_PATHS)} {s}" for s in statuses_pool]

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from hud_gym.actions import CLAAction, TypeAction, WaitAction
-from hud_gym.task import FunctionConfig, Task
+from hud_gym.task import Task, expand_config
 
 __all__ = ["ScriptOracle", "family_random", "family_task", "shell_script"]
 
@@ -63,8 +63,8 @@ def family_task(
     seed: int,
     difficulty: int,
     prompt: str,
-    setup: list[FunctionConfig | tuple[Any, ...]],
-    evaluate: list[FunctionConfig | tuple[Any, ...]],
+    setup: Sequence[Any],
+    evaluate: Sequence[Any],
     config: dict[str, Any] | None = None,
 ) -> Task:
     """The task of a desktop family: graded by the minimum of its evaluate calls (every check
@@ -74,8 +74,8 @@ def family_task(
         id=f"{family}-{seed}-d{difficulty}",
         prompt=prompt,
         gym="hud-ubuntu",
-        setup=setup,
-        evaluate=evaluate,
+        setup=expand_config(list(setup)),
+        evaluate=expand_config(list(evaluate)),
         metadata={
             "benchmark": suite,
             "family": family,

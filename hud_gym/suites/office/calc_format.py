@@ -17,10 +17,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from hud_gym.actions import CLAAction, PressAction
+from hud_gym.actions import PressAction
 from hud_gym.suites.files.script import family_random
 from hud_gym.suites.office.common import office_task
-from hud_gym.suites.office.keys import KeyScript, goto_cell, open_document, save_keeping_format
+from hud_gym.suites.office.keys import KeyScript, Step, goto_cell, open_document, save_keeping_format
 from hud_gym.task import Task
 
 __all__ = ["generate", "oracle", "plan"]
@@ -29,7 +29,11 @@ FAMILY = "calc-format"
 DOCUMENT = "prices.xlsx"
 _KINDS = ("percent", "currency", "date")
 _SHORTCUT = {"percent": "5", "currency": "4", "date": "3"}
-_WHAT = {"percent": "the rates (column A) as percentages", "currency": "the prices (column B) as currency", "date": "the due days (column C, day numbers) as dates"}
+_WHAT = {
+    "percent": "the rates (column A) as percentages",
+    "currency": "the prices (column B) as currency",
+    "date": "the due days (column C, day numbers) as dates",
+}
 
 
 def plan(seed: int, difficulty: int) -> list[list[Any]]:
@@ -62,7 +66,7 @@ def oracle(task: Task) -> KeyScript:
     """Selects each column's data cells and presses its format shortcut, then saves."""
     meta = task.metadata or {}
     rows = plan(meta["seed"], meta["difficulty"])
-    actions: list[CLAAction] = []
+    actions: list[Step] = []
     for column, kind in enumerate(_KINDS[: meta["difficulty"]]):
         actions += goto_cell(f"{'ABC'[column]}2")
         actions += [PressAction(keys=["shift", "down"])] * (len(rows) - 2)

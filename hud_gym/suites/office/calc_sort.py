@@ -39,11 +39,11 @@ def plan(seed: int, difficulty: int) -> tuple[list[str], list[list[Any]], list[l
     scores = rng.sample(range(10, 100), len(names))
     if difficulty < 3:
         header = ["Name", "Score"]
-        rows: list[list[Any]] = [[name, score] for name, score in zip(names, scores)]
+        rows: list[list[Any]] = [[name, score] for name, score in zip(names, scores, strict=True)]
         ordered = sorted(rows) if difficulty == 1 else sorted(rows, key=lambda row: -row[1])
     else:
         header = ["Name", "Team", "Score"]
-        rows = [[name, TEAMS[i % len(TEAMS)], score] for i, (name, score) in enumerate(zip(names, scores))]
+        rows = [[name, TEAMS[i % len(TEAMS)], score] for i, (name, score) in enumerate(zip(names, scores, strict=True))]
         ordered = sorted(rows, key=lambda row: (row[1], -row[2]))
     while rows == ordered:
         rng.shuffle(rows)

@@ -28,7 +28,7 @@ DOCUMENT = "stock.xlsx"
 def plan(seed: int, difficulty: int) -> list[list[object]]:
     """The table: the header row, then the rows to type."""
     rng = family_random(FAMILY, seed, difficulty)
-    header: list[object] = ["Item", "Quantity"] + (["Price"] if difficulty == 3 else [])
+    header: list[object] = ["Item", "Quantity", "Price"] if difficulty == 3 else ["Item", "Quantity"]
     rows: list[list[object]] = [header]
     for item in rng.sample(FRUITS, 2 * difficulty):
         row: list[object] = [item, rng.randrange(1, 200)]

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from hud_gym.actions import CLAAction, TypeAction
+from hud_gym.actions import TypeAction
 from hud_gym.suites.files.script import family_random
 from hud_gym.suites.office.common import FRUITS, office_task
-from hud_gym.suites.office.keys import KeyScript, goto_cell, open_document, save_keeping_format
+from hud_gym.suites.office.keys import KeyScript, Step, goto_cell, open_document, save_keeping_format
 from hud_gym.task import Task
 
 __all__ = ["generate", "oracle", "plan"]
@@ -86,7 +86,7 @@ def oracle(task: Task) -> KeyScript:
     difficulty = meta["difficulty"]
     rows = plan(meta["seed"], difficulty)
     last, total = len(rows), len(rows) + 1
-    actions: list[CLAAction] = []
+    actions: list[Step] = []
     if difficulty >= 2:
         amounts = "".join(f"=B{i}*C{i}\n" for i in range(2, last + 1))
         actions += [*goto_cell("D1"), TypeAction(text=f"Amount\n{amounts}")]

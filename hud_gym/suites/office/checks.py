@@ -85,7 +85,7 @@ def _sheets(ctx: FunctionContext, path: str, sheet: str | None) -> tuple[Any, An
         values = openpyxl.load_workbook(data, data_only=True)
         data.seek(0)
         formulas = openpyxl.load_workbook(data)
-    except Exception as exc:  # noqa: BLE001 - any parse failure: the saved file is no workbook
+    except Exception as exc:
         raise TargetAbsent(f"{path!r} is not a readable spreadsheet: {type(exc).__name__}: {exc}") from exc
     name = sheet or values.sheetnames[0]
     if name not in values.sheetnames:
@@ -119,7 +119,9 @@ def xlsx_cells(
     for ref, kind in (formats or {}).items():
         actual_kind = format_kind(str(values[ref].number_format))
         if actual_kind != kind:
-            problems.append(f"{ref} is formatted {actual_kind} ({str(values[ref].number_format)[:40]!r}), wanted {kind}")
+            problems.append(
+                f"{ref} is formatted {actual_kind} ({str(values[ref].number_format)[:40]!r}), wanted {kind}"
+            )
     summary = "as expected" if not problems else "; ".join(problems[:_SHOWN])
     return Grade(reward=float(not problems), content=f"{path!r}: {summary}", info={"problems": len(problems)})
 
@@ -138,7 +140,7 @@ def docx_paragraphs(
     try:
         document = docx.Document(data)
         found = [(p.text.strip(), str(p.style.name if p.style is not None else "")) for p in document.paragraphs]
-    except Exception as exc:  # noqa: BLE001 - any parse failure: the saved file is no text document
+    except Exception as exc:
         raise TargetAbsent(f"{path!r} is not a readable text document: {type(exc).__name__}: {exc}") from exc
     found = [(text, style) for text, style in found if text]
     problems = []

@@ -17,7 +17,21 @@ from hud_gym.task import FunctionConfig, Task
 
 __all__ = ["FRUITS", "PEOPLE", "TEAMS", "office_task"]
 
-FRUITS = ("Apple", "Banana", "Cherry", "Damson", "Elderberry", "Fig", "Grape", "Kiwi", "Lemon", "Mango", "Orange", "Papaya", "Quince")
+FRUITS = (
+    "Apple",
+    "Banana",
+    "Cherry",
+    "Damson",
+    "Elderberry",
+    "Fig",
+    "Grape",
+    "Kiwi",
+    "Lemon",
+    "Mango",
+    "Orange",
+    "Papaya",
+    "Quince",
+)
 """Item names (none is the start of another, so Calc's AutoInput completes none into another)."""
 PEOPLE = ("Alice", "Bruno", "Chen", "Dmitri", "Esther", "Farah", "Goran", "Hiro", "Ines", "Jonas", "Kemal", "Lucia")
 """People's names (prefix-free, as :data:`FRUITS`)."""

@@ -7,15 +7,15 @@ An oracle polls with short waits rather than sleeping blindly, so it is as fast 
 desktop allows and still correct on a loaded machine.
 
 Example:
-    >>> [a.keys for a in goto_cell("B3")]
-    [['ctrl', 'home'], ['down'], ['down'], ['right']]
+    >>> [getattr(step, "type", "until") for step in goto_cell("B3")]
+    ['until', 'press', 'press', 'press', 'press', 'until']
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any
 
 import numpy as np
 
@@ -28,6 +28,10 @@ POLL_MS = 500
 SETTLE_MS = 2500
 """The wait after the document is drawn, for the app's menus and shortcuts to be live."""
 
+MOVE_MS = 1000
+"""The pause after moving Calc's cursor, before typing."""
+MOVE_TIMEOUT = 10.0
+"""Seconds to wait for Calc's cursor to be seen moving (it may already be there)."""
 SAVE_MS = 3000
 """The wait after the save dialog closed and the screen settled, for the file to be written."""
 
@@ -43,7 +47,7 @@ class Until:
     timeout: float = 120.0
 
 
-Step = Union[CLAAction, Until]
+Step = CLAAction | Until
 
 
 class KeyScript:
@@ -71,12 +75,15 @@ class KeyScript:
 
 
 def _drawn(observation: dict[str, Any]) -> bool:
-    """The screen below the title bar is drawn (not the blank window of an app still loading)."""
+    """The app's window is drawn with its menu bar: not the blank window of an app still loading,
+    nor its document without the menus and toolbars (keys sent then are lost). The menu bar's
+    first word ("File") is dark text at the top left of the maximized window."""
     screenshot = observation.get("screenshot") if isinstance(observation, dict) else None
     if screenshot is None:
         return True
-    pixels = np.asarray(screenshot)[40:-40]
-    return bool(pixels.size and float(pixels.std()) > 20.0)
+    pixels = np.asarray(screenshot)
+    menu = pixels[22:37, 8:36]
+    return bool(float(pixels[40:-40].std()) > 20.0 and menu.size and int(menu.min()) < 90)
 
 
 class _Steady:
@@ -136,13 +143,37 @@ def _cell(ref: str) -> tuple[int, int]:
     return column - 1, int(ref[len(letters) :]) - 1
 
 
-def goto_cell(ref: str) -> list[CLAAction]:
-    """Keys that put Calc's cursor on ``ref``: Ctrl+Home, then the arrows."""
+def _frame(observation: dict[str, Any]) -> bytes:
+    screenshot = observation.get("screenshot") if isinstance(observation, dict) else None
+    return np.asarray(screenshot)[::4, ::4].tobytes() if screenshot is not None else b""
+
+
+class _Moved:
+    """Remembers the screen (:meth:`mark`), then holds once it has changed (:meth:`changed`)."""
+
+    def __init__(self) -> None:
+        self._before = b""
+
+    def mark(self, observation: dict[str, Any], info: dict[str, Any]) -> bool:
+        self._before = _frame(observation)
+        return True
+
+    def changed(self, observation: dict[str, Any], info: dict[str, Any]) -> bool:
+        return _frame(observation) != self._before
+
+
+def goto_cell(ref: str) -> list[Step]:
+    """Keys that put Calc's cursor on ``ref`` (Ctrl+Home, then the arrows), then a wait until the
+    screen shows the cursor moved: a busy Calc handles arrow keys after text typed right behind
+    them otherwise."""
     column, row = _cell(ref)
-    return [PressAction(keys=["ctrl", "home"]), *[PressAction(keys=["down"])] * row, *[PressAction(keys=["right"])] * column]
+    moved = _Moved()
+    moves = [PressAction(keys=["ctrl", "home"]), *[PressAction(keys=["down"])] * row]
+    moves += [PressAction(keys=["right"])] * column
+    return [Until(moved.mark), *moves, Until(_Steady(moved.changed, polls=1), timeout=MOVE_TIMEOUT)]
 
 
-def type_rows(start: str, rows: Iterable[Iterable[Any]]) -> list[CLAAction]:
+def type_rows(start: str, rows: Iterable[Iterable[Any]]) -> list[Step]:
     """Type ``rows`` into Calc from the cell ``start``: Tab between cells, Enter after each row
     (Calc returns to the row's first column)."""
     return [*goto_cell(start), *(TypeAction(text="\t".join(str(c) for c in row) + "\n") for row in rows)]

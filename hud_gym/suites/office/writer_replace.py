@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from hud_gym.actions import CLAAction, PressAction, TypeAction, WaitAction
 from hud_gym.suites.files.script import family_random
-from hud_gym.suites.office.keys import KeyScript, Until, open_document, save_keeping_format
 from hud_gym.suites.office.common import office_task
+from hud_gym.suites.office.keys import KeyScript, Until, open_document, save_keeping_format
 from hud_gym.task import Task
 
 __all__ = ["generate", "oracle", "plan"]
@@ -83,7 +83,17 @@ def oracle(task: Task) -> KeyScript:
     for old, new in pairs:
         steps += [PressAction(keys=["ctrl", "h"]), Until(_dialog, timeout=30.0), WaitAction(time=1000)]
         steps += [PressAction(keys=["ctrl", "a"]), TypeAction(text=old)]
-        steps += [PressAction(keys=["tab"])] * _TABS_TO_REPLACE + [PressAction(keys=["ctrl", "a"]), TypeAction(text=new)]
-        steps += [PressAction(keys=["tab"])] * _TABS_TO_REPLACE_ALL + [PressAction(keys=["enter"]), WaitAction(time=1500)]
-        steps += [PressAction(keys=["escape"]), Until(lambda o, i: not _dialog(o, i), timeout=30.0), WaitAction(time=500)]
+        steps += [PressAction(keys=["tab"])] * _TABS_TO_REPLACE + [
+            PressAction(keys=["ctrl", "a"]),
+            TypeAction(text=new),
+        ]
+        steps += [PressAction(keys=["tab"])] * _TABS_TO_REPLACE_ALL + [
+            PressAction(keys=["enter"]),
+            WaitAction(time=1500),
+        ]
+        steps += [
+            PressAction(keys=["escape"]),
+            Until(lambda o, i: not _dialog(o, i), timeout=30.0),
+            WaitAction(time=500),
+        ]
     return KeyScript([*steps, *save_keeping_format(DOCUMENT)])
