@@ -71,7 +71,9 @@ def generate(seed: int, difficulty: int) -> Task:
     if difficulty == 1:
         goal = "Pack the folder ~/project into the gzip-compressed tar archive ~/project.tar.gz (its members named project/...)."
         setup: list[tuple[Any, ...]] = [("write_tree", "project", dict(p.files))]
-        checks: list[tuple[Any, ...]] = [("archive_members", "project.tar.gz", {f"project/{n}": t for n, t in p.files.items()})]
+        checks: list[tuple[Any, ...]] = [
+            ("archive_members", "project.tar.gz", {f"project/{n}": t for n, t in p.files.items()})
+        ]
     elif difficulty == 2:
         goal = "Pack only the Markdown (.md) files of ~/project into the zip archive ~/docs.zip, each stored under its own name (no folder)."
         setup = [("write_tree", "project", dict(p.files))]

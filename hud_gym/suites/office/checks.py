@@ -16,6 +16,7 @@ Example:
 
 from __future__ import annotations
 
+import datetime
 import io
 import math
 import zipfile
@@ -69,6 +70,10 @@ def format_kind(number_format: str) -> str:
 
 
 def _same(actual: Any, wanted: Any) -> bool:
+    if isinstance(actual, (datetime.datetime, datetime.date)) and isinstance(wanted, (int, float)):
+        from openpyxl.utils.datetime import to_excel
+
+        actual = to_excel(actual)  # a day number shown as a date is still that number
     if isinstance(wanted, (int, float)) and not isinstance(wanted, bool):
         return isinstance(actual, (int, float)) and math.isclose(actual, wanted, rel_tol=1e-9, abs_tol=1e-6)
     if wanted is None or wanted == "":
