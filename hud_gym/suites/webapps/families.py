@@ -1,0 +1,41 @@
+"""The web-app families: three per app, each a generator, the shared plan oracle, and a check.
+
+A family ``NAME`` of app module ``M`` has its generator and check in ``M_tasks`` (``NAME_task``,
+``check_NAME``); :data:`FAMILIES` lists them, :data:`~.functions.CHECKS` maps each name to its check.
+"""
+
+from __future__ import annotations
+
+from hud_gym.core.family import Family
+from hud_gym.suites.webapps.functions import CHECKS
+
+__all__ = ["ENV_OPTIONS", "FAMILIES"]
+
+_PKG = "hud_gym.suites.webapps"
+_ORACLE = f"{_PKG}.oracle:plan_oracle"
+ENV_OPTIONS = {"elements": True, "screen_size": (1024, 768), "max_episode_steps": 200}
+"""The env the families' oracle plays in: element boxes in ``info``, room for the hardest level's steps."""
+
+_SPECS: tuple[tuple[str, str, str, str], ...] = (
+    # family, module, function stem, description
+    ("mail-reply", "mail_tasks", "reply", "webmail: find emails by subject and reply with a text (difficulty: emails)"),
+    ("mail-forward", "mail_tasks", "forward", "webmail: forward emails to an address (difficulty: emails)"),
+    ("mail-label", "mail_tasks", "label", "webmail: label a sender's emails and archive them in bulk (difficulty: senders)"),
+)  # fmt: skip
+
+FAMILIES: tuple[Family, ...] = tuple(
+    Family(
+        name=name,
+        gym="browser",
+        kind="webapps",
+        generate=f"{_PKG}.{module}:{stem}_task",
+        oracle=_ORACLE,
+        description=description,
+        attacks=f"{_PKG}.attacks:WEB_ATTACKS",
+        env_options=ENV_OPTIONS,
+    )
+    for name, module, stem, description in _SPECS
+)
+"""Every web-app family."""
+
+CHECKS.update({name: f"{_PKG}.{module}:check_{stem}" for name, module, stem, _ in _SPECS})
