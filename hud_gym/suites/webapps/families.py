@@ -21,6 +21,15 @@ _SPECS: tuple[tuple[str, str, str, str], ...] = (
     ("mail-reply", "mail_tasks", "reply", "webmail: find emails by subject and reply with a text (difficulty: emails)"),
     ("mail-forward", "mail_tasks", "forward", "webmail: forward emails to an address (difficulty: emails)"),
     ("mail-label", "mail_tasks", "label", "webmail: label a sender's emails and archive them in bulk (difficulty: senders)"),
+    ("shop-cart", "shop_tasks", "cart", "shop: search products and add them to the cart (difficulty: products)"),
+    ("shop-cheapest", "shop_tasks", "cheapest", "shop: filter a category, sort by price, add the cheapest well-rated product (difficulty: categories)"),
+    ("shop-checkout", "shop_tasks", "checkout", "shop: buy products and check out with an address (difficulty: products)"),
+    ("cal-schedule", "calendar_tasks", "schedule", "calendar: schedule events in the earliest free hour of a day (difficulty: events)"),
+    ("cal-reschedule", "calendar_tasks", "reschedule", "calendar: move events to given free slots (difficulty: events)"),
+    ("cal-invite", "calendar_tasks", "invite", "calendar: add an attendee to events, keeping the others (difficulty: events)"),
+    ("admin-moderate", "admin_tasks", "moderate", "admin panel: reject posts through a confirmation page (difficulty: posts)"),
+    ("admin-settings", "admin_tasks", "settings", "admin panel: edit settings in a validated form (difficulty: settings)"),
+    ("admin-bulk", "admin_tasks", "bulk", "admin panel: find users and deactivate them with a bulk action (difficulty: users)"),
 )  # fmt: skip
 
 FAMILIES: tuple[Family, ...] = tuple(

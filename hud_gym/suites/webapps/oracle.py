@@ -16,7 +16,7 @@ from typing import Any
 from hud_gym.actions import CLAAction, ClickAction, Point, PressAction, ResponseAction, ScrollAction, TypeAction
 from hud_gym.task import Task
 
-__all__ = ["SCROLLS", "Op", "PlanOracle", "click", "fill", "plan_of", "press"]
+__all__ = ["SCROLLS", "Op", "PlanOracle", "append", "click", "fill", "plan_of", "plan_oracle", "press"]
 
 SCROLLS = 4
 """Scrolls down (then up) the oracle tries before giving up on an element."""
@@ -24,8 +24,8 @@ SCROLLS = 4
 
 @dataclass(frozen=True)
 class Op:
-    """One operation: ``click`` the element whose text (or name) is ``target``, ``fill`` the field
-    named ``target`` with ``text``, or ``press`` the keys in ``target`` (``+``-joined)."""
+    """One operation: ``click`` the element whose text is ``target``, ``fill`` the field named
+    ``target`` with ``text`` (or ``append`` it), or ``press`` the keys in ``target`` (``+``-joined)."""
 
     kind: str
     target: str
@@ -43,6 +43,11 @@ def fill(name: str, text: str) -> Op:
     return Op("fill", name, text)
 
 
+def append(name: str, text: str) -> Op:
+    """Type ``text`` at the end of the field named ``name`` (what it holds is kept)."""
+    return Op("append", name, text)
+
+
 def press(keys: str) -> Op:
     """Press ``keys`` (``"enter"``, ``"ctrl+a"``)."""
     return Op("press", keys)
@@ -52,7 +57,11 @@ def _find(elements: Sequence[dict[str, Any]], op: Op) -> dict[str, Any] | None:
     for element in elements:
         if op.tag is not None and element.get("tag") != op.tag:
             continue
-        if op.kind == "fill" and element.get("name") == op.target and element.get("tag") in ("input", "textarea"):
+        if (
+            op.kind in ("fill", "append")
+            and element.get("name") == op.target
+            and element.get("tag") in ("input", "textarea")
+        ):
             return element
         if (
             op.kind == "click"
@@ -95,8 +104,9 @@ class PlanOracle:
             return ScrollAction(scroll=Point(x=0, y=300 if self._scrolls <= SCROLLS else -300))
         self._scrolls = 0
         self._index += 1
-        if op.kind == "fill":
-            self._pending = [PressAction(keys=["ctrl", "a"]), TypeAction(text=op.text)]
+        if op.kind in ("fill", "append"):
+            keys = ["ctrl", "a"] if op.kind == "fill" else ["end"]
+            self._pending = [PressAction(keys=keys), TypeAction(text=op.text)]
         return ClickAction(point=_middle(element))
 
 

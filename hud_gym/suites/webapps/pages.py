@@ -22,6 +22,7 @@ header{background:#2d4a7a;color:#fff;padding:8px 16px;display:flex;gap:16px;alig
 header a{color:#fff;text-decoration:none;padding:4px 8px}
 header b{margin-right:24px}
 main{padding:12px 16px}
+main a{display:inline-block}
 table{border-collapse:collapse;width:100%}
 td,th{border-bottom:1px solid #ddd;padding:5px 8px;text-align:left}
 input[type=text],input[type=email],input[type=number],textarea{padding:4px;width:300px}
