@@ -18,8 +18,12 @@ __all__ = ["tasksets_check"]
 
 
 def tasksets_check(
-    name: Annotated[str, typer.Argument(help="A task family (e.g. 'mail-reply') or a kind ('webapps', 'office', 'files').")],
-    seeds: Annotated[int, typer.Option("--seeds", min=1, help="Tasks per family (train seeds 0..N-1, the levels in turn).")] = 100,
+    name: Annotated[
+        str, typer.Argument(help="A task family (e.g. 'mail-reply') or a kind ('webapps', 'office', 'files').")
+    ],
+    seeds: Annotated[
+        int, typer.Option("--seeds", min=1, help="Tasks per family (train seeds 0..N-1, the levels in turn).")
+    ] = 100,
 ) -> None:
     """Prove task families: the oracle scores 1 on every seed, doing nothing and random actions
     score at most 2%, the reward-hacking scripts score 0. Exit 1 if a family fails."""
@@ -42,7 +46,15 @@ def tasksets_check(
         steps = ", ".join(f"d{d}: {s:.1f}" for d, s in report.steps.items())
         hacking = f"{report.attacks_scored} of {report.attacks_played} scored"
         verdict = "[green]pass[/]" if report.passed else "[red]FAIL[/]"
-        table.add_row(family.name, f"{report.oracle:.0%}", f"{report.nothing:.0%}", f"{report.random:.0%}", hacking, steps, verdict)
+        table.add_row(
+            family.name,
+            f"{report.oracle:.0%}",
+            f"{report.nothing:.0%}",
+            f"{report.random:.0%}",
+            hacking,
+            steps,
+            verdict,
+        )
         if not report.passed:
             failed.append(report)
     stdout_console().print(table)
