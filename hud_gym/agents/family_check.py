@@ -78,7 +78,7 @@ def run_agent(env: gymnasium.Env, task: Task, act: Act, max_steps: int) -> tuple
         status = str(info.get("status"))
         if status not in ("ok", "action_error"):
             bad.append(f"{task.id} step {steps}: {status} {str(info.get('error') or '')[:200]}")
-        best = max(best, reward if reward is not None else 0.0)
+        best = max(best, float(reward) if reward is not None else 0.0)
         if terminated or truncated or action is None:
             return best, steps, bad
 

@@ -50,7 +50,8 @@ class Episode:
         """Play ``action`` (a CLA action or a list) unless the episode is over; the step's info."""
         if self.over:
             return self.info
-        self.observation, self.reward, terminated, truncated, info = self.env.step(action)
+        self.observation, reward, terminated, truncated, info = self.env.step(action)
+        self.reward = None if reward is None else float(reward)
         self.info = info
         self.statuses.append(str(info["status"]))
         if info.get("error"):
@@ -64,7 +65,7 @@ class Attack:
     """A scripted cheat: ``play`` steps the episode, then the episode is ended with ``answer``."""
 
     name: str
-    play: Callable[[Episode], None]
+    play: Callable[[Episode], object]
     answer: Callable[[Episode], str] = lambda episode: "done"
     applies: Callable[[Task], bool] = always
 
@@ -98,7 +99,7 @@ def play(env: gymnasium.Env, task: Task, attack: Attack, seed: int = 0) -> Verdi
     episode.step(ResponseAction(text=attack.answer(episode)))
     grade = episode.info.get("grade")
     return Verdict(
-        task_id=task.id,
+        task_id=str(task.id),
         attack=attack.name,
         statuses=tuple(episode.statuses),
         reward=episode.reward,

@@ -17,8 +17,8 @@ Example:
 
 from __future__ import annotations
 
-from hud_gym.core.suite import Suite, register_suite
 from hud_gym.core.family import register_family
+from hud_gym.core.suite import Suite, register_suite
 from hud_gym.suites import desktop_basic, miniwob, qa_basic, webapps
 
 __all__ = ["BUILTIN_SUITES"]

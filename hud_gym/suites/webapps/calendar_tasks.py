@@ -37,7 +37,7 @@ def schedule_task(seed: int, difficulty: int) -> Task:
     """Schedule ``difficulty`` one-hour events, each in the earliest free hour of its day."""
     r = rng(seed, "cal-schedule")
     week = calendar_dataset(seed)
-    wanted = []
+    wanted: list[dict[str, Any]] = []
     for title, day in zip(r.sample(_NEW, difficulty), sorted(r.sample(range(len(DAYS)), difficulty)), strict=True):
         wanted.append({"title": title, "day": day, "start": free_hours(week, day)[0]})
     plan: list[Op] = []

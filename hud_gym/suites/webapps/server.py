@@ -8,12 +8,13 @@ created: no path comes from a task or an agent). The app's pages live under
 agent can change only its own episode's state, and the evaluator reads only that database.
 
 A new episode on the same env (its controller) deletes that env's previous episode: one folder per
-live env. Requests are bounded (:data:`MAX_BODY` bytes of form data, :data:`MAX_FIELD` characters a
+live env; the process's folder is deleted when it exits. Requests are bounded (:data:`MAX_BODY` bytes of form data, :data:`MAX_FIELD` characters a
 field) and every value is escaped before it is shown.
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import http.server
 import re
@@ -145,6 +146,7 @@ def base_url() -> str:
     with _lock:
         if _server is None:
             _root = Path(tempfile.mkdtemp(prefix="hud-gym-webapps-"))
+            atexit.register(shutil.rmtree, _root, ignore_errors=True)
             server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
             server.daemon_threads = True
             threading.Thread(target=server.serve_forever, name="hud-gym-webapps-http", daemon=True).start()

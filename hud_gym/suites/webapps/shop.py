@@ -68,7 +68,7 @@ def _page(req: Request, content: str) -> Response:
 def _catalog(req: Request) -> Response:
     query, category, sort = req.get("q").strip(), req.get("category"), req.get("sort")
     page, sort = page_number(req.get("page")), sort if sort in _SORTS else ""
-    where, args = "1", []
+    where, args = "1", list[str]()
     if query:
         where, args = where + " AND name LIKE ?", [*args, f"%{query}%"]
     if category in CATEGORIES:
