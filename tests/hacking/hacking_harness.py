@@ -1,6 +1,8 @@
 """The reward-hacking harness: scripted adversarial agents that try to score without solving.
 
-(Imported as ``hacking_harness``: pytest puts this folder on ``sys.path`` for its test modules.)
+(Imported as ``hacking_harness``: pytest puts this folder on ``sys.path`` for its test modules.
+:class:`Attack`, :class:`Episode`, :class:`Verdict` and :func:`play` live in
+:mod:`hud_gym.evaluation.hacking`, which ``hud-gym tasksets check`` plays as well.)
 
 An RL environment exists to give rewards a policy cannot game. Each :class:`Attack` is a scripted
 agent that acts only through ``env.step`` with CLA actions (leave the task's page, reload it, open
