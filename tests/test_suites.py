@@ -33,6 +33,9 @@ def test_the_builtin_suites_extend_their_gyms() -> None:
         ("qa-basic", "qa"),
         ("miniwob", "browser"),
         ("desktop-basic", "ubuntu"),
+        ("webapps", "browser"),
+        ("files", "ubuntu"),
+        ("office", "ubuntu"),
     ]
     assert all(suite in all_suites() for suite in BUILTIN_SUITES) and get_suite("miniwob") in suites_of("browser")
     assert {"qa-basic", "desktop-basic", "miniwob", "miniwob-official", "miniwob-flight"} <= set(available_tasksets())

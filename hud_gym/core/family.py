@@ -24,8 +24,10 @@ Example:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from functools import partial
+from types import MappingProxyType
 from typing import Any, Literal, Protocol
 
 from hud_gym.actions import CLAAction
@@ -79,6 +81,11 @@ class Family:
         oracle: import path of ``fn(task: Task) -> Oracle``.
         difficulties: the difficulty levels, easiest first.
         description: one line for listings.
+        attacks: import path of a sequence of
+            :class:`~hud_gym.evaluation.hacking.Attack`: the reward-hacking scripts
+            ``hud-gym tasksets check`` plays on its tasks (``None``: none of its own).
+        env_options: keyword options of the env its oracle needs (e.g. ``{"elements": True}``:
+            the browser's element boxes), used by ``hud-gym tasksets check``.
     """
 
     name: str
@@ -88,6 +95,8 @@ class Family:
     oracle: str
     difficulties: tuple[int, ...] = (1, 2, 3)
     description: str = ""
+    attacks: str | None = None
+    env_options: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         for label, value in (("name", self.name), ("kind", self.kind)):
@@ -96,6 +105,7 @@ class Family:
         if not self.difficulties or any(not isinstance(d, int) for d in self.difficulties):
             raise ValueError(f"family {self.name!r}: difficulties are a non-empty tuple of ints")
         object.__setattr__(self, "difficulties", tuple(self.difficulties))
+        object.__setattr__(self, "env_options", MappingProxyType(dict(self.env_options)))
         for label, path in (("generate", self.generate), ("oracle", self.oracle)):
             if ":" not in path:
                 raise ValueError(f"family {self.name!r}: {label} is an import path 'pkg.mod:fn', got {path!r}")

@@ -21,7 +21,7 @@ Example:
 
 from __future__ import annotations
 
-from hud_gym.core.family import Family, register_family
+from hud_gym.core.family import Family
 from hud_gym.core.suite import Suite
 
 __all__ = ["FAMILIES", "SUITE"]
@@ -54,7 +54,4 @@ FAMILIES: tuple[Family, ...] = tuple(
     )
     for short, description in _DESCRIPTIONS.items()
 )
-"""The suite's families."""
-
-for _family in FAMILIES:
-    register_family(_family)
+"""The suite's families (registered by :mod:`hud_gym.suites`)."""
