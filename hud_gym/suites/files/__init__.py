@@ -43,6 +43,9 @@ _DESCRIPTIONS = {
     "pipeline": "count, sort and deduplicate a web log with a shell pipeline",
 }
 
+ENV_OPTIONS = {"max_steps": 1000, "step_timeout": 120.0}
+"""The env the families' check plays them in (an oracle's polling waits count as steps)."""
+
 FAMILIES: tuple[Family, ...] = tuple(
     Family(
         name=f"files-{short}",
@@ -51,6 +54,8 @@ FAMILIES: tuple[Family, ...] = tuple(
         generate=f"{__name__}.{short}:generate",
         oracle=f"{__name__}.{short}:oracle",
         description=description,
+        attacks="hud_gym.suites.files.attacks:DESKTOP_FAMILY_ATTACKS",
+        env_options=ENV_OPTIONS,
     )
     for short, description in _DESCRIPTIONS.items()
 )

@@ -43,6 +43,9 @@ _DESCRIPTIONS = {
     "writer_headings": "give a document's paragraphs heading styles",
 }
 
+ENV_OPTIONS = {"max_steps": 1000, "step_timeout": 120.0}
+"""The env the families' check plays them in (an oracle's polling waits count as steps)."""
+
 FAMILIES: tuple[Family, ...] = tuple(
     Family(
         name=module.replace("_", "-"),
@@ -51,6 +54,8 @@ FAMILIES: tuple[Family, ...] = tuple(
         generate=f"{__name__}.{module}:generate",
         oracle=f"{__name__}.{module}:oracle",
         description=description,
+        attacks="hud_gym.suites.files.attacks:DESKTOP_FAMILY_ATTACKS",
+        env_options=ENV_OPTIONS,
     )
     for module, description in _DESCRIPTIONS.items()
 )
