@@ -80,12 +80,17 @@ def generate(seed: int, difficulty: int) -> Task:
 
 
 _COMMANDS = {
-    1: "grep -c ' 404$' logs/access.log > count.txt",
-    2: "cut -d' ' -f1 logs/access.log | sort -u > clients.txt",
-    3: "awk '{print $4}' logs/access.log | sort | uniq -c | sort -rn > report.txt",
+    1: ["grep -c ' 404$' logs/access.log > count.txt"],
+    2: ["cut -d' ' -f1 logs/access.log > .clients", "sort -u .clients > clients.txt"],
+    3: [
+        "awk '{print $4}' logs/access.log > .statuses",
+        "sort .statuses | uniq -c > .counts",
+        "sort -rn .counts > report.txt",
+    ],
 }
+"""The oracle's commands: one stage of the pipeline per line."""
 
 
 def oracle(task: Task) -> ScriptOracle:
-    """Types the pipeline."""
-    return shell_script([_COMMANDS[int((task.metadata or {})["difficulty"])]])
+    """Types the pipeline, a stage per command (its intermediate files hidden in the home)."""
+    return shell_script(_COMMANDS[int((task.metadata or {})["difficulty"])])
