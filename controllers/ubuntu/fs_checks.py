@@ -131,8 +131,14 @@ def _compare(expected: Mapping[str, str | None], actual: Mapping[str, str | None
     problems = []
     for label, names in (("missing", missing), ("unexpected", unexpected), ("wrong content", wrong)):
         if names:
-            problems.append(f"{label} {names[:_SHOWN]!r}{' ...' if len(names) > _SHOWN else ''}")
+            shown = [_clip(name) for name in names[:_SHOWN]]
+            problems.append(f"{label} {shown!r}{' ...' if len(names) > _SHOWN else ''}")
     return problems
+
+
+def _clip(name: str, limit: int = 120) -> str:
+    """A name the episode chose (a member of an archive: any length), bounded for a grade."""
+    return name if len(name) <= limit else name[:limit] + "..."
 
 
 def normalise_text(text: str | None) -> str | None:
@@ -208,7 +214,7 @@ def _archive_members(data: bytes, path: str) -> dict[str, bytes]:
     try:
         raw = _zip_members(data) if zipfile.is_zipfile(io.BytesIO(data)) else _tar_members(data)
     except (tarfile.TarError, zipfile.BadZipFile, EOFError, OSError, ValueError) as exc:
-        raise TargetAbsent(f"{path!r} is not a readable zip or tar archive: {exc}") from exc
+        raise TargetAbsent(f"{path!r} is not a readable zip or tar archive: {str(exc)[:200]}") from exc
     members: dict[str, bytes] = {}
     for name, content in raw.items():
         clean = name
@@ -234,7 +240,11 @@ def archive_members(ctx: FunctionContext, path: str, files: Mapping[str, str | N
     actual = {name: content.decode("utf-8", errors="replace") for name, content in members.items()}
     problems = _compare(files, actual, exact)
     summary = "; ".join(problems) if problems else "as expected"
-    return Grade(reward=float(not problems), content=f"{path!r}: {summary}", info={"members": sorted(members)[:100]})
+    return Grade(
+        reward=float(not problems),
+        content=f"{path!r}: {summary}",
+        info={"members": [_clip(m) for m in sorted(members)[:100]]},
+    )
 
 
 def normalise_lines(text: str) -> list[str]:

@@ -50,7 +50,7 @@ def _document(ctx: FunctionContext, path: str) -> io.BytesIO:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             parts = archive.infolist()
     except (zipfile.BadZipFile, ValueError, OSError) as exc:
-        raise TargetAbsent(f"{path!r} is not an office document: {exc}") from exc
+        raise TargetAbsent(f"{path!r} is not an office document: {str(exc)[:200]}") from exc
     if len(parts) > MAX_PARTS or sum(p.file_size for p in parts) > MAX_UNPACKED:
         raise TargetAbsent(f"{path!r} unpacks to more than {MAX_UNPACKED} bytes or {MAX_PARTS} parts")
     return io.BytesIO(data)
@@ -91,7 +91,7 @@ def _sheets(ctx: FunctionContext, path: str, sheet: str | None) -> tuple[Any, An
         data.seek(0)
         formulas = openpyxl.load_workbook(data)
     except Exception as exc:
-        raise TargetAbsent(f"{path!r} is not a readable spreadsheet: {type(exc).__name__}: {exc}") from exc
+        raise TargetAbsent(f"{path!r} is not a readable spreadsheet: {type(exc).__name__}: {str(exc)[:200]}") from exc
     name = sheet or values.sheetnames[0]
     if name not in values.sheetnames:
         raise TargetAbsent(f"{path!r} has no sheet {name!r}")
@@ -146,7 +146,7 @@ def docx_paragraphs(
         document = docx.Document(data)
         found = [(p.text.strip(), str(p.style.name if p.style is not None else "")) for p in document.paragraphs]
     except Exception as exc:
-        raise TargetAbsent(f"{path!r} is not a readable text document: {type(exc).__name__}: {exc}") from exc
+        raise TargetAbsent(f"{path!r} is not a readable text document: {type(exc).__name__}: {str(exc)[:200]}") from exc
     found = [(text, style) for text, style in found if text]
     problems = []
     texts = [text for text, _ in found]
