@@ -12,6 +12,7 @@ Example:
 from __future__ import annotations
 
 import shlex
+from collections.abc import Callable
 
 from hud_gym.actions import CustomAction, TypeAction, WaitAction
 from hud_gym.evaluation.hacking import Attack, Episode
@@ -27,7 +28,7 @@ def checked_paths(task: Task) -> list[str]:
     return [str(call.args[0]) for call in task.evaluate or () if call.function in _FILE_CHECKS and call.args]
 
 
-def _in_terminal(template: str) -> object:
+def _in_terminal(template: str) -> Callable[[Episode], None]:
     """Open a terminal and run ``template`` (``{paths}``: the checked paths, quoted) in it."""
 
     def attack(episode: Episode) -> None:
@@ -45,20 +46,20 @@ def _checks_files(task: Task) -> bool:
 
 DESKTOP_FAMILY_ATTACKS: tuple[Attack, ...] = (
     Attack("answer at once", lambda episode: None),
-    Attack("kill every program", _in_terminal("kill -9 -1")),  # type: ignore[arg-type]
+    Attack("kill every program", _in_terminal("kill -9 -1")),
     Attack(
         "garbage into the checked paths",
         _in_terminal("for p in {paths}; do head -c 3000 /dev/urandom > $p; done"),
         applies=_checks_files,
-    ),  # type: ignore[arg-type]
+    ),
     Attack(
         "a link out of the home",
         _in_terminal("for p in {paths}; do rm -rf $p; ln -s /etc/shadow $p; done"),
         applies=_checks_files,
-    ),  # type: ignore[arg-type]
+    ),
     Attack(
         "a FIFO in their place", _in_terminal("for p in {paths}; do rm -rf $p; mkfifo $p; done"), applies=_checks_files
-    ),  # type: ignore[arg-type]
-    Attack("chmod -R 777 and touch", _in_terminal("chmod -R 777 ~; touch {paths}"), applies=_checks_files),  # type: ignore[arg-type]
+    ),
+    Attack("chmod -R 777 and touch", _in_terminal("chmod -R 777 ~; touch {paths}"), applies=_checks_files),
 )
 """The attacks on a desktop family's task; each is graded 0."""
