@@ -3,10 +3,10 @@
 Per family, over ``--tasks`` seeds: the time to generate the task (:func:`generate_task`), to make
 its episode's database (a new SQLite file from the seed, :func:`start_episode`), and a whole
 ``env.reset`` onto it (the database made, the app's page loaded and bound), in one browser env.
-Prints the medians and 90th percentiles per family and overall. Also ``--check N``: run
-``hud-gym tasksets check webapps --seeds N``'s proof (``make bench`` runs it on 100).
+Prints the medians and 90th percentiles per family and overall. Then ``--check N`` (100 by
+default, as ``make bench`` runs it; 0: skip): ``hud-gym tasksets check webapps --seeds N``.
 
-Run: ``python -m benchmarks.webapps [--tasks 20] [--check 0]``.
+Run: ``python -m benchmarks.webapps [--tasks 20] [--check 100]``.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ def _ms(samples: list[float]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--tasks", type=int, default=20, help="seeds per family")
-    parser.add_argument("--check", type=int, default=0, help="also prove every family on this many seeds")
+    parser.add_argument("--check", type=int, default=100, help="then prove every family on this many seeds (0: no)")
     args = parser.parse_args()
     env = gymnasium.make("hud/Browser-v0", **ENV_OPTIONS)
     totals: dict[str, list[float]] = {"generate": [], "database": [], "generate + reset": []}

@@ -57,6 +57,12 @@ def tasksets_check(
         )
         if not report.passed:
             failed.append(report)
+        stderr_console().print(
+            f"{family.name}: oracle {report.oracle:.0%}, do-nothing {report.nothing:.0%}, random {report.random:.0%}, "
+            f"{hacking}, steps {steps}: {'pass' if report.passed else 'FAIL'}",
+            markup=False,
+            highlight=False,
+        )
     stdout_console().print(table)
     for report in failed:
         for problem in report.problems[:20]:

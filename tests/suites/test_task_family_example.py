@@ -75,3 +75,34 @@ def test_a_bad_family_is_refused_with_a_clear_error() -> None:
         register_family(Family(name="webapps", gym="qa", kind="examples", generate="a:b", oracle="a:b"))
     with pytest.raises(KeyError, match="unknown task family"):
         get_family("no-such-family")
+
+
+def wrong_task(seed: int, difficulty: int) -> Task:
+    """The example's task, as a task of the family whose oracle is wrong."""
+    task = sum_task(seed, difficulty)
+    return task.model_copy(update={"metadata": {**(task.metadata or {}), "family": "example-wrong"}})
+
+
+class WrongOracle(SumOracle):
+    """Answers one more than the sum: a family whose oracle fails, which the check must refuse."""
+
+    def __init__(self, task: Task) -> None:
+        super().__init__(task)
+        self.answer = str(int(self.answer or 0) + 1)
+
+
+def test_the_check_command_prints_the_table_and_fails_a_failing_family() -> None:
+    from typer.testing import CliRunner
+
+    from hud_gym.cli.app import app
+
+    register_family(EXAMPLE)
+    result = CliRunner().invoke(app, ["tasksets", "check", "example-sum", "--seeds", "3"])
+    assert result.exit_code == 0, result.output
+    for column in ("oracle", "do-nothing", "random", "hacking", "pass", "100%", "d3: 1.0"):
+        assert column in result.stdout, result.stdout
+    broken = Family(name="example-wrong", gym="qa", kind="broken-examples", generate=f"{__name__}:wrong_task",
+                    oracle=f"{__name__}:WrongOracle")  # fmt: skip
+    register_family(broken)
+    failing = CliRunner().invoke(app, ["tasksets", "check", "broken-examples", "--seeds", "2"])
+    assert failing.exit_code == 1 and "FAIL" in failing.stdout, failing.output

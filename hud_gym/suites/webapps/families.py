@@ -1,15 +1,15 @@
 """The web-app families: three per app, each a generator, the shared plan oracle, and a check.
 
 A family ``NAME`` of app module ``M`` has its generator and check in ``M_tasks`` (``NAME_task``,
-``check_NAME``); :data:`FAMILIES` lists them, :data:`~.functions.CHECKS` maps each name to its check.
+``check_NAME``); :data:`FAMILIES` lists them, :data:`CHECKS` maps each name to its check. Importing
+this module imports nothing heavy (registering the suite does not start a browser library).
 """
 
 from __future__ import annotations
 
 from hud_gym.core.family import Family
-from hud_gym.suites.webapps.functions import CHECKS
 
-__all__ = ["ENV_OPTIONS", "FAMILIES"]
+__all__ = ["CHECKS", "ENV_OPTIONS", "FAMILIES"]
 
 _PKG = "hud_gym.suites.webapps"
 _ORACLE = f"{_PKG}.oracle:plan_oracle"
@@ -47,4 +47,5 @@ FAMILIES: tuple[Family, ...] = tuple(
 )
 """Every web-app family."""
 
-CHECKS.update({name: f"{_PKG}.{module}:check_{stem}" for name, module, stem, _ in _SPECS})
+CHECKS: dict[str, str] = {name: f"{_PKG}.{module}:check_{stem}" for name, module, stem, _ in _SPECS}
+"""Each family's check, by name: import path of ``fn(db, params) -> (done, explanation)``."""

@@ -17,11 +17,12 @@ from typing import Any
 from hud_gym.controllers.browser.binding import bind
 from hud_gym.core.gym_type import import_path
 from hud_gym.evaluation import FunctionContext, Grade, evaluate_function, setup_function
+from hud_gym.suites.webapps.families import CHECKS
 from hud_gym.suites.webapps.oracle import Op
 from hud_gym.suites.webapps.server import App, base_url, get_episode, start_episode
 from hud_gym.task import Task
 
-__all__ = ["APPS", "CHECKS", "family_task", "webapp_check", "webapp_start"]
+__all__ = ["APPS", "family_task", "webapp_check", "webapp_start"]
 
 APPS: dict[str, str] = {
     "mail": "hud_gym.suites.webapps.mail:APP",
@@ -31,9 +32,6 @@ APPS: dict[str, str] = {
 }
 """The apps, by name (import paths)."""
 
-CHECKS: dict[str, str] = {}
-"""Each family's check, by family name: import path of ``fn(db, params) -> (done, explanation)``
-(filled by :func:`family_task`'s callers' modules: :mod:`.families`)."""
 
 _PATH = re.compile(r"^/[A-Za-z0-9/_-]{0,200}$")
 _STATE_KEY = "webapp_token"

@@ -10,8 +10,8 @@ import pytest
 from hud_gym import load_taskset
 from hud_gym.core.family import TEST_SEED_START, families, generate_task, get_family
 from hud_gym.core.gym_type import import_path
-from hud_gym.suites.webapps.families import FAMILIES
-from hud_gym.suites.webapps.functions import APPS, CHECKS
+from hud_gym.suites.webapps.families import CHECKS, FAMILIES
+from hud_gym.suites.webapps.functions import APPS
 
 pytestmark = pytest.mark.timeout(120)
 
