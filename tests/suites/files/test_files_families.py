@@ -50,3 +50,13 @@ def test_oracle_solves_and_doing_nothing_fails(desktop: Any, play: Callable[...,
         assert played.reward == 1.0 and set(played.statuses) == {"ok"}, (seed, difficulty, played)
     nothing = play(desktop, generate_task(name, 3, 2), oracle=False)
     assert nothing.reward == 0.0 and nothing.statuses == ["ok"], nothing
+
+
+@pytest.mark.parametrize("name", ["files-pipeline", "files-permissions"])
+def test_the_check_command_proves_a_files_family(desktop: Any, name: str) -> None:
+    from hud_gym.agents.family_check import check_family
+    from hud_gym.core.family import get_family
+
+    report = check_family(get_family(name), seeds=2, env=desktop)
+    assert report.passed, report
+    assert report.oracle == 1.0 and report.nothing == 0.0 and report.attacks_played >= 6
