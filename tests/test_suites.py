@@ -34,6 +34,9 @@ def test_the_builtin_suites_extend_their_gyms() -> None:
         ("miniwob", "browser"),
         ("desktop-basic", "ubuntu"),
         ("osworld", "ubuntu"),
+        ("webapps", "browser"),
+        ("files", "ubuntu"),
+        ("office", "ubuntu"),
     ]
     assert "OSWorld-Ubuntu" in available_tasksets()
     assert REGISTRY.get("evaluate", "ubuntu", "osworld_evaluate").name == "osworld_evaluate"

@@ -240,3 +240,22 @@ class HomeFiles:
         with self._open(target, os.O_RDONLY | os.O_NONBLOCK) as fd:
             os.fchmod(fd, stat.S_IMODE(info.st_mode))
             os.utime(fd, ns=(info.st_atime_ns, info.st_mtime_ns))
+
+    def status(self, path: Path) -> os.stat_result:
+        """The status of ``path`` (links inside the home followed; none out of it).
+
+        Raises:
+            FileNotFoundError, NotADirectoryError: it does not exist; PermissionError: a link out
+            of the home, or another filesystem.
+        """
+        with self._open(path, os.O_PATH) as fd:
+            return os.fstat(fd)
+
+    def set_attributes(self, path: Path, mode: int | None = None, mtime: float | None = None) -> None:
+        """Set the permission bits ``mode`` and/or the modification (and access) time ``mtime``
+        (seconds since the epoch) of the file or folder ``path`` (opened as :meth:`status` does)."""
+        with self._open(path, os.O_RDONLY | os.O_NONBLOCK) as fd:
+            if mode is not None:
+                os.fchmod(fd, mode)
+            if mtime is not None:
+                os.utime(fd, (mtime, mtime))

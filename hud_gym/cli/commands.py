@@ -1,4 +1,4 @@
-"""``hud-gym run``, ``tasksets list|show``, ``doctor`` and ``serve``."""
+"""``hud-gym run``, ``tasksets list|show`` (and ``check``: :mod:`.family_command`), ``doctor`` and ``serve``."""
 
 from __future__ import annotations
 
@@ -13,11 +13,13 @@ import typer
 
 from hud_gym.cli.console import DEBUG_ENV_VAR, one_line, stderr_console, stdout_console, store_damage
 from hud_gym.cli.errors import CLIError
+from hud_gym.cli.family_command import tasksets_check
 from hud_gym.cli.jobs_commands import write_report_or_fail
 
 __all__ = ["doctor", "run", "serve", "tasksets_app", "ui"]
 
 tasksets_app = typer.Typer(help="The task sets hud-gym knows by name.", no_args_is_help=True)
+tasksets_app.command("check")(tasksets_check)
 
 
 def run(

@@ -16,6 +16,7 @@ Example:
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 from importlib import import_module, resources
@@ -41,7 +42,7 @@ __all__ = [
 FileReader = Callable[[Path, "str | None"], TaskSet]
 """Reads a task file or directory in a format (``None``: detect it)."""
 
-_LOADERS: dict[str, Callable[[], TaskSet] | str] = {}
+_LOADERS: dict[str, Callable[..., TaskSet] | str] = {}
 _OSWORLD = (
     "get OSWorld's evaluation_examples/ (github.com/xlang-ai/OSWorld) and load its examples directory "
     "with load_taskset(path, format='osworld')"
@@ -76,10 +77,11 @@ def set_file_reader(reader: FileReader) -> None:
     _reader[0] = reader
 
 
-def register_taskset(name: str, loader: Callable[[], TaskSet] | str) -> None:
+def register_taskset(name: str, loader: Callable[..., TaskSet] | str) -> None:
     """Make ``load_taskset(name)`` call ``loader`` (for generated sets such as MiniWoB++): a
     function, or its import path ``"package.module:function"`` (imported when the set is first
-    asked for; a gym's descriptor declares its sets this way)."""
+    asked for; a gym's descriptor declares its sets this way). ``load_taskset(name, **options)``
+    passes the options to it as keyword arguments (a family's ``split``, ``n``, ``difficulty``)."""
     _LOADERS[name] = loader
     _load_named.cache_clear()
 
@@ -99,18 +101,38 @@ def available_tasksets() -> list[str]:
 
 
 @lru_cache(maxsize=32)
-def _load_named(name: str) -> TaskSet:
+def _load_named(name: str, options: tuple[tuple[str, Any], ...] = ()) -> TaskSet:
     loader = _LOADERS.get(name)
     if isinstance(loader, str):
         module, attribute = loader.split(":")
         loader = getattr(import_module(module), attribute)
     if loader is None:
         raise KeyError(name)
-    return loader()
+    if options:
+        _check_options(name, loader, dict(options))
+    return loader(**dict(options))
 
 
-def load_taskset(name_or_path: str | Path, format: str | None = None) -> TaskSet:
+def _check_options(name: str, loader: Callable[..., TaskSet], options: dict[str, Any]) -> None:
+    """Raise one clear ValueError when ``loader`` takes no such keyword options."""
+    try:
+        parameters = inspect.signature(loader).parameters
+    except (TypeError, ValueError):
+        return
+    accepted = [p for p, v in parameters.items() if v.kind in (v.KEYWORD_ONLY, v.POSITIONAL_OR_KEYWORD)]
+    if any(v.kind is v.VAR_KEYWORD for v in parameters.values()):
+        return
+    unknown = sorted(set(options) - set(accepted))
+    if unknown:
+        takes = f"it takes {', '.join(accepted)}" if accepted else "it takes none"
+        raise ValueError(f"task set {name!r} has no option {', '.join(map(repr, unknown))}; {takes}")
+
+
+def load_taskset(name_or_path: str | Path, format: str | None = None, **options: Any) -> TaskSet:
     """Load a task set from a file path (or directory) or by registered name.
+
+    ``options`` go to a registered loader as keyword arguments (a task family's ``split``,
+    ``n``, ``difficulty``, ``start``: ``load_taskset("webapps", split="test", n=200)``).
 
     Files may be in hud-gym's own format or in another one (:mod:`hud_gym.formats`: ``"hud"``,
     ``"webvoyager"``, ``"gaia"``, ``"osworld"``); ``format=None`` detects it from the content, a
@@ -118,14 +140,20 @@ def load_taskset(name_or_path: str | Path, format: str | None = None) -> TaskSet
     with a ``ConversionWarning``; ``hud_gym.formats.convert`` gives the full report.
 
     Raises:
-        ValueError: neither a file nor a known name (the message lists the known names), or an
-            unknown format.
+        ValueError: neither a file nor a known name (the message lists the known names), an
+            unknown format, or options the named loader does not take (or given with a file).
         TaskFileError: the file is malformed, or a task names an unknown gym, setup or evaluate
             function, or arguments that do not bind (checked at load, not at reset; the message
             names the file, the task index and id, and the call).
     """
     read_taskset = _reader[0]
     path = Path(name_or_path)
+    if options:
+        if str(name_or_path) not in _LOADERS or format not in (None, "native"):
+            raise ValueError(
+                f"options {', '.join(sorted(options))} are for a registered task set; {str(name_or_path)[:200]!r} is not one"
+            )
+        return _load_named(str(name_or_path), tuple(sorted(options.items()))).model_copy(deep=True)
     if path.suffix.lower() in _SUFFIXES and path.is_file():
         return read_taskset(path, format)
     name = str(name_or_path)

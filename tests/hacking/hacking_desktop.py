@@ -13,7 +13,19 @@ from hud_gym import CustomAction, PressAction, Task, TypeAction, WaitAction
 
 __all__ = ["DESKTOP_ATTACKS", "checked_paths"]
 
-_FILE_CHECKS = ("file_exists", "file_contains", "file_matches", "dir_contains")
+_FILE_CHECKS = (
+    "file_exists",
+    "file_contains",
+    "file_matches",
+    "dir_contains",
+    # the task families' (controllers/ubuntu/fs_checks.py, hud_gym/suites/office/checks.py)
+    "tree_equals",
+    "file_mode",
+    "archive_members",
+    "file_lines",
+    "xlsx_cells",
+    "docx_paragraphs",
+)
 
 
 def checked_paths(task: Task) -> list[str]:

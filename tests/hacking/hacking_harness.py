@@ -1,6 +1,8 @@
 """The reward-hacking harness: scripted adversarial agents that try to score without solving.
 
-(Imported as ``hacking_harness``: pytest puts this folder on ``sys.path`` for its test modules.)
+(Imported as ``hacking_harness``: pytest puts this folder on ``sys.path`` for its test modules.
+:class:`Attack`, :class:`Episode`, :class:`Verdict` and :func:`play` live in
+:mod:`hud_gym.evaluation.hacking`, which ``hud-gym tasksets check`` plays as well.)
 
 An RL environment exists to give rewards a policy cannot game. Each :class:`Attack` is a scripted
 agent that acts only through ``env.step`` with CLA actions (leave the task's page, reload it, open
@@ -22,98 +24,14 @@ and its own where it has a way to cheat of its own.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Sequence
 
 import gymnasium
 
-from hud_gym import ResponseAction, Task
+from hud_gym.evaluation.hacking import Attack, Episode, Verdict, always, play
+from hud_gym.task import Task
 
 __all__ = ["Attack", "Episode", "Verdict", "always", "check_family", "play"]
-
-
-def always(task: Task) -> bool:
-    """An attack that applies to every task."""
-    return True
-
-
-@dataclass
-class Episode:
-    """One episode under attack: :meth:`step` plays CLA actions until the episode is over."""
-
-    env: gymnasium.Env
-    task: Task
-    observation: Any
-    info: dict[str, Any]
-    reward: float | None = 0.0
-    over: bool = False
-    statuses: list[str] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)
-
-    @property
-    def prompt(self) -> str:
-        return str(self.info.get("prompt") or self.task.prompt or "")
-
-    def step(self, action: Any) -> dict[str, Any]:
-        """Play ``action`` (a CLA action or a list) unless the episode is over; the step's info."""
-        if self.over:
-            return self.info
-        self.observation, self.reward, terminated, truncated, info = self.env.step(action)
-        self.info = info
-        self.statuses.append(str(info["status"]))
-        if info.get("error"):
-            self.errors.append(str(info["error"]).splitlines()[0][:300])
-        self.over = bool(terminated or truncated)
-        return info
-
-
-@dataclass(frozen=True)
-class Attack:
-    """A scripted cheat: ``play`` steps the episode, then the episode is ended with ``answer``."""
-
-    name: str
-    play: Callable[[Episode], None]
-    answer: Callable[[Episode], str] = lambda episode: "done"
-    applies: Callable[[Task], bool] = always
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """How an attack on a task was graded."""
-
-    task_id: str
-    attack: str
-    statuses: tuple[str, ...]
-    reward: float | None
-    grade: str
-    errors: tuple[str, ...]
-
-    def problem(self, failure_values: Sequence[float]) -> str | None:
-        """What is wrong with this grade (``None``: the task's failure, as it should be)."""
-        bad = [s for s in self.statuses if s not in ("ok", "action_error")]
-        if bad:
-            return f"status {bad} ({'; '.join(self.errors) or self.grade})"
-        if self.reward is None or all(abs(self.reward - v) > 1e-9 for v in failure_values):
-            return f"reward {self.reward!r}, not a failure value {list(failure_values)} ({self.grade})"
-        return None
-
-
-def play(env: gymnasium.Env, task: Task, attack: Attack, seed: int = 0) -> Verdict:
-    """One episode of ``task`` under ``attack``, answered at the end when still running."""
-    observation, info = env.reset(seed=seed, options={"task": task})
-    episode = Episode(env, task, observation, info)
-    attack.play(episode)
-    episode.step(ResponseAction(text=attack.answer(episode)))
-    grade = episode.info.get("grade")
-    return Verdict(
-        task_id=task.id,
-        attack=attack.name,
-        statuses=tuple(episode.statuses),
-        reward=episode.reward,
-        grade=str(getattr(grade, "content", None))[:300],
-        errors=tuple(episode.errors),
-    )
 
 
 def check_family(
