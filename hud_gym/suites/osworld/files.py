@@ -27,7 +27,7 @@ import platformdirs
 from hud_gym.controllers.ubuntu.download import MAX_DOWNLOAD_BYTES, download
 from hud_gym.controllers.ubuntu.homefs import HomeFiles
 
-__all__ = ["MIRROR_ENV_VAR", "OSWorldFileMissing", "cache_root", "cached_file", "mirror_paths"]
+__all__ = ["MIRROR_ENV_VAR", "OSWorldFileMissing", "cache_root", "cached_file", "episode_file", "mirror_paths"]
 
 MIRROR_ENV_VAR = "HUD_GYM_OSWORLD_FILES"
 """The environment variable naming the offline mirror directory."""
@@ -121,3 +121,21 @@ def cached_file(
             f"and was not downloaded: {str(exc)[:500]}"
         ) from None
     return target
+
+
+def episode_file(controller: Any, url: str, *, domain: str | None, task_id: str | None, name: str) -> Path:
+    """:func:`cached_file` under ``controller``'s episode's network rules: its own network when
+    the episode has one (``episode_network``), else a network namespace of its own with nothing
+    in it (``own_network``), so a download never runs with the host's network.
+
+    Raises:
+        OSWorldFileMissing: the file is nowhere to be had.
+    """
+    network = bool(getattr(controller, "episode_network", False))
+    opener = getattr(controller, "own_network", None)
+    own = opener() if opener is not None and not network else None
+    try:
+        return cached_file(url, domain=domain, task_id=task_id, name=name, network=network, own_network=own)
+    finally:
+        if own is not None:
+            os.close(own)

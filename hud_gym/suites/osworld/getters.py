@@ -25,7 +25,7 @@ from typing import Any
 
 from hud_gym.controllers.ubuntu.homefs import HomeFiles
 from hud_gym.evaluation.registry import FunctionContext
-from hud_gym.suites.osworld.files import cached_file
+from hud_gym.suites.osworld.files import episode_file
 from hud_gym.suites.osworld.metrics_text import MAX_FILE_BYTES
 
 __all__ = ["OSWORLD_HOME", "SAVED_AT", "SAVE_WAIT", "Getters", "home_path"]
@@ -137,21 +137,12 @@ class Getters:
         return str(target)
 
     def _cloud(self, url: str, target: Path) -> str:
-        controller = self.ctx.controller
-        network = bool(getattr(controller, "episode_network", False))
-        opener = getattr(controller, "own_network", None)
-        own = opener() if opener is not None and not network else None
-        try:
-            cached = cached_file(
-                url,
-                domain=self.names.get("domain"),
-                task_id=self.names.get("task_id"),
-                name=target.name,
-                network=network,
-                own_network=own,
-            )
-        finally:
-            if own is not None:
-                os.close(own)
+        cached = episode_file(
+            self.ctx.controller,
+            url,
+            domain=self.names.get("domain"),
+            task_id=self.names.get("task_id"),
+            name=target.name,
+        )
         target.write_bytes(cached.read_bytes())
         return str(target)

@@ -24,7 +24,7 @@ from hud_gym.actions import PressAction
 from hud_gym.controllers.ubuntu.functions import launch
 from hud_gym.controllers.ubuntu.homefs import HomeFiles
 from hud_gym.evaluation.registry import FunctionContext, setup_function
-from hud_gym.suites.osworld.files import cached_file
+from hud_gym.suites.osworld.files import episode_file
 from hud_gym.suites.osworld.getters import OSWORLD_HOME, SAVED_AT, home_path
 
 __all__ = ["MAX_SLEEP", "OPENERS", "opener_for", "osworld_config", "osworld_download", "pyautogui_keys", "run_step"]
@@ -165,22 +165,10 @@ async def osworld_download(ctx: FunctionContext, url: str, path: str) -> dict[st
     controller = ctx.controller
     target = controller.resolve_path(home_path(path))
     metadata = (ctx.task.metadata or {}) if ctx.task is not None else {}
-    network = bool(getattr(controller, "episode_network", False))
-    opener = getattr(controller, "own_network", None)
-    own = opener() if opener is not None and not network else None
-    try:
-        cached = await asyncio.to_thread(
-            cached_file,
-            url,
-            domain=metadata.get("domain"),
-            task_id=ctx.task.id if ctx.task is not None else None,
-            name=target.name,
-            network=network,
-            own_network=own,
-        )
-    finally:
-        if own is not None:
-            os.close(own)
+    task_id = ctx.task.id if ctx.task is not None else None
+    cached = await asyncio.to_thread(
+        episode_file, controller, url, domain=metadata.get("domain"), task_id=task_id, name=target.name
+    )
     data = await asyncio.to_thread(cached.read_bytes)
     files = HomeFiles(Path(controller.home), getattr(controller, "file_owner", None))
     files.mkdir(target.parent)
