@@ -11,7 +11,8 @@ import pytest
 
 from hud_gym.controllers.ubuntu.homefs import HomeFiles
 from hud_gym.suites.osworld.files import OSWorldFileMissing, cached_file, mirror_paths, url_key
-from hud_gym.suites.osworld.steps import opener_for, pyautogui_keys
+from hud_gym.suites.osworld.scripts import pyautogui_keys
+from hud_gym.suites.osworld.steps import opener_for
 from hud_gym.suites.osworld.support import why_not
 
 URL = "https://drive.usercontent.google.com/download?id=1abc&export=download"

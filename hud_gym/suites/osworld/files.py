@@ -26,6 +26,7 @@ import platformdirs
 
 from hud_gym.controllers.ubuntu.download import MAX_DOWNLOAD_BYTES, download
 from hud_gym.controllers.ubuntu.homefs import HomeFiles
+from hud_gym.errors import HudGymError
 
 __all__ = ["MIRROR_ENV_VAR", "OSWorldFileMissing", "cache_root", "cached_file", "episode_file", "mirror_paths"]
 
@@ -34,7 +35,7 @@ MIRROR_ENV_VAR = "HUD_GYM_OSWORLD_FILES"
 _MAX_COMPONENT = 255
 
 
-class OSWorldFileMissing(FileNotFoundError):
+class OSWorldFileMissing(HudGymError, FileNotFoundError):
     """A task's file is in neither the cache nor the mirror, and could not be downloaded."""
 
 

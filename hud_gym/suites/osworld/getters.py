@@ -27,24 +27,16 @@ from hud_gym.controllers.ubuntu.homefs import HomeFiles
 from hud_gym.evaluation.registry import FunctionContext
 from hud_gym.suites.osworld.files import episode_file
 from hud_gym.suites.osworld.metrics_text import MAX_FILE_BYTES
+from hud_gym.suites.osworld.scripts import OSWORLD_HOME, home_path
 
-__all__ = ["OSWORLD_HOME", "SAVED_AT", "SAVE_WAIT", "Getters", "home_path"]
+__all__ = ["SAVED_AT", "SAVE_WAIT", "Getters"]
 
-OSWORLD_HOME = "/home/user"
-"""The home directory of OSWorld's VM; mapped to the env's home."""
 SAVE_WAIT = 30.0
 """After a keystroke script's Ctrl+S, the longest a ``vm_file`` getter waits for its file to be
 written (a save takes longer on a loaded box than OSWorld's ``sleep 0.5`` allows for)."""
 SAVED_AT = "osworld_saved_at"
 """``ctx.state`` key: when a keystroke script pressed Ctrl+S (``time.time()``)."""
 _NAME = re.compile(r"[^A-Za-z0-9._ -]")
-
-
-def home_path(path: str) -> str:
-    """OSWorld's VM path as the env's: ``/home/user/x`` is ``~/x``."""
-    if path == OSWORLD_HOME or path.startswith(OSWORLD_HOME + "/"):
-        return "~" + path[len(OSWORLD_HOME) :]
-    return path
 
 
 def _file_name(dest: Any, index: int) -> str:

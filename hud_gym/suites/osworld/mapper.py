@@ -19,8 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hud_gym.suites.osworld.getters import OSWORLD_HOME
-from hud_gym.suites.osworld.steps import pyautogui_keys
+from hud_gym.suites.osworld.scripts import OSWORLD_HOME, pyautogui_keys
 from hud_gym.suites.osworld.support import why_not
 from hud_gym.task import TaskFileError
 

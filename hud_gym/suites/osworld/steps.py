@@ -12,7 +12,6 @@ URL's file from the cache (:mod:`.files`).
 
 from __future__ import annotations
 
-import ast
 import asyncio
 import os
 import re
@@ -25,12 +24,11 @@ from hud_gym.controllers.ubuntu.functions import launch
 from hud_gym.controllers.ubuntu.homefs import HomeFiles
 from hud_gym.evaluation.registry import FunctionContext, setup_function
 from hud_gym.suites.osworld.files import episode_file
-from hud_gym.suites.osworld.getters import OSWORLD_HOME, SAVED_AT, home_path
+from hud_gym.suites.osworld.getters import SAVED_AT
+from hud_gym.suites.osworld.scripts import MAX_SLEEP, OSWORLD_HOME, home_path, pyautogui_keys
 
-__all__ = ["MAX_SLEEP", "OPENERS", "opener_for", "osworld_config", "osworld_download", "pyautogui_keys", "run_step"]
+__all__ = ["OPENERS", "opener_for", "osworld_config", "osworld_download", "run_step"]
 
-MAX_SLEEP = 10.0
-"""The longest a ``sleep`` step (or a keystroke script's ``time.sleep``) waits."""
 WINDOW_WAIT = 60.0
 """The longest ``activate_window`` waits for its window (a cold LibreOffice start on a loaded box)."""
 
@@ -43,45 +41,10 @@ OPENERS: dict[str, str] = {
 }
 """The known desktop app that opens a file, by suffix (any other file: the text editor, gedit)."""
 
-_PYAUTOGUI = re.compile(r"\A\s*import pyautogui\s*;")
-_MAX_SCRIPT = 2000
-
 
 def opener_for(path: str) -> str:
     """The known app ``open`` starts on ``path``."""
     return OPENERS.get(Path(path).suffix.lower(), "gedit")
-
-
-def pyautogui_keys(script: str) -> list[list[str] | float] | None:
-    """The key presses (lists of keys) and pauses (seconds) of an OSWorld keystroke script
-    (``import pyautogui; pyautogui.hotkey("ctrl", "s"); time.sleep(0.5)``), read as Python's
-    syntax tree, never run; ``None`` when it is anything else."""
-    if len(script) > _MAX_SCRIPT or not _PYAUTOGUI.match(script):
-        return None
-    try:
-        tree = ast.parse(script)
-    except SyntaxError:
-        return None
-    out: list[list[str] | float] = []
-    for node in tree.body:
-        if isinstance(node, ast.Import) and all(a.name in ("pyautogui", "time") for a in node.names):
-            continue
-        if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)):
-            return None
-        call = node.value
-        name = ast.unparse(call.func)
-        try:
-            args = [ast.literal_eval(a) for a in call.args]
-        except ValueError:
-            return None
-        flat = [k for a in args for k in (a if isinstance(a, list) else [a])]
-        if name in ("pyautogui.hotkey", "pyautogui.press") and flat and all(isinstance(k, str) for k in flat):
-            out += [flat] if name == "pyautogui.hotkey" else [[k] for k in flat]
-        elif name == "time.sleep" and len(flat) == 1 and isinstance(flat[0], (int, float)):
-            out.append(min(float(flat[0]), MAX_SLEEP))
-        else:
-            return None
-    return out
 
 
 def _script_of(command: Any) -> str | None:
