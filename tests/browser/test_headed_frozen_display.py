@@ -30,6 +30,7 @@ def test_a_grabbed_headed_display_times_out_its_step_and_stops_no_other_env() ->
     env = gymnasium.make("hud/Browser-v0", screen_size=(320, 240), capture="headed", step_timeout=STEP_TIMEOUT)
     qa = QAEnv(task=Task(prompt="Capital of France?", evaluate=[("response_includes", "Paris")]), screen_size=(32, 32))
     grabber: Any = None
+    releaser: threading.Thread | None = None
     released = threading.Event()
     try:
         env.reset(seed=0)
@@ -40,14 +41,17 @@ def test_a_grabbed_headed_display_times_out_its_step_and_stops_no_other_env() ->
         grabber.grab_server()
         grabber.sync()
 
-        def release() -> None:
+        def release() -> None:  # the one thread that touches the grabber after the grab (Xlib is not threaded)
             released.wait(RELEASE_AFTER)
             released.set()
-            with contextlib.suppress(Exception):  # (the test may have closed it first)
+            with contextlib.suppress(Exception):  # (the display may be gone)
                 grabber.ungrab_server()
                 grabber.sync()
+            with contextlib.suppress(Exception):
+                grabber.close()
 
-        threading.Thread(target=release, daemon=True).start()
+        releaser = threading.Thread(target=release, daemon=True)
+        releaser.start()
         result: dict[str, Any] = {}
         stepper = threading.Thread(target=lambda: result.update(out=env.step(ClickAction(point=Point(x=5, y=5)))))
         stepper.start()
@@ -64,7 +68,9 @@ def test_a_grabbed_headed_display_times_out_its_step_and_stops_no_other_env() ->
         assert (reward, info["status"], truncated) == (None, "timeout", True)
     finally:
         released.set()
-        if grabber is not None:
+        if releaser is not None:
+            releaser.join(SLACK)
+        elif grabber is not None:
             with contextlib.suppress(Exception):  # (the display may be gone)
                 grabber.close()
         qa.close()
