@@ -120,6 +120,15 @@ def site() -> Iterator[str]:
         yield url
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _sb3_logs_in_the_tests_tmp(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Stable-Baselines3 makes a log folder per ``learn()`` (``$TMPDIR/SB3-<date>`` unless
+    ``SB3_LOGDIR`` names one): inside pytest's own temporary tree, not loose in /tmp."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("SB3_LOGDIR", str(tmp_path_factory.mktemp("sb3-logs")))
+        yield
+
+
 @pytest.fixture(autouse=True)
 def _release_the_stores_a_test_opened() -> Iterator[None]:
     """Close the connections of every job store a test opened (its tmp ``HUD_GYM_HOME``), once it
