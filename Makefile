@@ -14,11 +14,13 @@ demo: install
 # 2 cores); `make test-fast` is the inner loop: it leaves out the `e2e` tests (real Chromium, Xvfb,
 # apps), the `slow` (> ~10 s: trainers, Ray, process drills) and `soak` ones, and the `subprocess`
 # half of the controller matrix outside a protocol subset (`matrix`).
-# Most tests wait on Chromium, Xvfb or a subprocess: $(JOBS) pytest-xdist workers (one module
-# per worker at a time) keep both cores busy; the `serial` tier measures memory and CPU, so it
-# runs afterwards, alone.
+# Most tests wait on Chromium, Xvfb or a subprocess: $(JOBS) pytest-xdist workers keep both cores
+# busy. `worksteal` hands each worker a contiguous share of the suite (a module's fixtures are made
+# once per worker that runs it) and an idle worker takes half of a busy one's queue, so a module of
+# long tests (the office oracles) no longer holds one worker while the others idle. The `serial`
+# tier measures memory and CPU, so it runs afterwards, alone.
 JOBS ?= 3
-XDIST := -n $(JOBS) --dist loadfile
+XDIST := -n $(JOBS) --dist worksteal
 test: install check
 	$(PY) -m pytest $(XDIST) -m "not serial"
 	$(PY) -m pytest -m serial

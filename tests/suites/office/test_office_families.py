@@ -74,8 +74,10 @@ def test_the_untouched_documents_score_0(desktop: Any) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize(("seed", "difficulty"), [(1, 1), (2, 3)], ids=["easiest", "hardest"])
 @pytest.mark.parametrize("name", FAMILIES)
-def test_oracle_solves_with_the_keyboard(desktop: Any, play: Callable[..., Any], name: str) -> None:
-    for seed, difficulty in ((1, 1), (2, 3)):
-        played = play(desktop, generate_task(name, seed, difficulty))
-        assert played.reward == 1.0 and set(played.statuses) == {"ok"}, (seed, difficulty, played)
+def test_oracle_solves_with_the_keyboard(
+    desktop: Any, play: Callable[..., Any], name: str, seed: int, difficulty: int
+) -> None:
+    played = play(desktop, generate_task(name, seed, difficulty))
+    assert played.reward == 1.0 and set(played.statuses) == {"ok"}, (seed, difficulty, played)
