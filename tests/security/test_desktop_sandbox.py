@@ -199,7 +199,7 @@ def test_evaluators_do_not_follow_a_planted_link_out_of_the_home(
         ("file_contains", "root-link/etc/shadow", "root:"),
     ]:
         calls = controller.resolve("evaluate", expand_config(check))
-        grade = env._runner.run(controller.evaluate(calls, env._context))
+        grade = env._runner.run(controller.evaluate(calls, env.episode.state.context))
         assert grade.reward == 0.0, (check, grade)
         shown = str(grade)
         assert host.secret not in shown and "root:x" not in shown and "root:*" not in shown, grade
