@@ -3,7 +3,7 @@
 An env's processes are the trees of the three sandboxes its controller started: Xvfb's and the
 window manager's (for the env's life), and the current episode's (its launcher, bubblewrap's init,
 the supervisor, the apps). Each tree is found from a pid the controller gives
-(:meth:`~hud_gym.controllers.ubuntu.lifecycle.UbuntuLifecycle.pids`): the Xvfb and window-manager
+(:meth:`~hud_gym.controllers.ubuntu.desktop.DesktopAPI.pids`): the Xvfb and window-manager
 launchers are children of this process; the episode's launcher is found by walking up from one of
 its programs to the child of this process. Nothing is found by name, so the envs' trees are
 disjoint, and other programs of the machine are never counted.
@@ -62,7 +62,7 @@ def env_processes(env: Any) -> EnvProcesses:
     """The live processes of ``env`` (a ``hud/Ubuntu-v0`` env, or its wrapper), by sandbox; none
     when its desktop is not running (no reset yet, or closed)."""
     controller = env.unwrapped.controller
-    pids = controller.pids() if controller is not None else {}
+    pids = controller.desktop.pids() if controller is not None else {}
     if pids.get("xvfb") is None:
         return EnvProcesses()
     roots = {"xvfb": int(pids["xvfb"])}

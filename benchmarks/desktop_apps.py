@@ -53,10 +53,10 @@ def start_ms(env: Any, app: str) -> float:
     controller = env.unwrapped.controller
 
     async def launch() -> None:
-        await controller.spawn(controller.launch_argv(app, []))
+        await controller.desktop.spawn(controller.desktop.launch_argv(app, []))
 
     async def windows() -> list[dict[str, Any]]:
-        return list(await controller.windows())
+        return list(await controller.desktop.windows())
 
     began = time.perf_counter()
     _run(env, launch())
@@ -69,7 +69,7 @@ def start_ms(env: Any, app: str) -> float:
 
 def end_apps(env: Any) -> None:
     """SIGTERM every process of the episode's sandbox (SIGKILL after 30 s), and wait for them."""
-    pids = env.unwrapped.controller.pids().get("tasks", set())
+    pids = env.unwrapped.controller.desktop.pids().get("tasks", set())
     processes = []
     for pid in pids:
         try:

@@ -65,8 +65,8 @@ def density_workbook(ctx: FunctionContext, path: str, seed: int = 0, rows: int =
         sheet.append([f"item {row - 1}", draw.randint(1, 50), draw.randint(100, 9999) / 100, f"=B{row}*C{row}"])
     data = io.BytesIO()
     book.save(data)
-    resolved = controller.resolve_path(path)
-    HomeFiles(controller.home, getattr(controller, "file_owner", None)).write_bytes(resolved, data.getvalue())
+    resolved = controller.desktop.resolve_path(path)
+    HomeFiles(controller.state.home, controller.state.file_owner).write_bytes(resolved, data.getvalue())
     return str(resolved)
 
 

@@ -43,7 +43,7 @@ def _start(hog: UbuntuEnv, argv: list[str] | None) -> None:
     hog.reset(seed=0)
     if argv is not None:
         controller = hog.controller
-        _on_loop(hog, controller._procs.spawn(argv))
+        _on_loop(hog, controller.state.procs.spawn(argv))
         time.sleep(1.0)  # the hog at full tilt before measuring
 
 

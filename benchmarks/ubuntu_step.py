@@ -46,10 +46,10 @@ def _open_eventlog(env: UbuntuEnv, log: str) -> tuple[int, int]:
     ``log`` in the env's home; returns the centre of its toggle."""
     controller = env.controller
     assert controller is not None
-    argv = controller.launch_argv("eventlog", ["--log", log, "--geometry", "+200+150"])
-    log = str(controller.resolve_path(log))
-    env._runner.run(controller.spawn(argv))
-    env._runner.run(controller.wait_for_window("event log"))
+    argv = controller.desktop.launch_argv("eventlog", ["--log", log, "--geometry", "+200+150"])
+    log = str(controller.desktop.resolve_path(log))
+    env._runner.run(controller.desktop.spawn(argv))
+    env._runner.run(controller.desktop.wait_for_window("event log"))
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline:
         with open(log, encoding="utf-8") as handle:
@@ -74,8 +74,8 @@ def run(steps: int = 30) -> dict[str, float]:
 
         # pyautogui binds to $DISPLAY when imported; pyscreeze uses scrot when it sees an X11
         # session (as a desktop session sets XDG_SESSION_TYPE).
-        os.environ["DISPLAY"] = controller.display
-        os.environ["XAUTHORITY"] = str(controller.xauthority)  # the display's cookie
+        os.environ["DISPLAY"] = controller.state.display
+        os.environ["XAUTHORITY"] = str(controller.state.xauthority)  # the display's cookie
         os.environ["XDG_SESSION_TYPE"] = "x11"
         import pyautogui
 
@@ -85,7 +85,7 @@ def run(steps: int = 30) -> dict[str, float]:
             pyautogui.click(*target)
             return np.asarray(pyautogui.screenshot())
 
-        raw = xdisplay.Display(controller.display)
+        raw = xdisplay.Display(controller.state.display)
 
         def raw_click() -> None:
             xtest.fake_input(raw, X.MotionNotify, x=target[0], y=target[1])
@@ -93,7 +93,7 @@ def run(steps: int = 30) -> dict[str, float]:
             xtest.fake_input(raw, X.ButtonRelease, 1)
             raw.sync()
 
-        capture = controller._capture
+        capture = controller.state.capture
         assert capture is not None
         results: dict[str, list[float]] = {"a": [], "b": [], "raw_click": [], "grab": [], "mss_grab": []}
         monitor = {"left": 0, "top": 0, "width": SIZE[0], "height": SIZE[1]}
@@ -114,11 +114,11 @@ def run(steps: int = 30) -> dict[str, float]:
         results["mss_grab"] = [_timed(public_grab) for _ in range(steps)]
 
         async def typing() -> float:
-            xin = controller._input
-            assert xin is not None and controller._conn is not None
+            xin = controller.state.input
+            assert xin is not None and controller.state.conn is not None
             started = time.perf_counter()
             xin.type_text("the quick brown fox!")
-            controller._conn.sync()
+            controller.state.conn.sync()
             return (time.perf_counter() - started) * 1000
 
         results["type20"] = [env._runner.run(typing()) for _ in range(steps)]

@@ -309,7 +309,7 @@ def _damaged_store(home: Path) -> None:
     store = Store(home)
     for i in range(200):
         store.insert_job(f"job{i:04d}", "x" * 200, {}, utc_now(), None)
-    store._conn().execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    store.db.conn().execute("PRAGMA wal_checkpoint(TRUNCATE)")
     store.close()
     with open(home / "hud_gym.db", "r+b") as db:
         db.seek(3 * 4096)

@@ -536,15 +536,15 @@ def test_osworld_example_runs_on_the_desktop(tmp_path: Path, monkeypatch: pytest
         _, info = env.reset(seed=0)
         assert info["status"] == "ok"
         controller = env.unwrapped.controller
-        notes = controller.home / "Desktop" / "notes.txt"
+        notes = controller.state.home / "Desktop" / "notes.txt"
         assert notes.read_text(encoding="utf-8") == "meeting at 10\nbring the reports\n"  # from the mirror, offline
-        titles = [w["title"] for w in env.unwrapped._runner.run(controller.windows(), timeout=10)]
+        titles = [w["title"] for w in env.unwrapped._runner.run(controller.desktop.windows(), timeout=10)]
         assert any("notes.txt" in t for t in titles)  # 'open' started gedit on the file
         before = env.unwrapped.evaluate()
         assert before.reward == 0.0 and not before.is_error
         # What the agent would do from its terminal: the grade reads the real files.
-        (controller.home / "Desktop" / "reports").mkdir()
-        notes.rename(controller.home / "Desktop" / "reports" / "notes.txt")
+        (controller.state.home / "Desktop" / "reports").mkdir()
+        notes.rename(controller.state.home / "Desktop" / "reports" / "notes.txt")
         after = env.unwrapped.evaluate()
         assert after.reward == 1.0 and not after.is_error, after.content
         moved = "~/Desktop/reports/notes.txt"

@@ -70,7 +70,7 @@ CHILD = textwrap.dedent(
     ubuntu.reset(seed=0)
     browser = gymnasium.make("hud/Browser-v0", screen_size=(320, 240))
     browser.reset(seed=0)
-    print(ubuntu.unwrapped.controller._session.base, flush=True)
+    print(ubuntu.unwrapped.controller.state.session.base, flush=True)
     print(browser.unwrapped.controller.download_dir, flush=True)
     {end}
     """

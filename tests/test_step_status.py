@@ -85,7 +85,7 @@ def test_each_status_does_what_the_table_says(
         assert type(info["status"]) is str and info["status"] == status  # stored and shown as before
         rule = STATUS_RULES[StepStatus(status)]
         assert (reward is not None) == rule.keeps_reward
-        assert env._restart_controller == rule.restarts
+        assert env.episode.state.restart_controller == rule.restarts
         if rule.truncated:
             assert truncated
         if status == "ok":

@@ -185,7 +185,7 @@ def test_saved_trajectory_round_trips_with_images_and_policy_traces(home: Path) 
 def test_png_screenshots_are_lossless(home: Path) -> None:
     store = Store(home / "png", image_format="png")
     screenshot = np.random.default_rng(0).integers(0, 256, (12, 16, 3), dtype=np.uint8)
-    ref = store.save_image("j", "t", "step-0000", {"screenshot": screenshot})
+    ref = store.recording.save_image("j", "t", "step-0000", {"screenshot": screenshot})
     assert ref is not None and ref.endswith(".png")
     assert np.array_equal(np.asarray(Image.open(store.image_path(ref))), screenshot)
 
@@ -364,7 +364,7 @@ FULL_DISK = textwrap.dedent("""
     except OSError as exc:
         raised = exc.errno
     job.finish()
-    row = store._conn().execute("SELECT status, reward, error FROM trajectories").fetchone()
+    row = store.db.conn().execute("SELECT status, reward, error FROM trajectories").fetchone()
     print(json.dumps({"raised": raised, "row": list(row), "job": [job.status, job.error],
                       "reserve": os.path.exists(os.path.join(home, ".space-reserve"))}))
 """)

@@ -2,9 +2,10 @@
 
 Modules, one job each:
 
-- :mod:`.controller`: :class:`UbuntuController`, the parts put together, its CLA table
-  (:data:`~.controller.ACTIONS`) and the observation;
-- :mod:`.state`: its options, its state and the session's folders;
+- :mod:`.controller`: :class:`UbuntuController`, the ``Controller`` over the parts, its CLA table
+  (:data:`~.controller.ACTIONS`: action type -> a part's method) and the observation;
+- :mod:`.state`: the desktop session every part receives (:class:`~.state.DesktopState`: the
+  options, the X connection, the folders);
 - :mod:`.lifecycle`: start, episode reset, health, close;
 - :mod:`.input`: the pointer and keyboard actions as XTEST events;
 - :mod:`.desktop`: the API of the gym's functions: permissions, processes, windows, clipboard;
@@ -16,9 +17,11 @@ Modules, one job each:
   :mod:`.xinput`, :mod:`.keysyms`, :mod:`.windows` (over :mod:`hud_gym.controllers.x11`'s connection
   and capture, shared with the headed browser); the shipped apps: :mod:`.apps`.
 
-The parts are mixins of one class, stacked so that each uses only the ones below it
-(``state <- lifecycle <- input, desktop <- custom <- controller``), as the browser controller's
-are, for the same reason: they share one session, one X connection and one pending settle.
+The parts are objects the controller owns, each given the one state object (composition, no
+inheritance between them): ``controller.lifecycle``, ``controller.input``, ``controller.desktop``
+(what the gym's functions use: ``ctx.controller.desktop``) and ``controller.custom`` (which is given
+the input and desktop parts too); ``controller.state`` is the session they share (one X
+connection, one pending settle).
 
 The gym's setup and evaluate functions (``functions.py``) are imported here when present (and by
 the function registry when a desktop task first needs them).

@@ -5,8 +5,8 @@ private Xvfb display (a free number from :data:`~hud_gym.controllers.x11.xvfb.FI
 authorised by a fresh cookie, openbox with a minimal configuration (or no WM), a private home and
 temp directory, one persistent X connection, one MIT-SHM screen grabber. By default (``sandbox``)
 all of it runs in bubblewrap sandboxes as an unprivileged uid (:mod:`~hud_gym.controllers.ubuntu.sandboxed`),
-the task processes (:meth:`UbuntuController.spawn`, :meth:`~UbuntuController.run`, the ``launch``
-action, the clipboard owner) in one sandbox per episode; with ``sandbox=False`` they run in one
+the task processes (:meth:`.desktop.DesktopAPI.spawn`, :meth:`~.desktop.DesktopAPI.run`, the
+``launch`` action, the clipboard owner) in one sandbox per episode; with ``sandbox=False`` they run in one
 process group per episode (:mod:`~hud_gym.controllers.ubuntu.processes`) as this process's user.
 
 Reset: kill the task's processes (the episode's sandbox, or SIGTERM then SIGKILL by process group;
@@ -24,12 +24,15 @@ Every X request runs on the X connection's own thread (:mod:`~hud_gym.controller
 never on the hud-gym loop: a desktop whose X server is grabbed (``XGrabServer`` by an agent's
 script) or stopped times its own step out and stops no other env.
 
-The controller is composed of parts, one job each (see the package docstring): :mod:`.lifecycle`
-(start, reset, close), :mod:`.input` (the XTEST actions), :mod:`.desktop` (the API of the gym's
-functions: permissions, processes, windows, clipboard), :mod:`.custom` (``launch``,
-``key_sequence``, ``clipboard_set``) and the pure :mod:`.policy` (what ``launch`` starts, which
-paths a task reaches). This module puts them together, runs each CLA action through
-:data:`ACTIONS` and observes.
+The controller owns one state object, the desktop session (:class:`~.state.DesktopState`), and
+small parts that each receive it, one job each (see the package docstring): :attr:`~UbuntuController.lifecycle`
+(:mod:`.lifecycle`: start, reset, close), :attr:`~UbuntuController.input` (:mod:`.input`: the
+XTEST actions), :attr:`~UbuntuController.desktop` (:mod:`.desktop`: the API of the gym's functions,
+``ctx.controller.desktop``: permissions, processes, windows, clipboard),
+:attr:`~UbuntuController.custom` (:mod:`.custom`: ``launch``, ``key_sequence``, ``clipboard_set``);
+the pure :mod:`.policy` decides what ``launch`` starts and which paths a task reaches. This module
+implements the :class:`~hud_gym.controllers.base.Controller` interface over them: it runs each CLA
+action through :data:`ACTIONS` (action type -> a part's method) and observes.
 
 Safety: a task's or an agent's programs reach only the sandbox (see docs/security.md).
 ``launch`` starts only the apps of :data:`LAUNCHABLE` with checked arguments unless shell commands
@@ -40,6 +43,9 @@ there only for a task that asks for it (``config={"network": true}``) on an env 
 """
 
 from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 import hud_gym.controllers.ubuntu.windows as xwindows
 from hud_gym.actions import (
@@ -57,12 +63,17 @@ from hud_gym.actions import (
     TypeAction,
     WaitAction,
 )
-from hud_gym.controllers.base import ActionOutcome, ControllerError, Frame
+from hud_gym.controllers.base import ActionOutcome, Controller, ControllerError, Frame
 from hud_gym.controllers.dispatch import ActionTable
 from hud_gym.controllers.ubuntu.custom import CUSTOM, CUSTOM_ACTIONS, DesktopCustom
-from hud_gym.controllers.ubuntu.input import PIXELS_PER_WHEEL_CLICK, Settled, wheel_clicks
+from hud_gym.controllers.ubuntu.desktop import DesktopAPI
+from hud_gym.controllers.ubuntu.input import PIXELS_PER_WHEEL_CLICK, DesktopInput, Settled, wheel_clicks
+from hud_gym.controllers.ubuntu.lifecycle import DesktopLifecycle
 from hud_gym.controllers.ubuntu.policy import LAUNCHABLE
+from hud_gym.controllers.ubuntu.state import DesktopState
 from hud_gym.controllers.x11.connection import X_ERRORS
+from hud_gym.envs.ubuntu_options import UbuntuOptions
+from hud_gym.task import Task
 
 __all__ = [
     "ACTIONS",
@@ -76,29 +87,56 @@ __all__ = [
 ]
 
 
-class UbuntuController(DesktopCustom):
+class UbuntuController(Controller):
     """Drives one private X desktop; see the module docstring.
 
     Args:
-        screen_size: ``(width, height)`` of the display.
+        screen_size: ``(width, height)`` of the display (at least 16x16).
         options: the env's :class:`~hud_gym.envs.ubuntu_options.UbuntuOptions` (default: the
-            defaults): ``allow_shell`` (:meth:`shell_allowed`), ``allow_absolute_paths``
-            (:meth:`resolve_path`), ``sandbox``, ``allow_network``, the settle timings, ``limits``
-            (over :data:`~hud_gym.controllers.sandbox.limits.DESKTOP_LIMITS`), ...
+            defaults): ``allow_shell`` (:meth:`.desktop.DesktopAPI.shell_allowed`),
+            ``allow_absolute_paths`` (:meth:`.desktop.DesktopAPI.resolve_path`), ``sandbox``,
+            ``allow_network``, the settle timings, ``limits`` (over
+            :data:`~hud_gym.controllers.sandbox.limits.DESKTOP_LIMITS`), ...
 
     Attributes:
-        display: the X display name (``":57"``), set by :meth:`start`.
-        home: the env's home directory (emptied at every reset).
-        tmp: the env's temp directory (emptied at every reset).
-        child_env: the environment of task processes (``DISPLAY``, ``HOME``, ``TMPDIR``, ...).
-        options: as given.
-        in_container, sandbox: ``options.in_container`` and ``options.sandbox`` resolved.
-        limits: the episode's limits (``options.limits`` over the defaults).
-        episode_network: the current episode has the network (its task asked for it, and the env
-            allows it); what ``download_file`` may reach follows it.
-        last_settle: ``{"settle": s, "damage": n, "first_damage": s}`` of the last observation
-            (see :meth:`~hud_gym.controllers.x11.connection.XConnection.settle`).
+        state: the desktop session (:class:`~.state.DesktopState`: the options, the display, the
+            home and temp folders, the X connection, ...), which the parts below share.
+        lifecycle: start, reset, health, close (:class:`~.lifecycle.DesktopLifecycle`).
+        input: the XTEST actions (:class:`~.input.DesktopInput`).
+        desktop: the API of the gym's functions (:class:`~.desktop.DesktopAPI`).
+        custom: the custom actions (:class:`~.custom.DesktopCustom`).
+
+    Raises:
+        ValueError: a screen smaller than 16x16.
     """
+
+    gym = "ubuntu"
+
+    def __init__(self, screen_size: tuple[int, int] = (1280, 720), options: UbuntuOptions | None = None) -> None:
+        super().__init__((int(screen_size[0]), int(screen_size[1])))
+        if self.screen_size[0] < 16 or self.screen_size[1] < 16:
+            raise ValueError(f"screen_size must be at least 16x16, got {screen_size}")
+        self.state = DesktopState(self.screen_size, options if options is not None else UbuntuOptions())
+        self.lifecycle = DesktopLifecycle(self.state)
+        self.input = DesktopInput(self.state)
+        self.desktop = DesktopAPI(self.state)
+        self.custom = DesktopCustom(self.state, self.input, self.desktop)
+
+    async def start(self) -> None:
+        """:meth:`.lifecycle.DesktopLifecycle.start`."""
+        await self.lifecycle.start()
+
+    async def reset(self, task: Task | None, seed: int | None) -> None:
+        """:meth:`.lifecycle.DesktopLifecycle.reset`."""
+        await self.lifecycle.reset(task, seed)
+
+    async def health(self) -> bool:
+        """:meth:`.lifecycle.DesktopLifecycle.health`."""
+        return await self.lifecycle.health()
+
+    async def close(self) -> None:
+        """:meth:`.lifecycle.DesktopLifecycle.close`."""
+        await self.lifecycle.close()
 
     async def step(self, action: CLAAction) -> ActionOutcome:
         """Execute one CLA action (screen pixels) with XTEST input, then ``XSync``, on the X
@@ -108,8 +146,9 @@ class UbuntuController(DesktopCustom):
             ActionError: an invalid action (unknown custom action, a disallowed launch, ...).
             ControllerError: the display is gone.
         """
-        await self._check_limits()
-        conn, _ = self._x
+        state = self.state
+        await self.lifecycle.check_limits()
+        conn, _ = state.x
         try:
             if isinstance(action, CustomAction):
                 await conn.call(conn.begin)
@@ -118,22 +157,22 @@ class UbuntuController(DesktopCustom):
             else:
                 outcome, settle = await conn.run(lambda: self._x_step(action))
         except ControllerError:
-            self._check_alive()
+            state.check_alive()
             raise
         if settle is not None:
-            first, quiet = self._pending_settle or (0.0, 0.0)
-            self._pending_settle = (max(first, self.options.first_paint), max(quiet, settle))
+            first, quiet = state.pending_settle or (0.0, 0.0)
+            state.pending_settle = (max(first, state.options.first_paint), max(quiet, settle))
         return outcome
 
     async def _x_step(self, action: CLAAction) -> Settled:
         """``action``'s input, then ``XSync`` (on the X connection's thread)."""
-        conn, _ = self._io
+        conn, _ = self.state.io
         conn.begin()
         try:
             result = await ACTIONS.run(self, action)
             conn.sync()
         except X_ERRORS as exc:
-            raise ControllerError(f"X input on {self.display} failed: {type(exc).__name__}: {exc}") from exc
+            raise ControllerError(f"X input on {self.state.display} failed: {type(exc).__name__}: {exc}") from exc
         return result
 
     async def observe(self) -> Frame:
@@ -143,54 +182,68 @@ class UbuntuController(DesktopCustom):
         Raises:
             ControllerError: the display is gone.
         """
-        await self._check_limits()
-        conn, _ = self._x
-        pending, self._pending_settle = self._pending_settle, None
+        state = self.state
+        await self.lifecycle.check_limits()
+        conn, _ = state.x
+        pending, state.pending_settle = state.pending_settle, None
         try:
             frame: Frame = await conn.run(lambda: self._x_observe(pending))
         except ControllerError:
-            self._check_alive()
+            state.check_alive()
             raise
         return frame
 
     async def _x_observe(self, pending: tuple[float, float] | None) -> Frame:
-        conn, _ = self._io
-        assert self._capture is not None
+        state = self.state
+        conn, _ = state.io
+        assert state.capture is not None
         if pending is not None:
             first_paint, quiet = pending
-            self.last_settle = await conn.settle(first_paint, quiet, self.options.settle_limit)
+            state.last_settle = await conn.settle(first_paint, quiet, state.options.settle_limit)
         else:
-            self.last_settle = {"settle": 0.0, "damage": 0.0}
-        screenshot = self._capture.grab()
+            state.last_settle = {"settle": 0.0, "damage": 0.0}
+        screenshot = state.capture.grab()
         try:
-            managed = self._wm is not None
+            managed = state.wm is not None
             focused = xwindows.focused_window(conn, managed)
             titles = xwindows.window_titles(conn, managed)
         except X_ERRORS as exc:
-            raise ControllerError(f"cannot read the windows of {self.display}: {exc}") from exc
+            raise ControllerError(f"cannot read the windows of {state.display}: {exc}") from exc
         title = focused["title"] if focused is not None else None
         return Frame(
             screenshot=screenshot,
             text=f"Focused window: {title if title is not None else '(none)'}",
-            info={"focused_window": title, "windows": titles, "display": self.display},
+            info={"focused_window": title, "windows": titles, "display": state.display},
         )
+
+
+def _on_input(
+    handler: Callable[[DesktopInput, Any], Awaitable[Settled]],
+) -> Callable[[UbuntuController, Any], Awaitable[Settled]]:
+    """``handler``, a method of the input part, as a handler of the controller's table."""
+    return lambda controller, action: handler(controller.input, action)
+
+
+async def _on_custom(controller: UbuntuController, action: CustomAction) -> Settled:
+    return await controller.custom.run(action)
 
 
 ACTIONS: ActionTable[UbuntuController, Settled] = ActionTable(
     UbuntuController.gym,
     {
-        ClickAction: UbuntuController._click,
-        PressAction: UbuntuController._press,
-        KeyDownAction: UbuntuController._key_down,
-        KeyUpAction: UbuntuController._key_up,
-        TypeAction: UbuntuController._type,
-        ScrollAction: UbuntuController._scroll,
-        MoveAction: UbuntuController._move,
-        DragAction: UbuntuController._drag,
-        WaitAction: UbuntuController._wait,
-        PositionFetch: UbuntuController._position,
-        ScreenshotFetch: UbuntuController._screenshot,
-        CustomAction: UbuntuController._custom,
+        ClickAction: _on_input(DesktopInput.click),
+        PressAction: _on_input(DesktopInput.press),
+        KeyDownAction: _on_input(DesktopInput.key_down),
+        KeyUpAction: _on_input(DesktopInput.key_up),
+        TypeAction: _on_input(DesktopInput.type_text),
+        ScrollAction: _on_input(DesktopInput.scroll),
+        MoveAction: _on_input(DesktopInput.move),
+        DragAction: _on_input(DesktopInput.drag),
+        WaitAction: _on_input(DesktopInput.wait),
+        PositionFetch: _on_input(DesktopInput.position),
+        ScreenshotFetch: _on_input(DesktopInput.screenshot),
+        CustomAction: _on_custom,
     },
 )
-"""What :meth:`UbuntuController.step` runs for each CLA type (``ResponseAction`` never reaches a controller)."""
+"""What :meth:`UbuntuController.step` runs for each CLA type: a method of its input part, or of
+its custom actions part (``ResponseAction`` never reaches a controller)."""

@@ -5,7 +5,8 @@
 task process, with arguments checked by :func:`.policy.launch_argv`, and waits for its first
 window (up to ``launch_timeout``); ``info`` says what started (``launched``, ``pid``, ``window``,
 or ``exit_code`` when it exited first). ``key_sequence`` presses chords one after the other;
-``clipboard_set`` owns the CLIPBOARD with a text.
+``clipboard_set`` owns the CLIPBOARD with a text. :class:`DesktopCustom` works on the env's
+:class:`~.state.DesktopState` through the input and desktop API parts.
 """
 
 from __future__ import annotations
@@ -20,21 +21,38 @@ from hud_gym.controllers.dispatch import CustomActions
 from hud_gym.controllers.ubuntu.desktop import DesktopAPI
 from hud_gym.controllers.ubuntu.input import DesktopInput, Settled
 from hud_gym.controllers.ubuntu.policy import LAUNCHABLE
+from hud_gym.controllers.ubuntu.state import DesktopState
 from hud_gym.keys import UnknownKeyError, normalize_keys
 
 __all__ = ["CUSTOM", "CUSTOM_ACTIONS", "DesktopCustom"]
 
 
-class DesktopCustom(DesktopInput, DesktopAPI):
-    """The handlers of the custom actions (a part of :class:`~.controller.UbuntuController`)."""
+class DesktopCustom:
+    """The handlers of the custom actions (a part of :class:`~.controller.UbuntuController`).
 
-    async def _custom(self, action: CustomAction) -> Settled:
+    Args:
+        state: the env's desktop state.
+        input: the part that sends X input (``key_sequence``).
+        desktop: the part that starts processes and reads windows (``launch``, ``clipboard_set``).
+    """
+
+    def __init__(self, state: DesktopState, input: DesktopInput, desktop: DesktopAPI) -> None:
+        self.state = state
+        self.input = input
+        self.desktop = desktop
+
+    async def run(self, action: CustomAction) -> Settled:
+        """Run ``action`` with its handler in :data:`CUSTOM`.
+
+        Raises:
+            ActionError: not a custom action of the desktop gym, or bad arguments.
+        """
         return await CUSTOM.run(self, action)
 
     # One handler per custom action (the table is :data:`CUSTOM`, after the class).
 
     async def _key_sequence(self, args: dict[str, Any]) -> Settled:
-        conn, xin = self._io
+        conn, xin = self.state.io
         keys = args.get("keys")
         if not isinstance(keys, list) or not keys or not all(isinstance(k, (str, list)) for k in keys):
             raise ActionError("custom action 'key_sequence' needs args {'keys': ['ctrl+a', 'Delete', ...]}")
@@ -45,17 +63,17 @@ class DesktopCustom(DesktopInput, DesktopAPI):
 
         async def press_all() -> None:  # on the X connection's thread
             for chord in chords:
-                await self._keys_ready(conn, xin, chord)
+                await self.input.keys_ready(conn, xin, chord)
                 xin.press(chord)
 
         await conn.run(press_all)
-        return ActionOutcome(), self.options.quiet
+        return ActionOutcome(), self.state.options.quiet
 
     async def _clipboard_set(self, args: dict[str, Any]) -> Settled:
         text = args.get("text")
         if not isinstance(text, str):
             raise ActionError("custom action 'clipboard_set' needs args {'text': '<text>'}")
-        await self.clipboard_set(text)
+        await self.desktop.clipboard_set(text)
         return ActionOutcome(), None
 
     async def _launch(self, args: dict[str, Any]) -> Settled:
@@ -68,18 +86,18 @@ class DesktopCustom(DesktopInput, DesktopAPI):
         if not isinstance(extra, list) or not all(isinstance(a, str) for a in extra):
             raise ActionError("custom action 'launch': 'args' must be a list of strings")
         try:
-            argv = self.launch_argv(app, extra)
+            argv = self.desktop.launch_argv(app, extra)
         except (PermissionError, ValueError) as exc:
             raise ActionError(str(exc) if str(exc).startswith("launch") else f"launch {app!r}: {exc}") from None
-        before = {w["id"] for w in await self.windows()}
+        before = {w["id"] for w in await self.desktop.windows()}
         try:
-            process = await self.spawn(argv)
+            process = await self.desktop.spawn(argv)
         except (FileNotFoundError, PermissionError) as exc:
             raise ActionError(f"launch {app!r}: {exc}") from None
         info: dict[str, Any] = {"launched": app, "pid": process.pid, "window": None}
-        deadline = time.monotonic() + self.options.launch_timeout
+        deadline = time.monotonic() + self.state.options.launch_timeout
         while time.monotonic() < deadline:
-            new = [w for w in await self.windows() if w["id"] not in before]
+            new = [w for w in await self.desktop.windows() if w["id"] not in before]
             if new:
                 info["window"] = new[-1]["title"]
                 break
@@ -88,11 +106,11 @@ class DesktopCustom(DesktopInput, DesktopAPI):
                 break
             await asyncio.sleep(0.01)
         # A new window paints its content in a few bursts: settle with a longer quiet time.
-        return ActionOutcome(info=info), max(self.options.quiet, 0.1)
+        return ActionOutcome(info=info), max(self.state.options.quiet, 0.1)
 
 
 CUSTOM: CustomActions[DesktopCustom, Settled] = CustomActions(
-    DesktopCustom.gym,
+    "ubuntu",
     {
         "launch": DesktopCustom._launch,
         "key_sequence": DesktopCustom._key_sequence,

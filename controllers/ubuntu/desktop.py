@@ -3,7 +3,8 @@
 Task processes (:meth:`DesktopAPI.spawn`, :meth:`~DesktopAPI.run`, the ``launch`` action, the
 clipboard owner) run in the episode's sandbox (or, with ``sandbox=False``, its process group) and
 die at the next reset. What they may start and reach is decided by the pure functions of
-:mod:`.policy`, called here with the env's options.
+:mod:`.policy`, called here with the env's options. :class:`DesktopAPI` works on the env's
+:class:`~.state.DesktopState`; the functions reach it as ``ctx.controller.desktop``.
 """
 
 from __future__ import annotations
@@ -21,20 +22,27 @@ from hud_gym.bounds import CLIPBOARD_BYTES, Clipped, clip_bytes
 from hud_gym.controllers.base import ControllerError
 from hud_gym.controllers.ubuntu.apps import KNOWN_APPS
 from hud_gym.controllers.ubuntu.display import DesktopNotAvailableError
-from hud_gym.controllers.ubuntu.lifecycle import DesktopLifecycle
+from hud_gym.controllers.ubuntu.state import DesktopState
 from hud_gym.evaluation.patterns import compile_task_pattern
 
 __all__ = ["DesktopAPI"]
 
 
-class DesktopAPI(DesktopLifecycle):
-    """Permissions, processes, windows and clipboard (a part of :class:`~.controller.UbuntuController`)."""
+class DesktopAPI:
+    """Permissions, processes, windows and clipboard (a part of :class:`~.controller.UbuntuController`).
+
+    Args:
+        state: the env's desktop state (its folders: ``state.home``, ``state.tmp``, ...).
+    """
+
+    def __init__(self, state: DesktopState) -> None:
+        self.state = state
 
     # ----------------------------------------------------------------- permissions
 
     def shell_allowed(self) -> bool:
         """True when arbitrary commands may run (``allow_shell``, or inside the gym's container)."""
-        return self.options.allow_shell or self.in_container
+        return self.state.options.allow_shell or self.state.in_container
 
     def require_shell(self, what: str) -> None:
         """Raise unless :meth:`shell_allowed`.
@@ -57,7 +65,7 @@ class DesktopAPI(DesktopLifecycle):
                 the env was created with ``allow_absolute_paths=True``.
         """
         return policy.resolve_path(
-            path, self.home, allow_absolute_paths=self.options.allow_absolute_paths, check_links=check_links
+            path, self.state.home, allow_absolute_paths=self.state.options.allow_absolute_paths, check_links=check_links
         )
 
     def own_network(self) -> int | None:
@@ -65,14 +73,14 @@ class DesktopAPI(DesktopLifecycle):
         sandbox's, when the episode has no network and its sandbox runs; ``None`` otherwise. What
         a task's own servers listen on (``download_file`` reaches them there, never the host's
         loopback)."""
-        procs = self._procs
+        procs = self.state.procs
         opener = getattr(procs, "own_network", None)
-        return opener() if opener is not None and not self.episode_network else None
+        return opener() if opener is not None and not self.state.episode_network else None
 
     @property
     def known_apps(self) -> dict[str, list[str]]:
         """The apps launchable by name without shell permission: name -> base command line."""
-        apps = self._session.apps if self._session is not None else KNOWN_APPS
+        apps = self.state.session.apps if self.state.session is not None else KNOWN_APPS
         return {name: list(argv) for name, argv in apps.items()}
 
     def launch_argv(self, app: str, args: Sequence[str] = ()) -> list[str]:
@@ -89,11 +97,11 @@ class DesktopAPI(DesktopLifecycle):
         return policy.launch_argv(
             app,
             args,
-            home=self._session.home if self._session is not None else None,
+            home=self.state.session.home if self.state.session is not None else None,
             apps=self.known_apps,
             shell_allowed=self.shell_allowed(),
-            allow_absolute_paths=self.options.allow_absolute_paths,
-            search_path=self.child_env.get("PATH"),
+            allow_absolute_paths=self.state.options.allow_absolute_paths,
+            search_path=self.state.child_env.get("PATH"),
         )
 
     # ----------------------------------------------------------------- processes
@@ -105,9 +113,9 @@ class DesktopAPI(DesktopLifecycle):
         Raises:
             FileNotFoundError: no such program.
         """
-        self._check_alive()
-        assert self._procs is not None
-        return await self._procs.spawn(list(argv), cwd=cwd if cwd is not None else self.home)
+        self.state.check_alive()
+        assert self.state.procs is not None
+        return await self.state.procs.spawn(list(argv), cwd=cwd if cwd is not None else self.state.home)
 
     async def run(self, argv: list[str] | str, timeout: float = 10.0) -> tuple[int, str, str]:
         """Run ``argv`` (a string: ``bash -lc <string>``) in the home, in the episode's process group,
@@ -116,27 +124,27 @@ class DesktopAPI(DesktopLifecycle):
         Raises:
             TimeoutError: it ran longer than ``timeout`` seconds (it and its children were killed).
         """
-        self._check_alive()
-        assert self._procs is not None
+        self.state.check_alive()
+        assert self.state.procs is not None
         command = ["bash", "-lc", argv] if isinstance(argv, str) else list(argv)
-        return await self._procs.run(command, timeout=timeout, cwd=self.home)
+        return await self.state.procs.run(command, timeout=timeout, cwd=self.state.home)
 
     # ----------------------------------------------------------------- windows, clipboard
 
     async def windows(self) -> list[dict[str, Any]]:
         """The mapped top-level windows: ``{"id", "title", "pid", "class", "geometry": (x, y, w, h)}``
         (``pid``: the host pid of the window's process, from its ``_NET_WM_PID``; ``None`` if unknown)."""
-        conn, _ = self._x
-        managed = self._wm is not None
+        conn, _ = self.state.x
+        managed = self.state.wm is not None
         try:
             listed = await conn.call(lambda: xwindows.list_windows(conn, managed))
         except ControllerError as exc:
-            raise ControllerError(f"cannot list the windows of {self.display}: {exc}") from exc
+            raise ControllerError(f"cannot list the windows of {self.state.display}: {exc}") from exc
         return self._host_pids(listed)
 
     def _host_pids(self, windows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """Sandboxed apps set ``_NET_WM_PID`` to their pid inside the sandbox: translate to the host's."""
-        translate = getattr(self._procs, "host_pids", None)
+        translate = getattr(self.state.procs, "host_pids", None)
         if translate is None or not windows:
             return windows
         mapping = translate()
@@ -144,12 +152,12 @@ class DesktopAPI(DesktopLifecycle):
 
     async def focused_window(self) -> dict[str, Any] | None:
         """The window with the keyboard focus (as in :meth:`windows`), or ``None``."""
-        conn, _ = self._x
-        managed = self._wm is not None
+        conn, _ = self.state.x
+        managed = self.state.wm is not None
         try:
             window = await conn.call(lambda: xwindows.focused_window(conn, managed))
         except ControllerError as exc:
-            raise ControllerError(f"cannot read the focus of {self.display}: {exc}") from exc
+            raise ControllerError(f"cannot read the focus of {self.state.display}: {exc}") from exc
         return self._host_pids([window])[0] if window is not None else None
 
     async def wait_for_window(self, title_pattern: str, timeout: float = 10.0) -> dict[str, Any]:
@@ -181,8 +189,8 @@ class DesktopAPI(DesktopLifecycle):
         (+1, to know it held more: ``truncated``); an agent fills the clipboard, so it is never
         read whole (a 300 MB clipboard added 859 MiB to the host process)."""
         self._require_xclip()
-        assert self._procs is not None
-        code, out = await self._procs.read_output(
+        assert self.state.procs is not None
+        code, out = await self.state.procs.read_output(
             ["xclip", "-selection", "clipboard", "-o"], timeout=5.0, limit=CLIPBOARD_BYTES
         )
         return clip_bytes(out, CLIPBOARD_BYTES) if code == 0 or len(out) > CLIPBOARD_BYTES else Clipped("", False, 0)
@@ -191,10 +199,10 @@ class DesktopAPI(DesktopLifecycle):
         """Own the CLIPBOARD selection with ``text`` (the owner, an ``xclip`` process, is a task
         process: killed at reset and close)."""
         self._require_xclip()
-        assert self._procs is not None
+        assert self.state.procs is not None
         # xclip forks a child that owns the selection (and holds no pipe of ours) and exits.
-        process = await self._procs.spawn(
-            ["xclip", "-selection", "clipboard", "-i"], cwd=self.home, stdin=asyncio.subprocess.PIPE
+        process = await self.state.procs.spawn(
+            ["xclip", "-selection", "clipboard", "-i"], cwd=self.state.home, stdin=asyncio.subprocess.PIPE
         )
         assert process.stdin is not None
         process.stdin.write(text.encode())
@@ -212,6 +220,14 @@ class DesktopAPI(DesktopLifecycle):
             await asyncio.sleep(0.01)
 
     def _require_xclip(self) -> None:
-        self._check_alive()
-        if shutil.which("xclip", path=self.child_env.get("PATH")) is None:
+        self.state.check_alive()
+        if shutil.which("xclip", path=self.state.child_env.get("PATH")) is None:
             raise DesktopNotAvailableError("the clipboard needs xclip: run `sudo apt-get install xclip`")
+
+    def pids(self) -> dict[str, Any]:
+        """Process ids of the session (for tests): ``xvfb``, ``wm`` (the processes started for them:
+        their sandboxes' launchers when sandboxed) and the live ``tasks`` (the episode's sandbox's
+        processes; unsandboxed: group members, their descendants, processes carrying the env's token)."""
+        if self.state.session is None:
+            return {"xvfb": None, "wm": None, "tasks": set()}
+        return self.state.session.pids()

@@ -2,12 +2,13 @@
 
 HUD's ``hud-ubuntu`` had none; these give desktop tasks a state to start from and a way to be
 graded from the desktop's state rather than from the final response alone. They work against
-``ctx.controller`` (an :class:`~hud_gym.controllers.ubuntu.controller.UbuntuController`): the
+``ctx.controller.desktop`` (the :class:`~hud_gym.controllers.ubuntu.desktop.DesktopAPI` of an
+:class:`~hud_gym.controllers.ubuntu.controller.UbuntuController`): the
 ``async`` ones on the env's event loop, the sync ones (file checks) on a thread, never blocking
 the loop (:mod:`hud_gym.evaluation.calls`). Task regexes go through
 :mod:`hud_gym.evaluation.patterns`.
 
-Safety: every path resolves through ``controller.resolve_path`` (inside the env's home; absolute
+Safety: every path resolves through ``desktop.resolve_path`` (inside the env's home; absolute
 paths only with ``allow_absolute_paths=True``; ``..`` may not escape), and is then opened through
 :class:`~hud_gym.controllers.ubuntu.homefs.HomeFiles`, which refuses, atomically, a link the
 task's or the agent's programs planted to lead out of the home (these functions run on the host,
@@ -56,13 +57,14 @@ _SHOWN = 200
 """Characters of a file, clipboard or output shown in a grade's ``content``."""
 
 
-def _controller(ctx: FunctionContext) -> Any:
-    return ctx.controller
+def _desktop(ctx: FunctionContext) -> Any:
+    """The desktop API of the env's controller (:class:`~hud_gym.controllers.ubuntu.desktop.DesktopAPI`)."""
+    return ctx.controller.desktop
 
 
 def _known_apps(ctx: FunctionContext) -> Mapping[str, Any]:
     """The controller's allow-list of desktop apps launchable by name without the shell."""
-    apps = getattr(_controller(ctx), "known_apps", None)
+    apps = getattr(_desktop(ctx), "known_apps", None)
     return apps if isinstance(apps, Mapping) else {}
 
 
@@ -80,8 +82,8 @@ def _describe(command: str | Sequence[str]) -> str:
 
 def _files(ctx: FunctionContext) -> HomeFiles:
     """The env's home, opened safely (see the module docstring)."""
-    controller = _controller(ctx)
-    return HomeFiles(Path(controller.home), getattr(controller, "file_owner", None))
+    desktop = _desktop(ctx)
+    return HomeFiles(Path(desktop.state.home), desktop.state.file_owner)
 
 
 def _resolve(ctx: FunctionContext, path: str, graded: bool = False) -> tuple[Path, HomeFiles]:
@@ -94,7 +96,7 @@ def _resolve(ctx: FunctionContext, path: str, graded: bool = False) -> tuple[Pat
             link the episode planted leads out of it.
     """
     try:
-        return _controller(ctx).resolve_path(path), _files(ctx)
+        return _desktop(ctx).resolve_path(path), _files(ctx)
     except PermissionError:
         text = path[2:] if path.startswith("~/") else path
         written_inside = not text.startswith(("~", "/")) and os.path.normpath(text).split(os.sep)[0] != ".."
@@ -166,7 +168,7 @@ async def _wait_for_new_window(
             pids.update(child.pid for child in psutil.Process(process.pid).children(recursive=True))
         except psutil.Error:
             pass
-        new = [w for w in await _controller(ctx).windows() if w["id"] not in before]
+        new = [w for w in await _desktop(ctx).windows() if w["id"] not in before]
         mine = [w for w in new if w.get("pid") in pids] or [w for w in new if w.get("pid") is None]
         if mine:
             return mine[0]
@@ -181,17 +183,17 @@ async def _launch(
     ctx: FunctionContext, app: str, args: Sequence[str], wait: bool | str, timeout: float
 ) -> dict[str, Any]:
     """Start ``app`` through the controller's checked command line (see ``launch``)."""
-    controller = _controller(ctx)
+    desktop = _desktop(ctx)
     if app not in _known_apps(ctx):
-        controller.require_shell(f"launch of {app!r}")
-    argv = controller.launch_argv(app, list(args))
-    before = {w["id"] for w in await controller.windows()} if wait is True else set()
-    process = await controller.spawn(argv, cwd=controller.home)
+        desktop.require_shell(f"launch of {app!r}")
+    argv = desktop.launch_argv(app, list(args))
+    before = {w["id"] for w in await desktop.windows()} if wait is True else set()
+    process = await desktop.spawn(argv, cwd=desktop.state.home)
     result: dict[str, Any] = {"pid": process.pid, "argv": argv}
     if wait is True:
         result["window"] = await _wait_for_new_window(ctx, process, before, f"launch of {app!r}", timeout)
     elif isinstance(wait, str) and wait:
-        result["window"] = await controller.wait_for_window(wait, timeout)
+        result["window"] = await desktop.wait_for_window(wait, timeout)
     return result
 
 
@@ -220,7 +222,7 @@ async def open_file(
     files; a missing file opens as a new, empty document of that name). Any other program needs
     ``allow_shell=True`` and gets the file's absolute path as its argument.
     """
-    resolved = _controller(ctx).resolve_path(path)
+    resolved = _desktop(ctx).resolve_path(path)
     argument = path if app in _known_apps(ctx) else str(resolved)
     return await _launch(ctx, app, [argument], wait, timeout)
 
@@ -245,8 +247,8 @@ def make_dir(ctx: FunctionContext, path: str) -> str:
 def copy_file(ctx: FunctionContext, src: str, dst: str) -> str:
     """Copy the file (or directory tree) ``src`` to ``dst``; a ``dst`` directory receives it under
     its own name. Returns the destination path."""
-    controller = _controller(ctx)
-    source, target = controller.resolve_path(src), controller.resolve_path(dst)
+    desktop = _desktop(ctx)
+    source, target = desktop.resolve_path(src), desktop.resolve_path(dst)
     files = _files(ctx)
     if files.kind(source) is None:
         raise FileNotFoundError(f"copy_file: {src!r} does not exist")
@@ -266,9 +268,9 @@ async def run(ctx: FunctionContext, command: str | list[str], timeout: float = 3
         RuntimeError: the command exited with a non-zero code (the message names the command, the
             code and its stderr).
     """
-    controller = _controller(ctx)
-    controller.require_shell("run")
-    code, stdout, stderr = await controller.run(command, timeout=timeout)
+    desktop = _desktop(ctx)
+    desktop.require_shell("run")
+    code, stdout, stderr = await desktop.run(command, timeout=timeout)
     if code != 0:
         detail = _short(stderr.strip()) or "(no stderr)"
         raise RuntimeError(f"command {_describe(command)!r} exited with code {code}: {detail}")
@@ -278,13 +280,13 @@ async def run(ctx: FunctionContext, command: str | list[str], timeout: float = 3
 @setup_function("ubuntu")
 async def wait_for_window(ctx: FunctionContext, title: str, timeout: float = 10.0) -> dict[str, Any]:
     """Wait until a window whose title matches the regex ``title`` exists; returns the window."""
-    return await _controller(ctx).wait_for_window(title, timeout)
+    return await _desktop(ctx).wait_for_window(title, timeout)
 
 
 @setup_function("ubuntu")
 async def set_clipboard(ctx: FunctionContext, text: str) -> None:
     """Put ``text`` on the desktop's clipboard (the CLIPBOARD selection)."""
-    await _controller(ctx).clipboard_set(text)
+    await _desktop(ctx).clipboard_set(text)
 
 
 # ------------------------------------------------------------------------------- evaluate
@@ -369,12 +371,12 @@ async def command_output_contains(
     """Reward 1 when the stdout of ``command`` (run as :func:`run` does) contains every one of
     ``texts``. Needs ``allow_shell=True``; without it the grade is an error that says so. The exit
     code is reported in ``info`` but not graded."""
-    controller = _controller(ctx)
+    desktop = _desktop(ctx)
     try:
-        controller.require_shell("command_output_contains")
+        desktop.require_shell("command_output_contains")
     except PermissionError as exc:
         return Grade.error(str(exc))
-    code, stdout, stderr = await controller.run(command, timeout=timeout)
+    code, stdout, stderr = await desktop.run(command, timeout=timeout)
     missing = [t for t in _as_list(texts) if t not in stdout]
     summary = "all found" if not missing else f"missing {missing!r} in {_short(stdout)!r}"
     return Grade(
@@ -392,7 +394,7 @@ async def window_exists(ctx: FunctionContext, title: str, window_class: str | No
     regex = _compile(title)
     if isinstance(regex, Grade):
         return regex
-    windows = await _controller(ctx).windows()
+    windows = await _desktop(ctx).windows()
     wanted = window_class.casefold() if window_class is not None else None
     titles = [str(w.get("title") or "") for w in windows]
     candidates = [
@@ -415,7 +417,7 @@ async def window_exists(ctx: FunctionContext, title: str, window_class: str | No
 async def clipboard_contains(ctx: FunctionContext, text: str, case_sensitive: bool = True) -> Grade:
     """Reward 1 when the clipboard (the CLIPBOARD selection) contains ``text`` in its first
     :data:`~hud_gym.bounds.CLIPBOARD_BYTES` bytes (``info["clipboard_truncated"]``: it held more)."""
-    read = await _controller(ctx).clipboard_read()  # at most CLIPBOARD_BYTES of it
+    read = await _desktop(ctx).clipboard_read()  # at most CLIPBOARD_BYTES of it
     clipboard = read.text
     fold = (lambda s: s) if case_sensitive else str.casefold
     ok = fold(text) in fold(clipboard)
@@ -429,8 +431,8 @@ async def clipboard_contains(ctx: FunctionContext, text: str, case_sensitive: bo
 def _env_processes(ctx: FunctionContext) -> list[psutil.Process]:
     """The live processes of this env's tasks: its process group, their descendants, and those
     carrying its token (e.g. a daemon started from its xterm)."""
-    controller = _controller(ctx)
-    pids: set[int] = set(controller.pids().get("tasks", ())) if hasattr(controller, "pids") else set()
+    desktop = _desktop(ctx)
+    pids: set[int] = set(desktop.pids().get("tasks", ())) if hasattr(desktop, "pids") else set()
     found = []
     for pid in sorted(pids):
         try:

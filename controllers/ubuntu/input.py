@@ -1,13 +1,14 @@
 """The desktop controller's input: CLA pointer and keyboard actions as XTEST events.
 
 Input goes through one persistent X connection (:mod:`.xinput`); keysyms the keymap lacks are put
-on spare keycodes first (:meth:`DesktopInput._map_keysyms`). Points outside the screen are clamped
+on spare keycodes first (:meth:`DesktopInput.keys_ready`). Points outside the screen are clamped
 to its edge. Scroll amounts are pixels, positive = down/right, one wheel click per
 :data:`PIXELS_PER_WHEEL_CLICK` pixels (rounded; a non-zero amount scrolls at least one click). A
 drag moves every ~20 px so that applications see the pointer travel.
 
 Each handler returns :data:`Settled`: the outcome, and how long the screen must stay quiet before
 the next observation (``None``: the action sent no input, nothing to wait for).
+:class:`DesktopInput` works on the env's :class:`~.state.DesktopState`.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from hud_gym.actions import (
 )
 from hud_gym.controllers.base import ActionOutcome
 from hud_gym.controllers.ubuntu.keysyms import char_keysym, key_keysym
-from hud_gym.controllers.ubuntu.lifecycle import DesktopLifecycle
+from hud_gym.controllers.ubuntu.state import DesktopState
 from hud_gym.controllers.ubuntu.xinput import BUTTONS, KEYMAP_SETTLE, XInput
 from hud_gym.controllers.x11.connection import XConnection
 
@@ -55,77 +56,79 @@ def wheel_clicks(pixels: int) -> int:
     return clicks if pixels > 0 else -clicks
 
 
-class DesktopInput(DesktopLifecycle):
-    """The handlers of the pointer and keyboard actions (a part of :class:`~.controller.UbuntuController`)."""
+class DesktopInput:
+    """The handlers of the pointer and keyboard actions (a part of :class:`~.controller.UbuntuController`).
 
-    # One handler per CLA type (the table is ``controller.ACTIONS``). Each returns the outcome and
-    # the quiet time the observation should settle with (``None``: no input was sent).
+    One handler per CLA type (the table is :data:`~.controller.ACTIONS`), run on the X connection's
+    thread. Each returns the outcome and the quiet time the observation should settle with
+    (``None``: no input was sent).
 
-    @property
-    def _io(self) -> tuple[XConnection, XInput]:
-        """The X connection and input of a started desktop (``step`` checked it is alive)."""
-        assert self._conn is not None and self._input is not None
-        return self._conn, self._input
+    Args:
+        state: the env's desktop state (its X connection and input).
+    """
 
-    async def _click(self, action: ClickAction) -> Settled:
-        conn, xin = self._io
+    def __init__(self, state: DesktopState) -> None:
+        self.state = state
+
+    async def click(self, action: ClickAction) -> Settled:
+        conn, xin = self.state.io
         await self._holding(conn, xin, action.hold_keys, lambda: self._clicks(conn, xin, action))
-        return ActionOutcome(), self.options.quiet
+        return ActionOutcome(), self.state.options.quiet
 
-    async def _press(self, action: PressAction) -> Settled:
-        conn, xin = self._io
-        await self._keys_ready(conn, xin, action.keys)
+    async def press(self, action: PressAction) -> Settled:
+        conn, xin = self.state.io
+        await self.keys_ready(conn, xin, action.keys)
         xin.press(action.keys)
-        return ActionOutcome(), self.options.quiet
+        return ActionOutcome(), self.state.options.quiet
 
-    async def _key_down(self, action: KeyDownAction) -> Settled:
-        conn, xin = self._io
-        await self._keys_ready(conn, xin, action.keys)
+    async def key_down(self, action: KeyDownAction) -> Settled:
+        conn, xin = self.state.io
+        await self.keys_ready(conn, xin, action.keys)
         xin.key_down(action.keys)
-        return ActionOutcome(), self.options.quiet
+        return ActionOutcome(), self.state.options.quiet
 
-    async def _key_up(self, action: KeyUpAction) -> Settled:
-        _, xin = self._io
+    async def key_up(self, action: KeyUpAction) -> Settled:
+        _, xin = self.state.io
         xin.key_up(action.keys)
-        return ActionOutcome(), self.options.quiet
+        return ActionOutcome(), self.state.options.quiet
 
-    async def _type(self, action: TypeAction) -> Settled:
-        conn, xin = self._io
+    async def type_text(self, action: TypeAction) -> Settled:
+        conn, xin = self.state.io
         for chunk in xin.chunks(action.text.replace("\r\n", "\n")):
             await self._map_keysyms(conn, xin, [char_keysym(c) for c in chunk])
             xin.type_text(chunk)
         if action.enter_after:
             xin.press(["enter"])
-        return ActionOutcome(), self.options.quiet
+        return ActionOutcome(), self.state.options.quiet
 
-    async def _scroll(self, action: ScrollAction) -> Settled:
-        conn, xin = self._io
+    async def scroll(self, action: ScrollAction) -> Settled:
+        conn, xin = self.state.io
         await self._holding(conn, xin, action.hold_keys, lambda: self._scroll_at(xin, action))
-        return ActionOutcome(), self.options.quiet
+        return ActionOutcome(), self.state.options.quiet
 
-    async def _move(self, action: MoveAction) -> Settled:
-        _, xin = self._io
+    async def move(self, action: MoveAction) -> Settled:
+        _, xin = self.state.io
         if action.point is not None:
             xin.move(*self._clamp(xin, action.point))
         elif action.offset is not None:
             x, y, _ = xin.pointer()
             xin.move(*self._clamp(xin, Point(x=x + action.offset.x, y=y + action.offset.y)))
-        return ActionOutcome(), self.options.quiet
+        return ActionOutcome(), self.state.options.quiet
 
-    async def _drag(self, action: DragAction) -> Settled:
-        conn, xin = self._io
+    async def drag(self, action: DragAction) -> Settled:
+        conn, xin = self.state.io
         await self._holding(conn, xin, action.hold_keys, lambda: self._drag_along(conn, xin, action))
-        return ActionOutcome(), self.options.quiet
+        return ActionOutcome(), self.state.options.quiet
 
-    async def _wait(self, action: WaitAction) -> Settled:
+    async def wait(self, action: WaitAction) -> Settled:
         await asyncio.sleep(action.time / 1000)
         return ActionOutcome(), None
 
-    async def _position(self, action: PositionFetch) -> Settled:
-        x, y, _mask = self._io[1].pointer()
+    async def position(self, action: PositionFetch) -> Settled:
+        x, y, _mask = self.state.io[1].pointer()
         return ActionOutcome(info={"position": (x, y)}), None
 
-    async def _screenshot(self, action: ScreenshotFetch) -> Settled:
+    async def screenshot(self, action: ScreenshotFetch) -> Settled:
         return ActionOutcome(), None  # the observation after every step is the screenshot
 
     # ----------------------------------------------------------------- helpers
@@ -134,10 +137,10 @@ class DesktopInput(DesktopLifecycle):
         if point is None:
             x, y, _ = xin.pointer()
             return x, y
-        width, height = self.screen_size
+        width, height = self.state.screen_size
         return min(max(point.x, 0), width - 1), min(max(point.y, 0), height - 1)
 
-    async def _keys_ready(self, conn: XConnection, xin: XInput, keys: list[str]) -> None:
+    async def keys_ready(self, conn: XConnection, xin: XInput, keys: list[str]) -> None:
         """Map the keysyms of ``keys`` the keymap lacks (see :meth:`_map_keysyms`)."""
         await self._map_keysyms(conn, xin, [key_keysym(k) for k in keys])
 
@@ -157,7 +160,7 @@ class DesktopInput(DesktopLifecycle):
 
     async def _holding(self, conn: XConnection, xin: XInput, keys: list[str] | None, body: Any) -> None:
         """Run ``await body()`` with ``keys`` held (down in order, up in reverse order)."""
-        await self._keys_ready(conn, xin, keys or [])
+        await self.keys_ready(conn, xin, keys or [])
         codes = [c for c in xin.chord_keycodes([key_keysym(k) for k in keys or []]) if c not in xin.pressed]
         pressed: list[int] = []
         try:

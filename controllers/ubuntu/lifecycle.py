@@ -9,6 +9,8 @@ Reset: kill the task's processes (the episode's sandbox, or SIGTERM then SIGKILL
 no survivor), close the windows left over, release held keys and buttons, give remapped keycodes
 back, empty the clipboard (selections and cut buffers), move the pointer to (0, 0), empty the home
 and temp directories.
+
+:class:`DesktopLifecycle` works on the env's :class:`~.state.DesktopState`.
 """
 
 from __future__ import annotations
@@ -18,13 +20,12 @@ import contextlib
 import time
 import warnings
 import weakref
-from typing import Any
 
 import hud_gym.controllers.ubuntu.windows as xwindows
 from hud_gym.controllers.base import ControllerError
 from hud_gym.controllers.ubuntu.display import require_programs
 from hud_gym.controllers.ubuntu.session import DesktopSession
-from hud_gym.controllers.ubuntu.state import UbuntuState
+from hud_gym.controllers.ubuntu.state import DesktopState
 from hud_gym.controllers.ubuntu.xinput import XInput
 from hud_gym.controllers.x11.capture import ScreenCapture
 from hud_gym.controllers.x11.connection import XConnection
@@ -43,8 +44,15 @@ async def _close_all() -> None:
             await controller.close()
 
 
-class DesktopLifecycle(UbuntuState):
-    """Start, reset, health and close (a part of :class:`~.controller.UbuntuController`)."""
+class DesktopLifecycle:
+    """Start, reset, health and close (a part of :class:`~.controller.UbuntuController`).
+
+    Args:
+        state: the env's desktop state, which this part starts, resets and closes.
+    """
+
+    def __init__(self, state: DesktopState) -> None:
+        self.state = state
 
     async def start(self) -> None:
         """Start Xvfb, the window manager, the X connection and the screen grabber.
@@ -53,32 +61,32 @@ class DesktopLifecycle(UbuntuState):
             DesktopNotAvailableError: Xvfb, the window manager or the sandbox is not installed.
             ControllerError: they did not start.
         """
-        require_programs(self.options.window_manager)
-        if self._sandbox_refused:
+        require_programs(self.state.options.window_manager)
+        if self.state.sandbox_refused:
             warnings.warn(
                 "hud/Ubuntu-v0 with sandbox=False: the desktop's programs run as this process's user, "
                 "with this host's files and network",
                 stacklevel=2,
             )
-        self._closed = False
+        self.state.closed = False
         _live.add(self)
         add_shutdown_hook(_close_all)
         try:
-            self._session = session = DesktopSession(
-                self.screen_size,
-                self.options.window_manager,
-                sandbox=self.sandbox,
-                token=self.token,
-                in_container=self.in_container,
-                limits=self.limits,
+            self.state.session = session = DesktopSession(
+                self.state.screen_size,
+                self.state.options.window_manager,
+                sandbox=self.state.sandbox,
+                token=self.state.token,
+                in_container=self.state.in_container,
+                limits=self.state.limits,
             )
             await session.start()
-            self.display = session.display
+            self.state.display = session.display
             with process_authority().connecting():
-                self._conn = conn = XConnection(self.display)
-                self._capture = ScreenCapture(self.display, self.screen_size)
+                self.state.conn = conn = XConnection(self.state.display)
+                self.state.capture = ScreenCapture(self.state.display, self.state.screen_size)
             await session.start_window_manager(lambda: xwindows.has_window_manager(conn))
-            self._input = XInput(conn)
+            self.state.input = XInput(conn)
         except BaseException:
             await self.close()
             raise
@@ -87,46 +95,26 @@ class DesktopLifecycle(UbuntuState):
         """True while Xvfb, the window manager and the X connection are alive (and the episode's
         processes within their limits)."""
         try:
-            await self._check_limits()
-            self._check_alive()
-            assert self._conn is not None
-            await self._conn.call(self._conn.sync)
+            await self.check_limits()
+            self.state.check_alive()
+            assert self.state.conn is not None
+            await self.state.conn.call(self.state.conn.sync)
         except ControllerError:
             return False
         return True
 
-    def _check_alive(self) -> None:
-        if self._closed or self._session is None or self._conn is None:
-            raise ControllerError("the desktop controller is not started")
-        self._session.check_alive()
-
-    async def _check_limits(self) -> None:
+    async def check_limits(self) -> None:
         """End the episode whose processes reached one of their limits (:mod:`hud_gym.controllers.sandbox.limits`).
 
         Raises:
             ControllerError: one was reached (the message names it); the processes are killed.
         """
-        procs = self._procs
+        procs = self.state.procs
         check = getattr(procs, "violation", None)
         violation = check() if check is not None else None
         if violation is not None:
-            await procs.kill_all(self.options.kill_grace)
+            await procs.kill_all(self.state.options.kill_grace)
             raise ControllerError(f"{violation}; the episode's processes were killed")
-
-    @property
-    def _procs(self) -> Any:
-        """The episode's task processes (:class:`~hud_gym.controllers.ubuntu.processes.TaskProcesses`)."""
-        return self._session.processes if self._session is not None else None
-
-    @property
-    def _wm(self) -> Any:
-        return self._session.wm if self._session is not None else None
-
-    @property
-    def _x(self) -> tuple[XConnection, XInput]:
-        self._check_alive()
-        assert self._conn is not None and self._input is not None
-        return self._conn, self._input
 
     async def reset(self, task: Task | None, seed: int | None) -> None:
         """A clean desktop for the next episode; see the module docstring.
@@ -135,25 +123,25 @@ class DesktopLifecycle(UbuntuState):
             PermissionError: the task asks for the network (``config={"network": true}``) and the
                 env was not made with ``allow_network=True``.
         """
-        conn, xin = self._x
+        conn, xin = self.state.x
         network = bool((task.config or {}).get("network")) if task is not None else False
-        if network and not self.options.allow_network:
+        if network and not self.state.options.allow_network:
             raise PermissionError(
                 f"task {task.id if task else ''!r} asks for the network (config.network): create the "
                 "env with allow_network=True to give it the host's network"
             )
-        assert self._procs is not None and self._session is not None
-        self.episode_network = False
-        await self._procs.kill_all(self.options.kill_grace)
+        assert self.state.procs is not None and self.state.session is not None
+        self.state.episode_network = False
+        await self.state.procs.kill_all(self.state.options.kill_grace)
         try:
             await conn.run(lambda: self._x_reset(conn, xin))
         except ControllerError as exc:
-            raise ControllerError(f"the X server of {self.display} failed during reset: {exc}") from exc
-        self._session.prepare_episode(network)
-        self.episode_network = network
+            raise ControllerError(f"the X server of {self.state.display} failed during reset: {exc}") from exc
+        self.state.session.prepare_episode(network)
+        self.state.episode_network = network
         await conn.call(conn.begin)
         # Whatever the setup draws is settled; with no drawing at all there is nothing to wait for.
-        self._pending_settle = (0.0, max(self.options.quiet, 0.02))
+        self.state.pending_settle = (0.0, max(self.state.options.quiet, 0.02))
 
     async def _x_reset(self, conn: XConnection, xin: XInput) -> None:
         """The X part of :meth:`reset` (on the X connection's thread)."""
@@ -167,7 +155,7 @@ class DesktopLifecycle(UbuntuState):
 
     async def _close_windows(self, conn: XConnection) -> None:
         """Kill the X clients of the windows left after the task processes died (up to 2 s)."""
-        managed = self._wm is not None
+        managed = self.state.wm is not None
         deadline = time.monotonic() + 2.0
         killed: set[int] = set()
         while True:
@@ -183,30 +171,22 @@ class DesktopLifecycle(UbuntuState):
 
     async def close(self) -> None:
         """Stop the task processes, the window manager and Xvfb; remove the directories."""
-        if self._closed and self._session is None:
+        if self.state.closed and self.state.session is None:
             return
-        self._closed = True
+        self.state.closed = True
         _live.discard(self)
-        session, self._session = self._session, None
+        session, self.state.session = self.state.session, None
         if session is not None and session.processes is not None:
             with contextlib.suppress(Exception):
-                await session.processes.kill_all(self.options.kill_grace)
-        capture, self._capture = self._capture, None
-        if self._conn is not None:  # never blocks: a frozen X server holds its thread, not this loop
+                await session.processes.kill_all(self.state.options.kill_grace)
+        capture, self.state.capture = self.state.capture, None
+        if self.state.conn is not None:  # never blocks: a frozen X server holds its thread, not this loop
             if capture is not None:
-                self._conn.thread.call_soon(capture.close)
-            self._conn.close()
-            self._conn = None
+                self.state.conn.thread.call_soon(capture.close)
+            self.state.conn.close()
+            self.state.conn = None
         elif capture is not None:
             capture.close()
-        self._input = None
+        self.state.input = None
         if session is not None:
-            await session.stop(self.options.kill_grace)
-
-    def pids(self) -> dict[str, Any]:
-        """Process ids of the session (for tests): ``xvfb``, ``wm`` (the processes started for them:
-        their sandboxes' launchers when sandboxed) and the live ``tasks`` (the episode's sandbox's
-        processes; unsandboxed: group members, their descendants, processes carrying the env's token)."""
-        if self._session is None:
-            return {"xvfb": None, "wm": None, "tasks": set()}
-        return self._session.pids()
+            await session.stop(self.state.options.kill_grace)

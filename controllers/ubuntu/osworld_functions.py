@@ -6,7 +6,7 @@ the desktop gym's own (:mod:`hud_gym.controllers.ubuntu.functions`).
   over a ``vm_command_line`` result (stdout equal to a text, containing some texts, not others);
 - evaluate :func:`file_content_check`: the same checks over a ``vm_file`` result.
 
-They run against ``ctx.controller`` (an ``UbuntuController``), with its path rules: paths resolve
+They run against ``ctx.controller.desktop`` (an ``UbuntuController``'s desktop API), with its path rules: paths resolve
 inside the env's home unless the env allows absolute paths, and are opened through
 :class:`~hud_gym.controllers.ubuntu.homefs.HomeFiles` (no link planted in the home leads them out;
 what they write is a fresh file given to the sandbox's uid). A download follows the episode's
@@ -40,8 +40,8 @@ def _short(text: str) -> str:
 
 
 def _files(ctx: FunctionContext) -> HomeFiles:
-    controller = ctx.controller
-    return HomeFiles(Path(controller.home), getattr(controller, "file_owner", None))
+    desktop = ctx.controller.desktop
+    return HomeFiles(Path(desktop.state.home), desktop.state.file_owner)
 
 
 @setup_function("ubuntu")
@@ -61,11 +61,10 @@ async def download_file(
     """
     if not isinstance(url, str) or urlsplit(url).scheme.lower() not in ("http", "https"):
         raise ValueError(f"download_file takes an http or https URL, got {_short(str(url))!r}")
-    controller = ctx.controller
-    target = controller.resolve_path(path)
-    network = bool(getattr(controller, "episode_network", False))
-    opener = getattr(controller, "own_network", None)
-    own = opener() if opener is not None and not network else None
+    desktop = ctx.controller.desktop
+    target = desktop.resolve_path(path)
+    network = bool(desktop.state.episode_network)
+    own = desktop.own_network() if not network else None
     try:
         size = await asyncio.to_thread(
             download, url, _files(ctx), target, network=network, own_network=own, max_bytes=max_bytes, timeout=timeout
@@ -103,12 +102,12 @@ async def command_output_check(
     """Reward 1 when the stdout of ``command`` (a string runs through ``bash -lc``, a list is the
     argv) equals ``expected`` (when given, exactly), contains every text of ``include`` and none
     of ``exclude``. Needs ``allow_shell=True``; the exit code is reported in ``info``, not graded."""
-    controller = ctx.controller
+    desktop = ctx.controller.desktop
     try:
-        controller.require_shell("command_output_check")
+        desktop.require_shell("command_output_check")
     except PermissionError as exc:
         return Grade.error(str(exc))
-    code, stdout, stderr = await controller.run(command, timeout=timeout)
+    code, stdout, stderr = await desktop.run(command, timeout=timeout)
     ok, problems = _check_text(stdout, include, exclude, expected)
     shown = command if isinstance(command, str) else " ".join(command)
     verdict = "passes" if ok else "; ".join(problems)
@@ -130,7 +129,7 @@ def file_content_check(
     """Reward 1 when the text of the file ``path`` equals ``expected`` (when given, exactly),
     contains every text of ``include`` and none of ``exclude``. A missing, swapped or unreadable file
     is the task's failure (:class:`~hud_gym.evaluation.TargetAbsent`)."""
-    resolved = ctx.controller.resolve_path(path, check_links=False)
+    resolved = ctx.controller.desktop.resolve_path(path, check_links=False)
     text = read_task_file(_files(ctx), path, resolved, _MAX_READ_BYTES)
     ok, problems = _check_text(text, include, exclude, expected)
     verdict = "passes" if ok else "; ".join(problems)

@@ -1,6 +1,6 @@
 """The environment every gym type shares: :class:`HudEnv`, a ``gymnasium.Env`` whose sync API is a
-facade over the async core (:class:`~hud_gym.core.episode.EnvCore`, where the episode rules are)
-running on the private loop thread (:mod:`hud_gym.core.loop`).
+facade over the async core it owns (``env.episode``, an :class:`~hud_gym.core.episode.EpisodeRunner`,
+where the episode rules are) running on the private loop thread (:mod:`hud_gym.core.loop`).
 
 A gym type subclasses :class:`HudEnv` and describes itself with a
 :class:`~hud_gym.core.gym_type.GymType` (its controller, functions, id, step limit): the env finds
@@ -21,7 +21,7 @@ import numpy as np
 from gymnasium.envs.registration import EnvSpec
 
 from hud_gym.controllers.base import Controller, Frame
-from hud_gym.core.episode import EnvCore, Observation, StepResult
+from hud_gym.core.episode import EpisodeRunner, Observation, StepResult
 from hud_gym.core.gym_options import GymOptions
 from hud_gym.core.gym_type import GymType, gym_of_env
 from hud_gym.core.listeners import EnvListener, link_new_env
@@ -38,7 +38,7 @@ from hud_gym.core.placement import LOCAL, check_placement, remote_controller
 from hud_gym.core.scaling import screen_geometry
 from hud_gym.core.suite_hooks import EnvSuites, default_crop
 from hud_gym.core.time_limit import effective_limit, make_human_rendering, make_time_limit
-from hud_gym.evaluation import BoundCall, FunctionContext, Grade
+from hud_gym.evaluation import Grade
 from hud_gym.spaces import ActionSpaceConfig, make_action_space, make_observation_space, sanitize_text
 from hud_gym.task import Task, TaskSet
 from hud_gym.tasksets import resolve_task, resolve_taskset
@@ -48,7 +48,7 @@ __all__ = ["HudEnv", "Observation", "format_prompt"]
 T = TypeVar("T")
 
 
-class HudEnv(EnvCore, gymnasium.Env[Observation, dict[str, Any]]):
+class HudEnv(gymnasium.Env[Observation, dict[str, Any]]):
     """Base of ``hud/QA-v0``, ``hud/Browser-v0``, ``hud/Ubuntu-v0`` and every other gym type.
 
     Args:
@@ -104,6 +104,8 @@ class HudEnv(EnvCore, gymnasium.Env[Observation, dict[str, Any]]):
         live_url: with ``live_view``, the URL of the current episode's live page (also in the
             reset's ``info["live_url"]``); ``None`` before the first reset.
         suites: suite name to its extension in this env (:class:`~hud_gym.core.suite_hooks.EnvSuites`).
+        episode: the env's episodes (:class:`~hud_gym.core.episode.EpisodeRunner`: reset, step,
+            evaluate, end, close; its ``state`` holds the controller and the current episode).
     """
 
     metadata: dict[str, Any] = {"render_modes": ["rgb_array"], "render_fps": 2}
@@ -112,6 +114,8 @@ class HudEnv(EnvCore, gymnasium.Env[Observation, dict[str, Any]]):
     default_max_episode_steps: ClassVar[int | None] = None
     """The step limit of a subclass no gym was registered with (a registered gym's limit is its
     descriptor's ``max_episode_steps``)."""
+    reset_options: frozenset[str] = frozenset({"task", "task_index", "trajectory"})
+    """The ``reset(options=...)`` keys the env takes (``trajectory``: a job's hint); a gym adds its own."""
 
     def __new__(cls, *args: Any, **kwargs: Any) -> HudEnv:
         # Kept for pickling: an env pickles as its constructor's arguments (see __reduce__).
@@ -180,18 +184,9 @@ class HudEnv(EnvCore, gymnasium.Env[Observation, dict[str, Any]]):
 
         self.placement, self._controller_token = check_placement(controller, controller_token)
         self._runner = get_loop_thread()
-        self._controller: Controller | None = None
-        self._restart_controller = False
-        self._closed = False
-        self._current_task: Task | None = None
-        self._evaluate_calls: list[BoundCall] = []
-        self._context: FunctionContext | None = None
-        self._steps = 0
-        self._episode_over = True
-        self._needs_reset = True
+        self.episode = EpisodeRunner(self)
         self._last_screenshot: np.ndarray | None = None
         self._last_text = ""
-        self._last_grade: Grade | None = None
         # Notified after each reset and step and before close.
         self.listeners: list[EnvListener] = []
         self.live_view = live_view_requested(live_view)
@@ -226,17 +221,18 @@ class HudEnv(EnvCore, gymnasium.Env[Observation, dict[str, Any]]):
     @property
     def task(self) -> Task | None:
         """The task of the current episode."""
-        return self._current_task
+        return self.episode.state.task
 
     @property
     def final_response(self) -> str | None:
         """The agent's final answer in this episode, from a ``ResponseAction``."""
-        return self._context.final_response if self._context else None
+        context = self.episode.state.context
+        return context.final_response if context else None
 
     @property
     def controller(self) -> Controller | None:
         """The live controller object (``None`` before the first reset); where it runs is :attr:`placement`."""
-        return self._controller
+        return self.episode.state.controller
 
     @property
     def max_episode_steps(self) -> int | None:
@@ -284,18 +280,18 @@ class HudEnv(EnvCore, gymnasium.Env[Observation, dict[str, Any]]):
         Raises:
             ValueError: an option the env does not take.
         """
-        return self._call(self._reset(seed, options))
+        return self._call(self.episode.reset(seed, options))
 
     def step(self, action: Any) -> StepResult:  # type: ignore[override]  # reward None: the step was not graded
         """Execute ``action`` (a CLA, a CLA dict, a list of them, or an action-space sample).
         The reward is ``None`` when the step failed (see :mod:`hud_gym.core.episode`)."""
-        return self._call(self._step(action))
+        return self._call(self.episode.step(action))
 
     def evaluate(self) -> Grade:
         """Grade the current state and final response now (as HUD's ``env.evaluate()``), within
         ``step_timeout``. A failed grading (the evaluator raised, timed out, or gave a bad reward)
         is a grade with ``is_error`` set."""
-        return self._call(self._evaluate_now())
+        return self._call(self.episode.evaluate())
 
     def end_episode(self, status: str, error: str | None = None) -> None:
         """End the current episode with a failure that is not the env's own, such as
@@ -306,7 +302,7 @@ class HudEnv(EnvCore, gymnasium.Env[Observation, dict[str, Any]]):
         Raises:
             ValueError: ``status`` is not a failure status (:data:`hud_gym.trajectory.FAILED`).
         """
-        self._call(self._end_episode(status, error))
+        self._call(self.episode.end_episode(status, error))
 
     def render(self) -> np.ndarray | None:
         """A copy of the last screenshot observation (``rgb_array``), or ``None``."""
@@ -316,11 +312,12 @@ class HudEnv(EnvCore, gymnasium.Env[Observation, dict[str, Any]]):
 
     def close(self) -> None:
         """Release the controller's resources. Safe to call more than once."""
-        if self._closed and self._controller is None:
+        state = self.episode.state
+        if state.closed and state.controller is None:
             return
         if self._runner.alive and not self._runner.in_loop_thread():
-            self._call(self._close())
-        self._closed = True
+            self._call(self.episode.close())
+        state.closed = True
 
     # ----------------------------------------------------------------- async API
 
@@ -328,24 +325,24 @@ class HudEnv(EnvCore, gymnasium.Env[Observation, dict[str, Any]]):
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Observation, dict[str, Any]]:
         """Async :meth:`reset`, callable from any event loop."""
-        return await self._runner.run_async(self._reset(seed, options))
+        return await self._runner.run_async(self.episode.reset(seed, options))
 
     async def astep(self, action: Any) -> StepResult:
         """Async :meth:`step`, callable from any event loop."""
-        return await self._runner.run_async(self._step(action))
+        return await self._runner.run_async(self.episode.step(action))
 
     async def aevaluate(self) -> Grade:
         """Async :meth:`evaluate`, callable from any event loop."""
-        return await self._runner.run_async(self._evaluate_now())
+        return await self._runner.run_async(self.episode.evaluate())
 
     async def aend_episode(self, status: str, error: str | None = None) -> None:
         """Async :meth:`end_episode`, callable from any event loop."""
-        await self._runner.run_async(self._end_episode(status, error))
+        await self._runner.run_async(self.episode.end_episode(status, error))
 
     async def aclose(self) -> None:
         """Async :meth:`close`, callable from any event loop."""
-        await self._runner.run_async(self._close())
-        self._closed = True
+        await self._runner.run_async(self.episode.close())
+        self.episode.state.closed = True
 
     # ----------------------------------------------------------------- observations
 
@@ -353,9 +350,10 @@ class HudEnv(EnvCore, gymnasium.Env[Observation, dict[str, Any]]):
         gymnasium.Env.reset(self, seed=seed)
 
     def _prompt(self) -> str:
-        if self._context is not None and self._context.instruction:
-            return self._context.instruction
-        return format_prompt(self._current_task)
+        context = self.episode.state.context
+        if context is not None and context.instruction:
+            return context.instruction
+        return format_prompt(self.episode.state.task)
 
     def _observation(self, frame: Frame) -> Observation:
         self.suites.frame_info(self, frame.info)
@@ -378,8 +376,8 @@ class HudEnv(EnvCore, gymnasium.Env[Observation, dict[str, Any]]):
     def __del__(self) -> None:
         # Best effort for envs that were never closed; closing normally is the caller's job.
         try:
-            if self._controller is not None and self._runner.alive and not self._runner.in_loop_thread():
-                self._runner.run(self._close(), timeout=10)
+            if self.episode.state.controller is not None and self._runner.alive and not self._runner.in_loop_thread():
+                self._runner.run(self.episode.close(), timeout=10)
         except Exception:  # noqa: BLE001
             pass
 

@@ -1,10 +1,13 @@
-"""The async core of every env (:class:`EnvCore`, a base of :class:`~hud_gym.core.env.HudEnv`):
-reset, step, evaluate, end and close, as coroutines on the private loop thread
-(:mod:`hud_gym.core.loop`), driving a :class:`~hud_gym.controllers.base.Controller`.
+"""The async core of every env (:class:`EpisodeRunner`, which a :class:`~hud_gym.core.env.HudEnv`
+owns as ``env.episode``): reset, step, evaluate, end and close, as coroutines on the private loop
+thread (:mod:`hud_gym.core.loop`), driving a :class:`~hud_gym.controllers.base.Controller`. The
+runner sees its env as an :class:`~hud_gym.core.episode_state.EpisodeHost`; its state
+(:class:`~hud_gym.core.episode_state.EpisodeState`) is shared with its step part
+(:class:`~hud_gym.core.episode_step.StepRunner`).
 
 Episode rules:
 
-- ``reset`` refuses an option it does not know (:attr:`EnvCore.reset_options`), picks the task
+- ``reset`` refuses an option it does not know (:attr:`HudEnv.reset_options <hud_gym.core.env.HudEnv.reset_options>`), picks the task
   (``options["task"]``, the task given at make time, or one drawn from the task set with the
   reset seed), checks every setup and evaluate call against the registry,
   resets the controller and runs the setup.
@@ -57,167 +60,112 @@ Episode rules:
 from __future__ import annotations
 
 import asyncio
-import math
 import time
-import warnings
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any
 
-from gymnasium.error import ResetNeeded
-
-from hud_gym.actions import ActionError, CLAAction, ResponseAction, parse_actions
 from hud_gym.controllers.base import Controller, ControllerError
 from hud_gym.core.deadline import within
-from hud_gym.core.listeners import EnvListener
-from hud_gym.core.loop import EventLoopThread
-from hud_gym.core.scaling import ScreenMapping
-from hud_gym.core.step_status import StepOutcome, StepStatus
-from hud_gym.core.suite_hooks import EnvSuites
+from hud_gym.core.episode_state import EpisodeHost, EpisodeState, Observation, StepResult
+from hud_gym.core.episode_step import StepRunner
 from hud_gym.core.timings import Timings
-from hud_gym.evaluation import BoundCall, FunctionContext, Grade, is_absent
-from hud_gym.evaluation.grade import check_reward
+from hud_gym.evaluation import FunctionContext, Grade
 from hud_gym.evaluation.worker_pool import get_worker_pool
-from hud_gym.spaces import ActionSpaceConfig, decode, is_encoded_action
-from hud_gym.task import Task, TaskSet
+from hud_gym.task import Task
 from hud_gym.tasksets import resolve_task
 from hud_gym.trajectory import FAILED
 
-if TYPE_CHECKING:
-    import numpy as np
-
-    from hud_gym.controllers.base import Frame
-    from hud_gym.core.env import HudEnv
-
-__all__ = ["EnvCore", "Observation"]
-
-Observation = dict[str, Any]
-StepResult = tuple[Observation, "float | None", bool, bool, dict[str, Any]]
+__all__ = ["EpisodeRunner", "Observation", "StepResult"]
 
 
-class EnvCore:
-    """The episode logic of :class:`~hud_gym.core.env.HudEnv` (see the module docstring); the
-    env supplies the attributes below, the controller and the observations."""
+class EpisodeRunner:
+    """The episodes of one env (see the module docstring).
 
-    np_random: np.random.Generator
-    placement: str
-    step_timeout: float
-    reset_timeout: float
-    evaluate_every_step: bool
-    evaluate_combine: str
-    screen_mapping: ScreenMapping
-    screen_size: tuple[int, int]
-    observation_size: tuple[int, int]
-    action_space_config: ActionSpaceConfig
-    observation_crop: tuple[int, int, int, int] | None
-    listeners: list[EnvListener]
-    suites: EnvSuites
-    _runner: EventLoopThread
-    _task: Task | None
-    _taskset: TaskSet | None
-    _controller: Controller | None
-    _restart_controller: bool
-    _closed: bool
-    _current_task: Task | None
-    _evaluate_calls: list[BoundCall]
-    _context: FunctionContext | None
-    _steps: int
-    _episode_over: bool
-    _needs_reset: bool
-    _last_grade: Grade | None
+    Args:
+        host: the env that owns this runner.
 
-    @property
-    def max_episode_steps(self) -> int | None:
-        raise NotImplementedError
+    Attributes:
+        state: the episode state (the controller, the current task, the step count, ...).
+        steps: the step part (:class:`~hud_gym.core.episode_step.StepRunner`).
+    """
 
-    def _new_controller(self) -> Controller:
-        raise NotImplementedError
-
-    def _observation(self, frame: Frame) -> Observation:
-        raise NotImplementedError
-
-    def _repeat_observation(self) -> Observation:
-        raise NotImplementedError
-
-    def _prompt(self) -> str:
-        raise NotImplementedError
-
-    def _seed_episode(self, seed: int | None) -> None:
-        raise NotImplementedError
-
-    reset_options: frozenset[str] = frozenset({"task", "task_index", "trajectory"})
-    """The ``reset(options=...)`` keys the env takes (``trajectory``: a job's hint); a gym adds its own."""
+    def __init__(self, host: EpisodeHost) -> None:
+        self.host = host
+        self.state = EpisodeState()
+        self.steps = StepRunner(host, self.state)
 
     def _check_options(self, options: dict[str, Any]) -> None:
-        unknown = sorted(set(options) - self.reset_options)
+        unknown = sorted(set(options) - self.host.reset_options)
         if unknown:
             raise ValueError(
                 f"unknown reset option(s) {', '.join(map(repr, unknown))}: "
-                f"{type(self).__name__} takes {', '.join(sorted(self.reset_options))}"
+                f"{type(self.host).__name__} takes {', '.join(sorted(self.host.reset_options))}"
             )
-
-    def _finish_step(
-        self, observation: Observation, reward: float | None, terminated: bool, truncated: bool, info: dict[str, Any]
-    ) -> tuple[Observation, float | None]:
-        """A gym's last word on a step's observation and reward, after grading and before the
-        listeners see the step: by default, the hook of the suite of the episode's task
-        (MiniWoB's reward processors and black terminal frame)."""
-        return self.suites.finish_step(self, observation, reward, terminated, info)
 
     def _pick_task(self, options: dict[str, Any]) -> Task | None:
         """The task of the episode a reset with ``options`` starts, after the suites' hooks."""
-        return self.suites.pick_task(self._drawn_task(options), options)
+        return self.host.suites.pick_task(self._drawn_task(options), options)
 
     def _drawn_task(self, options: dict[str, Any]) -> Task | None:
+        host = self.host
         if options.get("task") is not None:
             return resolve_task(options["task"])
-        if self._taskset is not None and len(self._taskset) > 0:
+        if host._taskset is not None and len(host._taskset) > 0:
             if "task_index" in options:
-                return self._taskset[int(options["task_index"])]
-            if self._task is None:
-                return self._taskset[int(self.np_random.integers(len(self._taskset)))]
-        return self._task
+                return host._taskset[int(options["task_index"])]
+            if host._task is None:
+                return host._taskset[int(host.np_random.integers(len(host._taskset)))]
+        return host._task
 
     async def _ensure_controller(self) -> Controller:
-        if self._controller is not None and self._restart_controller:
+        state = self.state
+        if state.controller is not None and state.restart_controller:
             await self._shutdown_controller()
-        if self._controller is None:
-            controller = self._new_controller()
+        if state.controller is None:
+            controller = self.host._new_controller()
             if controller.supports_capture_region:
-                controller.capture_region = self.observation_crop
+                controller.capture_region = self.host.observation_crop
             await controller.start()
-            self._controller = controller
-            self._restart_controller = False
-        return self._controller
+            state.controller = controller
+            state.restart_controller = False
+        return state.controller
 
     async def _shutdown_controller(self) -> None:
-        controller, self._controller = self._controller, None
+        controller, self.state.controller = self.state.controller, None
         if controller is not None:
             try:
                 await within(controller.close(), timeout=30)
             except Exception:  # noqa: BLE001  (a dead controller may fail to close; it is gone either way)
                 pass
 
-    async def _reset(self, seed: int | None, options: dict[str, Any] | None) -> tuple[Observation, dict[str, Any]]:
+    async def reset(self, seed: int | None, options: dict[str, Any] | None) -> tuple[Observation, dict[str, Any]]:
+        """Start an episode (see the module docstring).
+
+        Raises:
+            ValueError: an option the env does not take.
+            ControllerError: the reset failed twice, the second time after a controller restart.
+        """
+        state, host = self.state, self.host
         started = time.perf_counter()
         # A reset ends the previous episode whether or not it succeeds: after a failed one there
         # is no episode to step or to end (``end_episode`` must not reach the listeners).
-        self._needs_reset = self._episode_over = True
+        state.needs_reset = state.episode_over = True
         options = dict(options or {})
         self._check_options(options)
-        self._seed_episode(seed)
+        host._seed_episode(seed)
         task = self._pick_task(options)
-        episode_seed = seed if seed is not None else int(self.np_random.integers(2**31 - 1))
-        self._closed = False
+        episode_seed = seed if seed is not None else int(host.np_random.integers(2**31 - 1))
+        state.closed = False
         attempts = 2
         for attempt in range(attempts):
             try:
                 observation, info = await within(
-                    self._reset_once(task, episode_seed, started), timeout=self.reset_timeout
+                    self._reset_once(task, episode_seed, started), timeout=host.reset_timeout
                 )
-                for listener in self.listeners:
-                    await listener.on_reset(cast("HudEnv", self), observation, info, options)
+                for listener in host.listeners:
+                    await listener.on_reset(host, observation, info, options)
                 return observation, info
             except (ControllerError, asyncio.TimeoutError) as exc:
-                self._restart_controller = True
+                state.restart_controller = True
                 if attempt == attempts - 1:
                     raise ControllerError(
                         f"reset failed after a controller restart: {type(exc).__name__}: {exc}"
@@ -227,238 +175,76 @@ class EnvCore:
     async def _reset_once(
         self, task: Task | None, seed: int | None, started: float
     ) -> tuple[Observation, dict[str, Any]]:
+        state, host = self.state, self.host
         controller = await self._ensure_controller()
         setup_calls = controller.resolve("setup", task.setup if task else None)
-        self._evaluate_calls = controller.resolve("evaluate", task.evaluate if task else None)
-        if self.placement == "local" and all(call.function.isolated for call in self._evaluate_calls):
+        state.evaluate_calls = controller.resolve("evaluate", task.evaluate if task else None)
+        if host.placement == "local" and all(call.function.isolated for call in state.evaluate_calls):
             get_worker_pool().prestart()  # the grading runs in a worker process: start it now
         await controller.reset(task, seed)
-        self._current_task = task
-        self._context = FunctionContext(gym=controller.gym, controller=controller, task=task, seed=seed)
+        state.task = task
+        state.context = context = FunctionContext(gym=controller.gym, controller=controller, task=task, seed=seed)
         setup_started = time.perf_counter()
-        await controller.setup(setup_calls, self._context)
+        await controller.setup(setup_calls, context)
         setup_s = time.perf_counter() - setup_started
         frame = await controller.observe()
-        self._steps = 0
-        self._episode_over = False
-        self._needs_reset = False
-        self._last_grade = None
-        observation = self._observation(frame)
+        state.steps = 0
+        state.episode_over = False
+        state.needs_reset = False
+        state.last_grade = None
+        observation = host._observation(frame)
         info = {
             "status": "ok",
             "task_id": task.id if task else None,
-            "prompt": self._prompt() or None,
+            "prompt": host._prompt() or None,
             "seed": seed,
             "step": 0,
             "timings": Timings({"setup": setup_s, "total": time.perf_counter() - started}),
-            "screen_mapping": self.screen_mapping.as_info(self.screen_size, self.observation_size),
+            "screen_mapping": host.screen_mapping.as_info(host.screen_size, host.observation_size),
             **frame.info,
-            **self._context.info,
+            **context.info,
         }
         return observation, info
 
-    def _to_actions(self, action: Any) -> list[CLAAction]:
-        if is_encoded_action(action):
-            return [decode(action, self.action_space_config)]
-        return parse_actions(action)
+    async def step(self, action: Any) -> StepResult:
+        """One step (:meth:`StepRunner.step <hud_gym.core.episode_step.StepRunner.step>`)."""
+        return await self.steps.step(action)
 
-    @property
-    def _evaluates_every_step(self) -> bool:
-        task = self._current_task
-        if task is not None and task.config and "evaluate_every_step" in task.config:
-            return bool(task.config["evaluate_every_step"])
-        return self.evaluate_every_step
-
-    async def _step(self, action: Any) -> StepResult:
-        """One step in three phases (act, observe, grade), each setting the step's status on its
-        :class:`~hud_gym.core.step_status.StepOutcome`; the table of what each status does to the
-        reward, the episode and the controller is :data:`~hud_gym.core.step_status.STATUS_RULES`."""
-        if self._needs_reset:
-            raise ResetNeeded("call reset() before step()")
-        started = time.perf_counter()
-        outcome = StepOutcome()
-        if self._episode_over:
-            warnings.warn("step() called after the episode ended; call reset()", stacklevel=3)
-            outcome.set(StepStatus.EPISODE_OVER)
-            info = self._finish_info(outcome.info, outcome.timings, started)
-            return self._repeat_observation(), outcome.reward, outcome.terminated, outcome.truncated, info
-        controller = self._controller
-        assert controller is not None and self._context is not None
-
-        await self._act_phase(controller, action, outcome)
-        observation = None if outcome.failed else await self._observe_phase(controller, outcome)
-        if observation is None:
-            observation = self._repeat_observation()
-        self._steps += 1
-        limit = self.max_episode_steps
-        if not outcome.terminated and limit is not None and self._steps >= limit:
-            outcome.truncated = True
-        if not outcome.failed and (outcome.terminated or outcome.truncated or self._evaluates_every_step):
-            await self._grade_phase(controller, outcome)
-        return await self._end_step(action, observation, outcome, started)
-
-    async def _act_phase(self, controller: Controller, action: Any, outcome: StepOutcome) -> None:
-        """The act phase: parse ``action`` and execute it within ``step_timeout`` (an action the
-        env cannot parse executes nothing)."""
-        try:
-            actions = self._to_actions(action)
-        except ActionError as exc:
-            actions = []
-            outcome.set(StepStatus.ACTION_ERROR, str(exc))
-        with outcome.timed("action"):
-            try:
-                await within(self._execute(controller, actions, outcome), timeout=self.step_timeout)
-            except ActionError as exc:
-                outcome.set(StepStatus.ACTION_ERROR, str(exc))
-            except asyncio.TimeoutError:
-                outcome.set(StepStatus.TIMEOUT, f"the step did not finish within {self.step_timeout} s")
-            except Exception as exc:  # noqa: BLE001  (any controller failure is reported, never raised)
-                outcome.set(StepStatus.ENV_ERROR, f"{type(exc).__name__}: {exc}")
-
-    async def _observe_phase(self, controller: Controller, outcome: StepOutcome) -> Observation | None:
-        """The observe phase: the observation after the action (``None`` when it failed)."""
-        with outcome.timed("observe"):
-            try:
-                frame = await within(controller.observe(), timeout=self.step_timeout)
-                observation = self._observation(frame)
-                outcome.info.update(frame.info)
-                return observation
-            except asyncio.TimeoutError:
-                outcome.set(StepStatus.TIMEOUT, f"the observation did not finish within {self.step_timeout} s")
-            except Exception as exc:  # noqa: BLE001
-                outcome.set(StepStatus.ENV_ERROR, f"observation failed: {type(exc).__name__}: {exc}")
-        return None
-
-    async def _grade_phase(self, controller: Controller, outcome: StepOutcome) -> None:
-        """The grade phase: the evaluator's grade of the episode now, its reward or its failure."""
-        with outcome.timed("evaluate"):
-            try:
-                grade = await self._evaluate()
-            except asyncio.TimeoutError:
-                grade = self._timeout_grade()
-                outcome.set(StepStatus.TIMEOUT, grade.content)
-        outcome.info["grade"] = grade
-        if outcome.status is StepStatus.TIMEOUT:
-            return
-        if (grade.is_error or is_absent(grade)) and not await self._controller_healthy(controller):
-            # The evaluator did not fail, and its target did not go by the agent's doing:
-            # the browser, desktop or server it read died.
-            outcome.set(StepStatus.ENV_ERROR, f"the controller failed during the evaluation: {grade.content}")
-        elif grade.is_error:
-            outcome.set(StepStatus.EVAL_ERROR, grade.content or "the evaluation failed")
-        else:
-            outcome.graded = float(grade.reward)
-            if self._evaluates_every_step and grade.done:
-                outcome.terminated = True
-
-    async def _end_step(
-        self, action: Any, observation: Observation, outcome: StepOutcome, started: float
-    ) -> StepResult:
-        """The step's result, after the gym's last word (:meth:`_finish_step`), told to the listeners."""
-        assert self._context is not None
-        terminated, truncated = outcome.terminated, outcome.truncated
-        if terminated or truncated:
-            self._episode_over = True
-        if outcome.restart_controller:
-            self._restart_controller = True
-        info = outcome.info
-        info.update(self._context.info)
-        info["status"] = outcome.status.value
-        observation, reward = self._finish_step(observation, outcome.reward, terminated, truncated, info)
-        info = self._finish_info(info, outcome.timings, started)
-        for listener in self.listeners:
-            await listener.on_step(cast("HudEnv", self), action, observation, reward, terminated, truncated, info)
-        return observation, reward, terminated, truncated, info
-
-    async def _execute(self, controller: Controller, actions: list[CLAAction], outcome: StepOutcome) -> None:
-        assert self._context is not None
-        info = outcome.info
-        for index, action in enumerate(actions):
-            if isinstance(action, ResponseAction):
-                self._context.final_response = action.text
-                outcome.terminated = True
-                if index + 1 < len(actions):
-                    info["ignored_actions"] = len(actions) - index - 1
-                return
-            step = await controller.step(self.screen_mapping.to_screen(action))
-            info.update(step.info)
-            if "position" in step.info and step.info["position"] is not None:
-                info["position"] = self.screen_mapping.point_to_observation(*step.info["position"])
-            if step.response is not None:
-                self._context.final_response = step.response
-                outcome.terminated = True
-                return
-
-    def _finish_info(self, info: dict[str, Any], timings: dict[str, float], started: float) -> dict[str, Any]:
-        timings["total"] = time.perf_counter() - started
-        info["timings"] = Timings(timings)
-        info["step"] = self._steps
-        info["task_id"] = self._current_task.id if self._current_task else None
-        info["screen_mapping"] = self.screen_mapping.as_info(self.screen_size, self.observation_size)
-        return info
-
-    async def _evaluate(self) -> Grade:
-        """The grade of the episode now, within ``step_timeout``; a NaN or infinite reward (from
-        any controller, a remote one included) becomes an error grade.
-
-        Raises:
-            asyncio.TimeoutError: the evaluation did not finish in time (it is cancelled).
-        """
-        if self._context is None or self._controller is None:
-            return Grade.error("nothing to evaluate: call reset() first")
-        task = self._current_task
-        combine = (task.config or {}).get("evaluate_combine", self.evaluate_combine) if task else self.evaluate_combine
-        try:
-            grade = await within(
-                self._controller.evaluate(self._evaluate_calls, self._context, combine), timeout=self.step_timeout
-            )
-        except asyncio.TimeoutError:
-            self._last_grade = self._timeout_grade()
-            raise
-        except Exception as exc:  # noqa: BLE001  (evaluation failures are grades, not crashes)
-            grade = Grade.error(f"evaluation failed: {type(exc).__name__}: {exc}")
-        grade = check_reward(grade, (-math.inf, math.inf), "the evaluation")
-        self._last_grade = grade
-        return grade
-
-    async def _evaluate_now(self) -> Grade:
-        if self._context is None or self._controller is None:
+    async def evaluate(self) -> Grade:
+        """The grade of the episode now (an error grade when grading failed or timed out), handed
+        to the listeners that define ``on_evaluate``."""
+        if self.state.context is None or self.state.controller is None:
             return Grade.error("nothing to evaluate: call reset() first")
         try:
-            grade = await self._evaluate()
+            grade = await self.steps.evaluate()
         except asyncio.TimeoutError:
-            grade = self._timeout_grade()
-        for listener in self.listeners:
+            grade = self.steps.timeout_grade()
+        for listener in self.host.listeners:
             graded = getattr(listener, "on_evaluate", None)
             if graded is not None:
-                await graded(self, grade)
+                await graded(self.host, grade)
         return grade
 
-    async def _controller_healthy(self, controller: Controller) -> bool:
-        """Whether ``controller`` still works (asked after a failed evaluation, to tell an
-        evaluator's failure from the controller's)."""
-        try:
-            return bool(await within(controller.health(), timeout=min(self.step_timeout, 10.0)))
-        except Exception:  # noqa: BLE001  (a health check that fails or hangs: not healthy)
-            return False
+    async def end_episode(self, status: str, error: str | None) -> None:
+        """End the open episode with a failure from outside the env (no-op when none is open).
 
-    def _timeout_grade(self) -> Grade:
-        return Grade.error(f"the evaluation did not finish within {self.step_timeout} s", timeout=True)
-
-    async def _end_episode(self, status: str, error: str | None) -> None:
+        Raises:
+            ValueError: ``status`` is not a failure status.
+        """
         if status not in FAILED:
             raise ValueError(f"end_episode takes a failure status ({', '.join(sorted(FAILED))}), got {status!r}")
-        if self._needs_reset:
+        if self.state.needs_reset:
             return
-        self._episode_over = True
-        for listener in self.listeners:
+        self.state.episode_over = True
+        for listener in self.host.listeners:
             end = getattr(listener, "on_end_episode", None)
             if end is not None:
-                await end(self, status, error)
+                await end(self.host, status, error)
 
-    async def _close(self) -> None:
-        for listener in self.listeners:
-            await listener.on_close(cast("HudEnv", self))
+    async def close(self) -> None:
+        """Tell the listeners, then close the controller."""
+        for listener in self.host.listeners:
+            await listener.on_close(self.host)
         await self._shutdown_controller()
-        self._needs_reset = True
-        self._episode_over = True
+        self.state.needs_reset = True
+        self.state.episode_over = True

@@ -11,10 +11,7 @@ that links a new env to a job.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Protocol
-
-if TYPE_CHECKING:
-    from hud_gym.core.env import HudEnv
+from typing import Any, Protocol
 
 __all__ = ["EnvLinker", "EnvListener", "link_new_env", "set_env_linker"]
 
@@ -29,15 +26,18 @@ class EnvListener(Protocol):
     :meth:`~hud_gym.core.env.HudEnv.end_episode` when the episode ends with a failure from outside
     the env (``policy_error``, ``timeout``), and ``async on_evaluate(env, grade)``: called by
     :meth:`~hud_gym.core.env.HudEnv.evaluate` with the grade it returns (the grades of steps come
-    in the step's ``info["grade"]``)."""
+    in the step's ``info["grade"]``).
+
+    ``env`` is the :class:`~hud_gym.core.env.HudEnv` (typed ``Any`` here: the env imports this
+    module, never the other way round)."""
 
     async def on_reset(
-        self, env: HudEnv, observation: dict[str, Any], info: dict[str, Any], options: dict[str, Any]
+        self, env: Any, observation: dict[str, Any], info: dict[str, Any], options: dict[str, Any]
     ) -> None: ...
 
     async def on_step(
         self,
-        env: HudEnv,
+        env: Any,
         action: Any,
         observation: dict[str, Any],
         reward: float | None,
@@ -46,14 +46,14 @@ class EnvListener(Protocol):
         info: dict[str, Any],
     ) -> None: ...
 
-    async def on_close(self, env: HudEnv) -> None: ...
+    async def on_close(self, env: Any) -> None: ...
 
 
-EnvLinker = Callable[["HudEnv", Any], None]
+EnvLinker = Callable[[Any, Any], None]
 """Links a new env to its ``job`` argument (or to the current job when it is ``None``)."""
 
 
-def _no_jobs(env: HudEnv, job: Any) -> None:
+def _no_jobs(env: Any, job: Any) -> None:
     if job is not None:
         raise TypeError("job= needs hud_gym.jobs: import hud_gym (or hud_gym.jobs) first")
 
@@ -66,6 +66,6 @@ def set_env_linker(linker: EnvLinker) -> None:
     _linker[0] = linker
 
 
-def link_new_env(env: HudEnv, job: Any) -> None:
+def link_new_env(env: Any, job: Any) -> None:
     """Called by the env core at the end of ``HudEnv.__init__``."""
     _linker[0](env, job)

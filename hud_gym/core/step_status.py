@@ -1,6 +1,6 @@
 """How a step came out: its :class:`StepStatus` (``info["status"]``), the one table of what each
 status does to the step (:data:`STATUS_RULES`), and :class:`StepOutcome`, what the act, observe
-and grade phases of a step (:meth:`~hud_gym.core.episode.EnvCore._step`) have made of it so far.
+and grade phases of a step (:meth:`~hud_gym.core.episode_step.StepRunner.step`) have made of it so far.
 
 The episode rules behind the table are in :mod:`hud_gym.core.episode`. A status that keeps the
 reward keeps the evaluator's when the step was graded, else 0; a status whose reward is ``None``

@@ -2,7 +2,7 @@
 
 An env of a gym makes one :class:`~hud_gym.core.suite.SuiteExtension` per suite of its gym that
 has one, from the suite options among its keyword arguments (the suite's defaults otherwise);
-:class:`~hud_gym.core.episode.EnvCore` and :class:`~hud_gym.core.env.HudEnv` call them where a
+:class:`~hud_gym.core.episode.EpisodeRunner` and :class:`~hud_gym.core.env.HudEnv` call them where a
 suite may change an episode: the task a reset picks, the step's observation and reward, a
 frame's ``info``. A step's hooks run for the suite the episode's task belongs to.
 

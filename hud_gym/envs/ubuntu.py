@@ -64,7 +64,7 @@ class UbuntuEnv(HudEnv):
         remote controller (``controller="subprocess"``, ``"docker"``, ``"ws://..."``) it is the
         controller server's display, on that server's host (or container). A sandboxed display
         needs its cookie: X clients of this process's user connect with ``XAUTHORITY`` set to
-        ``env.unwrapped.controller.xauthority`` (a local controller)."""
+        ``env.unwrapped.controller.state.xauthority`` (a local controller)."""
         return self._display
 
     def _observation(self, frame: Frame) -> Observation:

@@ -86,7 +86,7 @@ class Environment:
     async def _setup(self) -> None:
         """Run the task's setup again on the current episode (HUD's ``env._setup()``)."""
         env = self.env
-        controller, context = env.controller, env._context
+        controller, context = env.controller, env.episode.state.context
         if controller is None or context is None or env.task is None:
             await self._start()
             return

@@ -69,12 +69,13 @@ class Database:
         self._generation = 0
         self._lock_pid = os.getpid()
         self._write_lock = threading.Lock()
-        self._reserve = SpaceReserve(self.home)
+        self.reserve = SpaceReserve(self.home)
+        """The ballast file kept for status writes on a full disk (:mod:`hud_gym.jobs.reserve`)."""
         if self.read_only_reason is None:
-            migrate(self._conn(), str(self.db_path))
-            self._reserve.ensure()
+            migrate(self.conn(), str(self.db_path))
+            self.reserve.ensure()
         else:
-            check_readable(self._conn(), str(self.db_path), self.read_only_reason)
+            check_readable(self.conn(), str(self.db_path), self.read_only_reason)
 
     @property
     def read_only(self) -> bool:
@@ -109,7 +110,8 @@ class Database:
 
     # ------------------------------------------------------------------ connections
 
-    def _conn(self) -> sqlite3.Connection:
+    def conn(self) -> sqlite3.Connection:
+        """This thread's connection (opened on first use, again after a fork or :meth:`release`)."""
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
         if conn is not None and self._local.pid == os.getpid() and self._local.generation == self._generation:
             return conn
@@ -133,13 +135,13 @@ class Database:
         return self._write_lock
 
     @contextmanager
-    def _write(self, *, status: bool = False) -> Iterator[sqlite3.Connection]:
+    def write(self, *, status: bool = False) -> Iterator[sqlite3.Connection]:
         """One transaction. After a full disk, only ``status`` writes (how something ended) run
         until there is room again (:meth:`SpaceReserve.check`)."""
         self.require_writable()
         if not status:
-            self._reserve.check()
-        conn = self._conn()
+            self.reserve.check()
+        conn = self.conn()
         with self._lock():
             try:
                 conn.execute("BEGIN IMMEDIATE")
@@ -152,25 +154,25 @@ class Database:
                     except sqlite3.Error:
                         pass
                 if is_disk_full(exc):
-                    self._reserve.note_full()
+                    self.reserve.note_full()
                 raise
 
-    def _status_write(self, write: Callable[[sqlite3.Connection], _T]) -> _T:
+    def status_write(self, write: Callable[[sqlite3.Connection], _T]) -> _T:
         """A write that tells how something ended: on a full disk it runs again in the space of the
         released ballast file."""
         try:
-            with self._write(status=True) as conn:
+            with self.write(status=True) as conn:
                 return write(conn)
         except Exception as exc:
-            if not is_disk_full(exc) or not self._reserve.release():
+            if not is_disk_full(exc) or not self.reserve.release():
                 raise
-        with self._write(status=True) as conn:
+        with self.write(status=True) as conn:
             return write(conn)
 
     @contextmanager
-    def _read(self) -> Iterator[sqlite3.Connection]:
+    def read(self) -> Iterator[sqlite3.Connection]:
         """A consistent snapshot across several queries."""
-        conn = self._conn()
+        conn = self.conn()
         conn.execute("BEGIN")
         try:
             yield conn

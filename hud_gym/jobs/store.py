@@ -7,7 +7,11 @@ Layout::
     $HUD_GYM_HOME/images/<job id>/<trajectory id>/step-0000.jpg   the screenshot after step 0
     $HUD_GYM_HOME/.space-reserve                                  1 MiB kept for status writes on a full disk
 
-Durability, concurrency, read-only stores and full disks: see :mod:`hud_gym.jobs.database`.
+:class:`Store` is a facade over three parts it owns: the database (:attr:`Store.db`,
+:mod:`hud_gym.jobs.database`: durability, concurrency, read-only stores and full disks), the
+screenshots and failed recordings (:attr:`Store.recording`, :mod:`hud_gym.jobs.recording`), and two
+repositories of rows over them: the jobs (:attr:`Store.jobs`, :mod:`hud_gym.jobs.job_repository`)
+and the trajectories (:attr:`Store.trajectories`, :mod:`hud_gym.jobs.trajectory_repository`).
 
 - An image file is written (atomically) before the row that references it.
 - A run whose write fails ends ``record_error`` (reward ``None``) at once, or, if even that cannot
@@ -27,16 +31,19 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from hud_gym.jobs.database import DB_NAME
+from hud_gym.jobs.database import DB_NAME, Database
 from hud_gym.jobs.errors import JobNotFoundError, StoreError, StoreReadOnlyError, TrajectoryNotFoundError
-from hud_gym.jobs.liveness import ProcessIdentity, is_running
+from hud_gym.jobs.images import ImageFormat
+from hud_gym.jobs.job_repository import JobRepository
+from hud_gym.jobs.liveness import ProcessIdentity
 from hud_gym.jobs.paths import resolve_home
-from hud_gym.jobs.rows import to_json, to_time
-from hud_gym.jobs.trajectory_store import RUNNING, TrajectoryStore
-from hud_gym.trajectory import utc_now
+from hud_gym.jobs.recording import Recording, check_image_settings
+from hud_gym.jobs.trajectory_repository import TrajectoryRepository
+from hud_gym.trajectory import Trajectory, TrajectoryStep
 
 __all__ = [
     "DB_NAME",
@@ -50,7 +57,7 @@ __all__ = [
 ]
 
 
-class Store(TrajectoryStore):
+class Store:
     """The SQLite job store under ``home`` (default: :func:`~hud_gym.jobs.paths.resolve_home`).
 
     Args:
@@ -64,147 +71,145 @@ class Store(TrajectoryStore):
     Raises:
         StoreError: ``home`` is not a directory, the database is not a job store (or is damaged),
             or was written by a newer hud-gym (:class:`~hud_gym.jobs.schema.SchemaVersionError`).
+        ValueError: an unknown ``image_format``, or ``jpeg_quality`` outside 1-100.
+
+    Attributes:
+        db: the database (connections, transactions, read-only and full-disk rules).
+        recording: the screenshots and the runs whose recording failed.
+        jobs: the job rows.
+        trajectories: the trajectory rows.
+        home, db_path, images_dir: the store directory, its SQLite file, its screenshots' folder.
     """
+
+    def __init__(
+        self,
+        home: str | os.PathLike[str] | None = None,
+        *,
+        image_format: ImageFormat = "jpeg",
+        jpeg_quality: int = 85,
+        read_only: bool | None = None,
+    ) -> None:
+        check_image_settings(image_format, jpeg_quality)
+        self.db = Database(resolve_home(home), read_only=read_only)
+        self.recording = Recording(self.db, image_format=image_format, jpeg_quality=jpeg_quality)
+        self.jobs = JobRepository(self.db, self.recording)
+        self.trajectories = TrajectoryRepository(self.db, self.recording)
+        self.home: Path = self.db.home
+        self.db_path: Path = self.db.db_path
+        self.images_dir: Path = self.db.images_dir
 
     def __repr__(self) -> str:
         return f"Store({str(self.home)!r}{', read_only=True' if self.read_only else ''})"
 
-    # ------------------------------------------------------------------ jobs
+    @property
+    def read_only(self) -> bool:
+        """Whether this store only reads (:attr:`Database.read_only_reason` says why)."""
+        return self.db.read_only
+
+    def require_writable(self) -> None:
+        """:meth:`Database.require_writable`."""
+        self.db.require_writable()
+
+    def close(self) -> None:
+        """:meth:`Database.close`: this thread's connection."""
+        self.db.close()
+
+    def release(self) -> None:
+        """:meth:`Database.release`: every thread's connection."""
+        self.db.release()
+
+    # ------------------------------------------------------------------ jobs (JobRepository)
 
     def insert_job(
         self, job_id: str, name: str, metadata: dict[str, Any], created_at: Any, owner: ProcessIdentity | None
     ) -> None:
-        """Add a ``running`` job owned by ``owner`` (the process whose exit ends it)."""
-        with self._write() as conn:
-            conn.execute(
-                "INSERT INTO jobs (id, name, metadata, created_at, status, owner_host, owner_pid, owner_started) "
-                "VALUES (?, ?, ?, ?, 'running', ?, ?, ?)",
-                (
-                    job_id,
-                    name,
-                    to_json(metadata),
-                    to_time(created_at),
-                    owner and owner.host,
-                    owner and owner.pid,
-                    owner and owner.started,
-                ),
-            )
+        """:meth:`JobRepository.insert_job`."""
+        self.jobs.insert_job(job_id, name, metadata, created_at, owner)
 
     def finish_job(self, job_id: str, status: str, error: str | None = None, *, only_if_running: bool = False) -> bool:
-        """Set a job's final ``status`` (``completed``, ``failed``, ``interrupted``); True if changed.
-        Its runs that could not be recorded are marked first, and counted in its ``error``."""
-        if status not in ("completed", "failed", "interrupted", RUNNING):
-            raise ValueError(f"job status must be completed, failed, interrupted or running, got {status!r}")
-        if status != RUNNING:
-            try:
-                self.settle_unrecorded(job_id)
-            except Exception:  # noqa: BLE001  (the job's own status comes first)
-                pass
-            note = self._failures.summary(job_id)
-            error = f"{error}; {note}" if error and note else error or note
-        condition = " AND status = 'running'" if only_if_running else ""
-        return self._status_write(
-            lambda conn: (
-                conn.execute(
-                    f"UPDATE jobs SET status = ?, error = ?, ended_at = ? WHERE id = ?{condition}",
-                    (status, error, None if status == RUNNING else to_time(utc_now()), job_id),
-                ).rowcount
-                > 0
-            )
-        )
-
-    def update_job_metadata(self, job_id: str, metadata: dict[str, Any]) -> None:
-        """Replace a job's metadata."""
-        with self._write() as conn:
-            conn.execute("UPDATE jobs SET metadata = ? WHERE id = ?", (to_json(metadata), job_id))
+        """:meth:`JobRepository.finish_job`."""
+        return self.jobs.finish_job(job_id, status, error, only_if_running=only_if_running)
 
     def job_row(self, id_or_prefix: str) -> sqlite3.Row:
-        """The job whose id is ``id_or_prefix`` or the only one that starts with it.
-
-        Raises:
-            JobNotFoundError: no such job, or the prefix is ambiguous (the message lists matches).
-        """
-        if not isinstance(id_or_prefix, str) or not id_or_prefix:
-            raise JobNotFoundError(f"a job id must be a non-empty string, got {id_or_prefix!r}")
-        conn = self._conn()
-        row = conn.execute("SELECT * FROM jobs WHERE id = ?", (id_or_prefix,)).fetchone()
-        if row is not None:
-            return row
-        escaped = id_or_prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-        rows = conn.execute("SELECT * FROM jobs WHERE id LIKE ? ESCAPE '\\' LIMIT 6", (escaped + "%",)).fetchall()
-        if len(rows) == 1:
-            return rows[0]
-        if not rows:
-            raise JobNotFoundError(f"no job with id {id_or_prefix!r} in {self.db_path}")
-        shown = ", ".join(f"{r['id']} ({r['name']})" for r in rows[:5])
-        raise JobNotFoundError(
-            f"job id prefix {id_or_prefix!r} is ambiguous: it matches {shown}" + (", ..." if len(rows) > 5 else "")
-        )
+        """:meth:`JobRepository.job_row`."""
+        return self.jobs.job_row(id_or_prefix)
 
     def job_rows(self, limit: int | None = None) -> list[sqlite3.Row]:
-        """Jobs, newest first."""
-        query = "SELECT * FROM jobs ORDER BY created_at DESC, rowid DESC"
-        if limit is not None:
-            if limit < 0:
-                raise ValueError(f"limit must be >= 0, got {limit}")
-            query += f" LIMIT {int(limit)}"
-        return self._conn().execute(query).fetchall()
-
-    def delete_job(self, job_id: str) -> None:
-        """Remove a job, its trajectories, steps and screenshots."""
-        import shutil
-
-        with self._write() as conn:
-            conn.execute("DELETE FROM jobs WHERE id = ?", (job_id,))
-        shutil.rmtree(self.images_dir / job_id, ignore_errors=True)
-
-    # ------------------------------------------------------------------ interrupted runs
+        """:meth:`JobRepository.job_rows`."""
+        return self.jobs.job_rows(limit)
 
     def reconcile(self, job_id: str | None = None) -> int:
-        """Mark ``interrupted`` the running trajectories whose writer process no longer runs (and the
-        running jobs whose owner no longer runs); returns how many trajectories changed.
+        """:meth:`JobRepository.reconcile`."""
+        return self.jobs.reconcile(job_id)
 
-        An interrupted trajectory keeps its steps; its ``ended_at`` is its last step's end (or its
-        start), its reward ``None``.
-        """
-        if self.read_only:
-            return 0
-        conn = self._conn()
-        where = " AND job_id = ?" if job_id else ""
-        params = (job_id,) if job_id else ()
-        running = conn.execute(
-            f"SELECT id, writer_host, writer_pid, writer_started FROM trajectories WHERE status = 'running'{where}",
-            params,
-        ).fetchall()
-        dead = [r["id"] for r in running if not is_running(r["writer_host"], r["writer_pid"], r["writer_started"])]
-        jobs = conn.execute(
-            f"SELECT id, owner_host, owner_pid, owner_started FROM jobs WHERE status = 'running'"
-            f"{' AND id = ?' if job_id else ''}",
-            params,
-        ).fetchall()
-        dead_jobs = [r["id"] for r in jobs if not is_running(r["owner_host"], r["owner_pid"], r["owner_started"])]
-        if not dead and not dead_jobs:
-            return 0
+    # ------------------------------------------------------------------ trajectories (TrajectoryRepository, Recording)
 
-        def mark(conn: sqlite3.Connection) -> None:
-            for trajectory_id in dead:
-                conn.execute(
-                    "UPDATE trajectories SET status = 'interrupted', reward = NULL, "
-                    "error = 'the process running this episode died before it ended', "
-                    "ended_at = COALESCE((SELECT MAX(COALESCE(ended_at, started_at)) FROM steps WHERE trajectory_id = ?), "
-                    "started_at) WHERE id = ? AND status = 'running'",
-                    (trajectory_id, trajectory_id),
-                )
-            for dead_job in dead_jobs:
-                conn.execute(
-                    "UPDATE jobs SET status = 'interrupted', error = 'the process running this job died before it "
-                    "finished', ended_at = COALESCE((SELECT MAX(COALESCE(ended_at, started_at)) FROM trajectories "
-                    "WHERE job_id = ?), created_at) WHERE id = ? AND status = 'running'",
-                    (dead_job, dead_job),
-                )
+    def start_trajectory(
+        self,
+        trajectory: Trajectory,
+        job_id: str,
+        *,
+        initial_observation: Any = None,
+        writer: ProcessIdentity | None = None,
+    ) -> str | None:
+        """:meth:`TrajectoryRepository.start_trajectory`."""
+        return self.trajectories.start_trajectory(
+            trajectory, job_id, initial_observation=initial_observation, writer=writer
+        )
 
-        self._status_write(mark)
-        return len(dead)
+    def add_step(
+        self,
+        job_id: str,
+        trajectory_id: str,
+        step: TrajectoryStep,
+        observation: Any = None,
+        end: Trajectory | None = None,
+    ) -> str | None:
+        """:meth:`TrajectoryRepository.add_step`."""
+        return self.trajectories.add_step(job_id, trajectory_id, step, observation, end)
+
+    def end_trajectory(self, trajectory: Trajectory, *, only_if_running: bool = True) -> bool:
+        """:meth:`TrajectoryRepository.end_trajectory`."""
+        return self.trajectories.end_trajectory(trajectory, only_if_running=only_if_running)
+
+    def delete_trajectory(self, job_id: str, trajectory_id: str) -> None:
+        """:meth:`TrajectoryRepository.delete_trajectory`."""
+        self.trajectories.delete_trajectory(job_id, trajectory_id)
+
+    def save_trajectory(self, trajectory: Trajectory, job_id: str) -> None:
+        """:meth:`TrajectoryRepository.save_trajectory`."""
+        self.trajectories.save_trajectory(trajectory, job_id)
+
+    def load_trajectories(
+        self,
+        job_id: str,
+        *,
+        status: str | Sequence[str] | None = None,
+        include_running: bool = False,
+        steps: bool = True,
+    ) -> list[Trajectory]:
+        """:meth:`TrajectoryRepository.load_trajectories`."""
+        return self.trajectories.load_trajectories(job_id, status=status, include_running=include_running, steps=steps)
+
+    def load_trajectory(self, trajectory_id: str) -> Trajectory:
+        """:meth:`TrajectoryRepository.load_trajectory`."""
+        return self.trajectories.load_trajectory(trajectory_id)
+
+    def trajectory_summaries(self, job_id: str) -> list[dict[str, Any]]:
+        """:meth:`TrajectoryRepository.trajectory_summaries`."""
+        return self.trajectories.trajectory_summaries(job_id)
+
+    def status_counts(self, job_id: str) -> dict[str, int]:
+        """:meth:`TrajectoryRepository.status_counts`."""
+        return self.trajectories.status_counts(job_id)
+
+    def settle_unrecorded(self, job_id: str | None = None) -> int:
+        """:meth:`Recording.settle_unrecorded`."""
+        return self.recording.settle_unrecorded(job_id)
+
+    def image_path(self, ref: str) -> Path:
+        """:meth:`Recording.image_path`."""
+        return self.recording.image_path(ref)
 
 
 _stores: dict[Path, Store] = {}

@@ -49,7 +49,7 @@ class StoreView:
         self.images_dir = self.store.images_dir.resolve()
 
     def _rows(self, query: str, params: tuple[Any, ...] = ()) -> list[dict[str, Any]]:
-        with self.store._read() as conn:
+        with self.store.db.read() as conn:
             return [dict(row) for row in conn.execute(query, params).fetchall()]
 
     # ------------------------------------------------------------------ live

@@ -41,7 +41,7 @@ class Recorder:
         self.info, self.prompt = info, info["prompt"]
         self.size = (observation["screenshot"].shape[1], observation["screenshot"].shape[0])
         if env.gym == "ubuntu":
-            self.windows = await env.controller.windows()
+            self.windows = await env.controller.desktop.windows()
 
     async def on_step(
         self,

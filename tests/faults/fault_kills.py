@@ -169,9 +169,9 @@ def desktop_process(env: HudEnv, which: str) -> int | None:
     """The pid of ``env``'s real Xvfb (``which="xvfb"``) or openbox (``"wm"``): the program
     itself, inside its sandbox's launcher."""
     controller = env.controller
-    if controller is None or not hasattr(controller, "pids"):
+    if controller is None or not hasattr(controller, "desktop"):
         return None
-    launcher = controller.pids().get(which)
+    launcher = controller.desktop.pids().get(which)
     if launcher is None:
         return None
     name = "Xvfb" if which == "xvfb" else "openbox"

@@ -84,8 +84,8 @@ def test_a_typed_number_instead_of_a_formula_scores_0(env: gymnasium.Env) -> Non
     book.save(data)
     env.reset(options={"task": without_app})
     controller = env.unwrapped.controller
-    HomeFiles(controller.home, controller.file_owner).write_bytes(
-        controller.home / "Documents/order.xlsx", data.getvalue()
+    HomeFiles(controller.state.home, controller.state.file_owner).write_bytes(
+        controller.state.home / "Documents/order.xlsx", data.getvalue()
     )
     _, reward, _, _, info = env.step(ResponseAction(text="done"))
     assert info["status"] == "ok" and reward == 0.0, info.get("grade")

@@ -102,7 +102,7 @@ def _wait_ready(env: Any, text: str, timeout: float = 180.0) -> None:
     deadline = time.monotonic() + timeout
     titles: list[str] = []
     while time.monotonic() < deadline:
-        titles = [w["title"] for w in env.unwrapped._runner.run(controller.windows(), timeout=10)]
+        titles = [w["title"] for w in env.unwrapped._runner.run(controller.desktop.windows(), timeout=10)]
         if any(text in t for t in titles):
             observation, *_ = env.step(WaitAction(time=500))
             menu = np.asarray(observation["screenshot"])[22:36, 5:35]

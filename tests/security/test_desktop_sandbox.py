@@ -126,7 +126,7 @@ def task(setup: Any = None, evaluate: Any = None, **fields: Any) -> Task:
 
 
 def home_of(env: gymnasium.Env) -> Path:
-    return Path(env.unwrapped.controller.home)
+    return Path(env.unwrapped.controller.state.home)
 
 
 def type_into_new_xterm(env: gymnasium.Env, line: str) -> None:
@@ -192,14 +192,14 @@ def test_evaluators_do_not_follow_a_planted_link_out_of_the_home(
     env = shell_desktop.unwrapped
     controller = env.controller
     # As if each link were planted just after resolve_path checked its path (a race it cannot close).
-    monkeypatch.setattr(controller, "resolve_path", lambda path: controller.home / path)
+    monkeypatch.setattr(controller.desktop, "resolve_path", lambda path: controller.state.home / path)
     for check in [
         ("file_contains", "leak", "HUD-GYM-HOME-SECRET"),
         ("file_matches", "shadow", "^root:"),
         ("file_contains", "root-link/etc/shadow", "root:"),
     ]:
         calls = controller.resolve("evaluate", expand_config(check))
-        grade = env._runner.run(controller.evaluate(calls, env._context))
+        grade = env._runner.run(controller.evaluate(calls, env.episode.state.context))
         assert grade.reward == 0.0, (check, grade)
         shown = str(grade)
         assert host.secret not in shown and "root:x" not in shown and "root:*" not in shown, grade

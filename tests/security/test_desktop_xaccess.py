@@ -128,7 +128,7 @@ def test_access_control_off_in_the_sandbox_lets_no_other_uid_in(shell_desktop: A
     check = ("command_output_contains", agent, ["access control off", "ok"])
     task = Task(prompt="x", gym="hud-ubuntu", setup=[("write_file", "xoff.py", ACCESS_OFF)], evaluate=check)
     shell_desktop.reset(options={"task": task})
-    display = shell_desktop.unwrapped.controller.display
+    display = shell_desktop.unwrapped.controller.state.display
     grade = shell_desktop.unwrapped.evaluate()
     assert grade.reward == 1.0, grade  # the agent's clients still connect, and access control is off
     # Anyone reaching the server would now connect without a cookie: root does (CAP_DAC_OVERRIDE).

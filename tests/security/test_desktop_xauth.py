@@ -61,7 +61,7 @@ def desktop(request: pytest.FixtureRequest) -> Iterator[Any]:
 
 
 def test_another_user_cannot_read_or_drive_the_display(desktop: Any) -> None:
-    display = desktop.unwrapped.controller.display
+    display = desktop.unwrapped.controller.state.display
     screen = x_client(display, "xwd", "-root", "-silent", prefix=NOBODY)
     assert screen.returncode != 0 and not screen.stdout, "uid 65534 read the env's screen"
     assert "Authorization required" in screen.stderr or "unable to open display" in screen.stderr, screen.stderr
@@ -74,7 +74,7 @@ def test_another_user_cannot_read_or_drive_the_display(desktop: Any) -> None:
     assert info["status"] == "ok", info
     desktop.step(ClickAction(point=(10, 10)))
     # Screenshots still go through MIT-SHM (mss hands the sandboxed Xvfb its segment as a memfd).
-    assert "MIT-SHM is working" in desktop.unwrapped.controller._capture.backend
-    xauthority = str(desktop.unwrapped.controller.xauthority)
+    assert "MIT-SHM is working" in desktop.unwrapped.controller.state.capture.backend
+    xauthority = str(desktop.unwrapped.controller.state.xauthority)
     moved = x_client(display, "xdotool", "getmouselocation", env={"XAUTHORITY": xauthority})
     assert moved.returncode == 0 and "x:10 y:10" in moved.stdout, moved

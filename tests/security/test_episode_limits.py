@@ -72,7 +72,7 @@ def hog_env() -> Iterator[gymnasium.Env]:
 
 
 def _sandbox(env: gymnasium.Env) -> Any:
-    running = env.unwrapped.controller._procs._running
+    running = env.unwrapped.controller.state.procs._running
     assert running is not None, "the episode's sandbox is not running"
     return running
 
@@ -113,7 +113,7 @@ def _assert_confined(env: gymnasium.Env, mode: str) -> set[int]:
 
 def _start_hog(env: gymnasium.Env, mode: str, payload: str) -> tuple[set[int], Any]:
     """Launch an xterm whose shell runs ``payload`` once ``~/go`` exists; check the limits; go."""
-    home = Path(env.unwrapped.controller.home)
+    home = Path(env.unwrapped.controller.state.home)
     script = GATE + payload
     _, _, _, _, info = env.step(
         CustomAction(action="launch", args={"app": "xterm", "args": ["-e", "bash", "-c", script]})
@@ -174,7 +174,7 @@ def test_rlimits_refuse_a_big_allocation(hog_env: gymnasium.Env, monkeypatch: py
     """With rlimits the 20 GB allocation fails in its process (MemoryError) and nothing grows."""
     monkeypatch.setattr(limits_module, "_support", lambda: (None, "forced by the test"))
     hog_env.reset(seed=2)
-    home = Path(hog_env.unwrapped.controller.home)
+    home = Path(hog_env.unwrapped.controller.state.home)
     probe = 'python3 -c \'x = bytearray(20 << 30)\' 2> "$HOME/err"; echo $? > "$HOME/code"'
     _start_hog(hog_env, "rlimit", probe)
     wait_until(lambda: (home / "code").exists(), 30, "the allocation to fail")

@@ -141,7 +141,7 @@ def root_file(tmp_path: Path) -> Path:
 
 def reset(env: gymnasium.Env, setup: Any, evaluate: Any = None, network: bool = True) -> Path:
     env.reset(options={"task": Task(prompt="x", setup=setup, evaluate=evaluate, config={"network": network})})
-    return Path(env.unwrapped.controller.home)
+    return Path(env.unwrapped.controller.state.home)
 
 
 def url(server: Server, path: str) -> str:
@@ -159,7 +159,7 @@ def test_a_link_planted_at_the_download_writes_no_host_file(
         setup = [("run", f"ln -s {target} ~/x.part"), ("download_file", url(lan, "/data"), "x")]
         home = reset(networked, setup)
         assert (home / "x").read_bytes() == PAYLOAD and not (home / "x").is_symlink()
-        assert (home / "x").stat().st_uid == networked.unwrapped.controller.file_owner[0]
+        assert (home / "x").stat().st_uid == networked.unwrapped.controller.state.file_owner[0]
     assert root_file.read_text() == SECRET and stat.S_IMODE(root_file.stat().st_mode) == 0o600
     assert not dangling.exists()
 
@@ -171,7 +171,7 @@ def test_a_download_follows_a_redirect_and_keeps_its_bound(networked: gymnasium.
         big = {"url": url(lan, "/big"), "path": "big", "max_bytes": 1000}
         reset(networked, [{"function": "download_file", "kwargs": big}])
     # nothing left, no temporary file: the fresh home's profile only
-    assert set(os.listdir(Path(networked.unwrapped.controller.home))) == fresh_home_entries()
+    assert set(os.listdir(Path(networked.unwrapped.controller.state.home))) == fresh_home_entries()
 
 
 # ------------------------------------------------------------------------------- item 6: the race
@@ -212,7 +212,7 @@ def test_no_download_without_the_network(closed: gymnasium.Env, loopback: Server
         with pytest.raises(SetupError, match=refused):
             reset(closed, setup, network=False)
         assert len(loopback.requests) == before
-        assert not (Path(closed.unwrapped.controller.home) / "x").exists()
+        assert not (Path(closed.unwrapped.controller.state.home) / "x").exists()
 
 
 def test_without_the_network_the_tasks_own_server_is_reached(closed: gymnasium.Env, loopback: Server) -> None:
@@ -246,4 +246,4 @@ def test_a_redirect_to_loopback_is_refused(networked: gymnasium.Env, lan: Server
     with pytest.raises(SetupError, match="the host's loopback"):
         reset(networked, [("download_file", url(lan, route), "x")])
     assert len(lan.requests) == asked + 1 and len(loopback.requests) == before
-    assert not (Path(networked.unwrapped.controller.home) / "x").exists()
+    assert not (Path(networked.unwrapped.controller.state.home) / "x").exists()

@@ -28,7 +28,7 @@ def desktop_home(env: Any) -> Path:
         grade = env.unwrapped.evaluate()
         assert not grade.is_error, grade
         return Path(grade.info["path"])
-    return Path(env.unwrapped.controller.home)
+    return Path(env.unwrapped.controller.state.home)
 
 
 def open_display(name: str) -> xdisplay.Display:

@@ -49,15 +49,15 @@ def _check_belongs(env: Any, pids: dict[int, str]) -> None:
         assert ancestors & roots, f"{pid} does not descend from the env's launchers {roots}"
         assert pid_namespace(pid) in namespaces and pid_namespace(pid) != host
         display = _environ(pid).get("DISPLAY")
-        assert display in (None, controller.display), (pid, display, controller.display)
+        assert display in (None, controller.state.display), (pid, display, controller.state.display)
     names = {pid: psutil.Process(pid).name() for pid in pids}
     xvfb = [pid for pid, name in names.items() if name == "Xvfb"]
-    assert xvfb and all(controller.display in psutil.Process(pid).cmdline() for pid in xvfb)
+    assert xvfb and all(controller.state.display in psutil.Process(pid).cmdline() for pid in xvfb)
     calc = [pid for pid, name in names.items() if name == "soffice.bin"]
     assert calc, f"no soffice.bin among {names}"
     opened = {Path(f.path).name for pid in calc for f in psutil.Process(pid).open_files()}
     cmdlines = " ".join(" ".join(psutil.Process(pid).cmdline()) for pid in calc)
-    assert any(name.startswith("task-") for name in opened) or str(controller.home) in cmdlines
+    assert any(name.startswith("task-") for name in opened) or str(controller.state.home) in cmdlines
 
 
 def test_the_density_measure_counts_each_envs_own_processes() -> None:
@@ -89,7 +89,7 @@ LAY_DOWN_S = 0.25
 def test_calc_takes_the_laid_down_extension_registry_as_it_is() -> None:
     with open_envs(1) as (env,):
         env.reset(options={"task": task_for(APP, 0, 0)})
-        home = Path(env.unwrapped.controller.home)
+        home = Path(env.unwrapped.controller.state.home)
         user = home / ".config/libreoffice/4/user"
         # oosplash starts soffice.bin (again, when a first start rebuilt the registry)
         calc = [p for p in env_processes(env).processes() if p.name() in ("oosplash", "soffice.bin")]

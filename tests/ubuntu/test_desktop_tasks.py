@@ -83,14 +83,14 @@ class Episode:
     def window(self, title_suffix: str) -> tuple[int, int, int, int]:
         """``(x, y, w, h)`` of the client area of the window whose title ends with ``title_suffix``."""
         env = self.env.unwrapped
-        for window in env._runner.run(env.controller.windows(), timeout=10):
+        for window in env._runner.run(env.controller.desktop.windows(), timeout=10):
             if window["title"].endswith(title_suffix):
                 return window["geometry"]
         raise AssertionError(f"no window ...{title_suffix!r} in {self.info.get('windows')}")
 
     def home_has(self, check: Callable[[Any], bool], timeout: float = 5.0) -> None:
         """Step short waits until ``check(home)`` holds (a typed command has finished)."""
-        home = self.env.unwrapped.controller.home
+        home = self.env.unwrapped.controller.state.home
         deadline = time.monotonic() + timeout
         while not check(home):
             assert time.monotonic() < deadline, "the command did not take effect"

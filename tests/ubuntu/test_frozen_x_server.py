@@ -72,7 +72,7 @@ def _assert_frozen_one_times_out(envs: HudVectorEnv) -> None:
 
 def test_a_grabbed_x_server_times_out_its_env_and_not_the_other(two_desktops: HudVectorEnv) -> None:
     frozen = two_desktops.envs[0].unwrapped.controller
-    grabber = open_display(frozen.display)  # a client with the cookie, as the agent's xterm is
+    grabber = open_display(frozen.state.display)  # a client with the cookie, as the agent's xterm is
     grabber.grab_server()
     grabber.sync()
 
@@ -94,7 +94,7 @@ def test_a_grabbed_x_server_times_out_its_env_and_not_the_other(two_desktops: Hu
 
 def test_a_stopped_x_server_times_out_its_env_and_not_the_other(two_desktops: HudVectorEnv) -> None:
     frozen = two_desktops.envs[0].unwrapped.controller
-    xvfb = frozen._session._xvfb_pid  # the Xvfb process itself (inside its sandbox's launcher)
+    xvfb = frozen.state.session._xvfb_pid  # the Xvfb process itself (inside its sandbox's launcher)
     assert xvfb is not None
     os.kill(xvfb, signal.SIGSTOP)
     done = _watchdog(lambda: os.kill(xvfb, signal.SIGCONT))

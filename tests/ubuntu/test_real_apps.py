@@ -51,14 +51,14 @@ DIALOGS = ("tip of the day", "welcome", "privacy", "account setup", "set up your
 
 def _launch(env: Any, app: str, args: list[str]) -> int:
     async def start(controller: Any) -> int:
-        process = await controller.spawn(controller.launch_argv(app, args))
+        process = await controller.desktop.spawn(controller.desktop.launch_argv(app, args))
         return int(process.pid)
 
     return int(on_loop(env, start))
 
 
 def _windows(env: Any) -> list[dict[str, Any]]:
-    return list(on_loop(env, lambda c: c.windows()))
+    return list(on_loop(env, lambda c: c.desktop.windows()))
 
 
 def _wait_for_title(env: Any, text: str, timeout: float = WINDOW_WAIT) -> dict[str, Any]:
@@ -91,8 +91,8 @@ def test_the_real_apps_are_launchable_with_one_file_at_most(tmp_path: Any) -> No
 
 def test_every_episode_starts_with_the_home_profile(desktop: Any) -> None:
     desktop.reset()
-    home = desktop.unwrapped.controller.home
-    uid = desktop.unwrapped.controller._session.file_owner
+    home = desktop.unwrapped.controller.state.home
+    uid = desktop.unwrapped.controller.state.session.file_owner
     for folder in HOME_FOLDERS:
         assert (home / folder).is_dir()
     xcu = home / ".config/libreoffice/4/user/registrymodifications.xcu"
@@ -114,18 +114,18 @@ def test_app_starts_in_the_sandbox_without_first_run_dialogs(desktop: Any, app: 
     titles = [w["title"] for w in _windows(desktop)]
     assert not [t for t in titles if any(word in t.lower() for word in DIALOGS)], titles
     # The window belongs to a process of the episode's sandbox, running as its uid.
-    assert window["pid"] in on_loop(desktop, lambda c: _async(c.pids()["tasks"])), window
-    owner = controller._session.file_owner
+    assert window["pid"] in on_loop(desktop, lambda c: _async(c.desktop.pids()["tasks"])), window
+    owner = controller.state.session.file_owner
     if owner is not None:
         assert psutil.Process(window["pid"]).uids().real == owner[0]
     if app == "thunderbird":  # its wizard is drawn inside the main window: check that it used our profile
-        profiles = sorted(p.name for p in (controller.home / ".thunderbird").glob("*.default*"))
+        profiles = sorted(p.name for p in (controller.state.home / ".thunderbird").glob("*.default*"))
         assert profiles == [Path(THUNDERBIRD_PROFILE).name], profiles
     if app == "chromium":  # its DevTools answer on the sandbox's own loopback, as OSWorld's Chrome's do
         fetch = (
             f"import urllib.request as u; print(u.urlopen('http://127.0.0.1:{CDP_PORT}/json/version').read().decode())"
         )
-        code, out, err = on_loop(desktop, lambda c: c.run(["python3", "-c", fetch], timeout=30), timeout=60)
+        code, out, err = on_loop(desktop, lambda c: c.desktop.run(["python3", "-c", fetch], timeout=30), timeout=60)
         assert code == 0 and "webSocketDebuggerUrl" in out, (out, err)
 
 
@@ -143,7 +143,7 @@ def test_files_open_in_the_apps_of_their_kind(desktop: Any) -> None:
         "x-scheme-handler/https": "chromium.desktop",
     }
     command = "; ".join(f"xdg-mime query default {mime}" for mime in expected)
-    code, out, err = on_loop(desktop, lambda c: c.run(command, timeout=60), timeout=90)
+    code, out, err = on_loop(desktop, lambda c: c.desktop.run(command, timeout=60), timeout=90)
     assert code == 0 and out.split() == list(expected.values()), (out, err)
 
 
@@ -157,8 +157,8 @@ def test_calc_opens_an_xlsx_made_with_openpyxl(desktop: Any) -> None:
     book.save(data)
     desktop.reset()
     controller = desktop.unwrapped.controller
-    HomeFiles(controller.home, controller._session.file_owner).write_bytes(
-        controller.home / "Documents/report.xlsx", data.getvalue()
+    HomeFiles(controller.state.home, controller.state.session.file_owner).write_bytes(
+        controller.state.home / "Documents/report.xlsx", data.getvalue()
     )
     _launch(desktop, "libreoffice-calc", ["Documents/report.xlsx"])
     window = _wait_for_title(desktop, "report.xlsx")
@@ -166,7 +166,7 @@ def test_calc_opens_an_xlsx_made_with_openpyxl(desktop: Any) -> None:
     time.sleep(SETTLE)
     titles = [w["title"] for w in _windows(desktop)]
     assert not [t for t in titles if any(word in t.lower() for word in (*DIALOGS, "keep current format"))], titles
-    assert controller.home.joinpath("Documents/report.xlsx").stat().st_size == len(data.getvalue())
+    assert controller.state.home.joinpath("Documents/report.xlsx").stat().st_size == len(data.getvalue())
 
 
 async def _async(value: Any) -> Any:
@@ -179,11 +179,11 @@ def test_xdg_open_opens_a_spreadsheet_in_calc(desktop: Any) -> None:
     book.save(data)
     desktop.reset()
     controller = desktop.unwrapped.controller
-    path = controller.home / "Downloads/budget.xlsx"
-    HomeFiles(controller.home, controller._session.file_owner).write_bytes(path, data.getvalue())
+    path = controller.state.home / "Downloads/budget.xlsx"
+    HomeFiles(controller.state.home, controller.state.session.file_owner).write_bytes(path, data.getvalue())
 
     async def xdg_open(c: Any) -> None:
-        await c.spawn(["xdg-open", str(path)])
+        await c.desktop.spawn(["xdg-open", str(path)])
 
     on_loop(desktop, xdg_open)
     window = _wait_for_title(desktop, "budget.xlsx")

@@ -119,17 +119,17 @@ def test_the_shell_works_with_allow_shell(shell: gymnasium.Env) -> None:
 
 
 def test_the_container_allows_the_shell_by_default() -> None:
-    assert UbuntuController(options=UbuntuOptions(in_container=True)).shell_allowed()
-    assert not UbuntuController(options=UbuntuOptions(in_container=False)).shell_allowed()
-    assert UbuntuController(options=UbuntuOptions(in_container=False, allow_shell=True)).shell_allowed()
+    assert UbuntuController(options=UbuntuOptions(in_container=True)).desktop.shell_allowed()
+    assert not UbuntuController(options=UbuntuOptions(in_container=False)).desktop.shell_allowed()
+    assert UbuntuController(options=UbuntuOptions(in_container=False, allow_shell=True)).desktop.shell_allowed()
     # The host sandboxes by default; the gym's own container is the sandbox (asking is allowed).
     assert (
-        UbuntuController(options=UbuntuOptions(in_container=False)).sandbox
-        and not UbuntuController(options=UbuntuOptions(in_container=True)).sandbox
+        UbuntuController(options=UbuntuOptions(in_container=False)).state.sandbox
+        and not UbuntuController(options=UbuntuOptions(in_container=True)).state.sandbox
     )
-    assert UbuntuController(options=UbuntuOptions(in_container=True, sandbox=True)).sandbox
+    assert UbuntuController(options=UbuntuOptions(in_container=True, sandbox=True)).state.sandbox
     with pytest.raises(PermissionError, match=re.escape(SHELL_OPTION)):
-        UbuntuController(options=UbuntuOptions(in_container=False)).require_shell("run")
+        UbuntuController(options=UbuntuOptions(in_container=False)).desktop.require_shell("run")
 
 
 # ------------------------------------------------------------------------------- paths
@@ -191,7 +191,7 @@ def test_absolute_paths_work_with_allow_absolute_paths(tmp_path: Path) -> None:
 
 def test_bundled_desktop_tasks_need_no_shell() -> None:
     """Static check (the scripted policies in test_desktop_tasks.py run them on a host env)."""
-    known = set(UbuntuController().known_apps)
+    known = set(UbuntuController().desktop.known_apps)
     for item in load_taskset("desktop-basic"):
         for call in item.setup or []:
             assert call.function not in ("run", "bash", "execute"), (item.id, call)

@@ -248,7 +248,7 @@ def test_scroll_axes_and_signs(desktop: Any, eventlog: Any, scroll: tuple[int, i
 def test_scroll_and_side_buttons_are_x_buttons(desktop: Any, run: Any) -> None:
     """The exact X buttons, seen by a bare X client: 4/5 up/down, 6/7 left/right, 8/9 back/forward."""
     desktop.reset()
-    display = open_display(desktop.unwrapped.controller.display)
+    display = open_display(desktop.unwrapped.controller.state.display)
     try:
         screen = display.screen()
         window = screen.root.create_window(
@@ -257,7 +257,7 @@ def test_scroll_and_side_buttons_are_x_buttons(desktop: Any, run: Any) -> None:
         window.set_wm_name("probe")
         window.map()
         display.sync()
-        run(desktop, lambda c: c.wait_for_window("^probe$"))
+        run(desktop, lambda c: c.desktop.wait_for_window("^probe$"))
         origin = screen.root.translate_coords(window, 0, 0)
         point = (origin.x + 50, origin.y + 50)
         ok(desktop, ScrollAction(point=point, scroll=(0, 150)))
@@ -298,7 +298,7 @@ def _query_pointer(display_name: str) -> tuple[int, int]:
 
 @LOCAL_ONLY_X
 def test_move_point_offset_and_position(desktop: Any, eventlog: Any) -> None:
-    display = desktop.unwrapped.controller.display
+    display = desktop.unwrapped.controller.state.display
     x, y = eventlog.point("pad", 120, 80)
     mark = eventlog.mark()
     ok(desktop, MoveAction(point=(x, y)))

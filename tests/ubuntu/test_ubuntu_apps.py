@@ -25,7 +25,7 @@ def test_editor_types_and_saves(desktop: Any, run: Any) -> None:
     desktop.reset(
         options={"task": Task(prompt="", gym="hud-ubuntu", setup=("write_file", "notes.txt", "first line\n"))}
     )
-    home = desktop.unwrapped.controller.home
+    home = desktop.unwrapped.controller.state.home
     _, _, _, _, info = desktop.step(CustomAction(action="launch", args={"app": "editor", "args": ["notes.txt"]}))
     assert info["status"] == "ok" and info["window"] == "notes.txt - Editor", info
     desktop.step(PressAction(keys=["ctrl", "end"]))
@@ -39,6 +39,6 @@ def test_editor_types_and_saves(desktop: Any, run: Any) -> None:
         time.sleep(0.02)
     desktop.step(PressAction(keys=["ctrl", "q"]))  # saved: quits without asking
     deadline = time.monotonic() + 5
-    while run(desktop, lambda c: c.windows()):
+    while run(desktop, lambda c: c.desktop.windows()):
         assert time.monotonic() < deadline, "the editor did not quit"
         time.sleep(0.02)

@@ -26,7 +26,7 @@ def _huge_title_window(env: gymnasium.Env, size: int) -> None:
     """A window whose _NET_WM_NAME holds ``size`` bytes, as an agent's program would make it."""
 
     async def make(controller: Any) -> None:
-        conn, _ = controller._x
+        conn, _ = controller.state.x
         window = conn.root.create_window(10, 10, 200, 100, 0, X.CopyFromParent, background_pixel=0)
         utf8, name = conn.atom("UTF8_STRING"), conn.atom("_NET_WM_NAME")
         chunk = b"T" * 65536
@@ -67,5 +67,5 @@ def test_a_huge_clipboard_is_read_at_most_its_cap(host: gymnasium.Env) -> None:
     assert grade.info["clipboard_truncated"] is True
     assert len(grade.info["clipboard"]) < 3000
     head = host.unwrapped.controller
-    read = host.unwrapped._runner.run(head.clipboard_read(), timeout=60)
+    read = host.unwrapped._runner.run(head.desktop.clipboard_read(), timeout=60)
     assert read.truncated and read.text.startswith("head ccc") and len(read.text) < CLIPBOARD_BYTES + 40

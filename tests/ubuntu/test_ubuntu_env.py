@@ -62,9 +62,9 @@ def test_observation_text_and_info(desktop: Any, eventlog: Any) -> None:
 def test_observation_settles_fast_without_repaint(desktop: Any, eventlog: Any) -> None:
     controller = desktop.unwrapped.controller
     desktop.step(MoveAction(point=(1000, 600)))  # over the empty root window: nothing repaints
-    assert controller.last_settle["damage"] == 0
+    assert controller.state.last_settle["damage"] == 0
     desktop.step(PositionFetch())  # no input: no settling at all
-    assert controller.last_settle["settle"] == 0.0
+    assert controller.state.last_settle["settle"] == 0.0
 
 
 def test_observation_size_scales_actions_and_positions(make_controller_env: Any, open_eventlog: Any) -> None:
@@ -112,12 +112,12 @@ def test_info_and_env_name_the_x_display(desktop: Any, eventlog: Any) -> None:
 @pytest.mark.local_only("compares with the Xvfb the in-process controller started")
 def test_the_display_is_the_xvfb_the_env_started(desktop: Any, eventlog: Any) -> None:
     controller = desktop.unwrapped.controller
-    xvfb = controller._session.xvfb
+    xvfb = controller.state.session.xvfb
     assert desktop.unwrapped.display == f":{xvfb.number}" and xvfb.alive
     # An X client of this user, with the display's cookie, finds the env's window on that display.
     found = subprocess.run(
         ["xdotool", "search", "--name", "hud-gym event log"],
-        env={**os.environ, "DISPLAY": desktop.unwrapped.display, "XAUTHORITY": str(controller.xauthority)},
+        env={**os.environ, "DISPLAY": desktop.unwrapped.display, "XAUTHORITY": str(controller.state.xauthority)},
         capture_output=True,
         text=True,
         timeout=20,

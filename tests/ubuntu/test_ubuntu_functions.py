@@ -73,7 +73,7 @@ def on_loop(env: gymnasium.Env, make: Callable[[Any], Any]) -> Any:
 
 def window(env: gymnasium.Env, title_suffix: str) -> tuple[int, int, int, int]:
     """``(x, y, w, h)`` of the client area of the window whose title ends with ``title_suffix``."""
-    for w in on_loop(env, lambda c: c.windows()):
+    for w in on_loop(env, lambda c: c.desktop.windows()):
         if w["title"].endswith(title_suffix):
             return w["geometry"]
     raise AssertionError(f"no window titled ...{title_suffix!r}")

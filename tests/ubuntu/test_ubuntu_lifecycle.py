@@ -60,7 +60,7 @@ def pids_of(path: Path, count: int = 3, timeout: float = 10) -> list[int]:
 
 def python(env: Any) -> str:
     """The Python a task process of ``env`` runs (the sandbox sees only the host's /usr)."""
-    return SANDBOX_PYTHON if env.unwrapped.controller.sandbox else sys.executable
+    return SANDBOX_PYTHON if env.unwrapped.controller.state.sandbox else sys.executable
 
 
 @pytest.fixture(scope="module")
@@ -124,7 +124,7 @@ def test_missing_programs_name_the_packages(monkeypatch: pytest.MonkeyPatch) -> 
 def test_a_display_number_taken_meanwhile_is_retried(
     desktop: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    taken = int(desktop.unwrapped.controller.display[1:])
+    taken = int(desktop.unwrapped.controller.state.display[1:])
     socket_file = Path(f"/tmp/.X11-unix/X{taken}")
     before = socket_file.stat().st_ino
     # As if another process started a server on `taken` after our check for a free number: the
@@ -159,54 +159,57 @@ def test_a_display_number_taken_meanwhile_is_retried(
 def test_reset_kills_every_task_process(either: Any, run: Any) -> None:
     either.reset()
     controller = either.unwrapped.controller
-    out = controller.home / "pids"
-    marker = controller.home / "grandchild"
-    run(either, lambda c: c.spawn([python(either), "-c", STUBBORN, str(out), f"open({str(marker)!r}, 'w').close()"]))
+    out = controller.state.home / "pids"
+    marker = controller.state.home / "grandchild"
+    run(
+        either,
+        lambda c: c.desktop.spawn([python(either), "-c", STUBBORN, str(out), f"open({str(marker)!r}, 'w').close()"]),
+    )
     pids = pids_of(out)
-    if controller.sandbox:  # pids inside the sandbox: the host's are those of its processes
-        pids = sorted(controller.pids()["tasks"])
+    if controller.state.sandbox:  # pids inside the sandbox: the host's are those of its processes
+        pids = sorted(controller.desktop.pids()["tasks"])
         assert len(pids) == 3
     assert all(alive(p) for p in pids)
-    assert set(pids) <= controller.pids()["tasks"]
+    assert set(pids) <= controller.desktop.pids()["tasks"]
     either.reset()  # the sandbox ends whole; unsandboxed: SIGTERM, a 0.5 s grace, then SIGKILL
     assert [p for p in pids if alive(p)] == []
-    assert controller.pids()["tasks"] == set()
+    assert controller.desktop.pids()["tasks"] == set()
 
 
 def test_reset_cleans_files_windows_input(desktop: Any, run: Any, open_eventlog: Any) -> None:
     desktop.reset()
     controller = desktop.unwrapped.controller
-    (controller.home / "notes.txt").write_text("old")
-    (controller.home / "dir").mkdir()
-    (controller.tmp / "scratch").write_text("old")
+    (controller.state.home / "notes.txt").write_text("old")
+    (controller.state.home / "dir").mkdir()
+    (controller.state.tmp / "scratch").write_text("old")
     open_eventlog(desktop)
     desktop.step(KeyDownAction(keys=["shift", "ctrl"]))
     desktop.step(TypeAction(text="ΩΨ"))  # remaps spare keycodes
     desktop.step(MoveAction(point=(500, 300)))
-    assert keys_down(controller.display)
+    assert keys_down(controller.state.display)
     # A window of a client outside the task's process group: reset closes it (XKillClient).
     foreign = subprocess.Popen(
         ["xlogo", "-title", "foreign"],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
-        env={**os.environ, "DISPLAY": controller.display, "XAUTHORITY": str(controller.xauthority)},
+        env={**os.environ, "DISPLAY": controller.state.display, "XAUTHORITY": str(controller.state.xauthority)},
     )
     try:
-        run(desktop, lambda c: c.wait_for_window("^foreign$"))
+        run(desktop, lambda c: c.desktop.wait_for_window("^foreign$"))
         obs, info = desktop.reset()
         assert info["windows"] == [] and info["focused_window"] is None
         assert "Focused window: (none)" in obs["text"]
-        assert run(desktop, lambda c: c.windows()) == []
+        assert run(desktop, lambda c: c.desktop.windows()) == []
         assert foreign.wait(5) is not None  # it lost its X connection
     finally:
         if foreign.poll() is None:
             foreign.kill()
             foreign.wait()
-    assert {p.name for p in controller.home.iterdir()} == fresh_home_entries()  # the profile only
-    assert [p.name for p in controller.tmp.iterdir()] == ["runtime"]
-    assert keys_down(controller.display) == []
+    assert {p.name for p in controller.state.home.iterdir()} == fresh_home_entries()  # the profile only
+    assert [p.name for p in controller.state.tmp.iterdir()] == ["runtime"]
+    assert keys_down(controller.state.display) == []
     assert desktop.step({"type": "position"})[4]["position"] == (0, 0)
-    assert controller._input._remapped == {}
+    assert controller.state.input._remapped == {}
 
 
 # ----------------------------------------------------------------------------- processes, paths
@@ -223,24 +226,24 @@ def test_run_and_spawn(either: Any, run: Any) -> None:
     desktop = either
     desktop.reset()
     controller = desktop.unwrapped.controller
-    assert run(desktop, lambda c: c.run(["echo", "hi"])) == (0, "hi\n", "")
-    code, out, _ = run(desktop, lambda c: c.run('echo "$HOME|$DISPLAY|$TMPDIR|$LANG"; exit 3'))
+    assert run(desktop, lambda c: c.desktop.run(["echo", "hi"])) == (0, "hi\n", "")
+    code, out, _ = run(desktop, lambda c: c.desktop.run('echo "$HOME|$DISPLAY|$TMPDIR|$LANG"; exit 3'))
     assert code == 3
-    assert out.strip() == f"{controller.home}|{controller.display}|{controller.tmp}|C.UTF-8"
-    env = controller.child_env
-    assert env["XDG_RUNTIME_DIR"].startswith(str(controller.tmp))
-    assert env["XDG_CONFIG_HOME"].startswith(str(controller.home))
+    assert out.strip() == f"{controller.state.home}|{controller.state.display}|{controller.state.tmp}|C.UTF-8"
+    env = controller.state.child_env
+    assert env["XDG_RUNTIME_DIR"].startswith(str(controller.state.tmp))
+    assert env["XDG_CONFIG_HOME"].startswith(str(controller.state.home))
     with pytest.raises(TimeoutError, match="did not finish within 0.3 s"):
-        run(desktop, lambda c: c.run("sleep 30 & wait", timeout=0.3))
+        run(desktop, lambda c: c.desktop.run("sleep 30 & wait", timeout=0.3))
     # The env's own processes (its sandbox's pid namespace, or those carrying its token), not the
     # machine's: another program may well run a `sleep 30` of its own.
-    assert not [pid for pid in controller.pids()["tasks"] if _cmdline(pid) == ["sleep", "30"]]
-    process = run(desktop, lambda c: c.spawn(["sleep", "60"]))
-    assert process.pid in controller.pids()["tasks"]
-    if not controller.sandbox:
-        assert os.getpgid(process.pid) == controller._procs.pgid
+    assert not [pid for pid in controller.desktop.pids()["tasks"] if _cmdline(pid) == ["sleep", "30"]]
+    process = run(desktop, lambda c: c.desktop.spawn(["sleep", "60"]))
+    assert process.pid in controller.desktop.pids()["tasks"]
+    if not controller.state.sandbox:
+        assert os.getpgid(process.pid) == controller.state.procs.pgid
     with pytest.raises(FileNotFoundError, match="no-such-program"):
-        run(desktop, lambda c: c.spawn(["no-such-program"]))
+        run(desktop, lambda c: c.desktop.spawn(["no-such-program"]))
     desktop.reset()
     assert not alive(process.pid)
 
@@ -248,67 +251,67 @@ def test_run_and_spawn(either: Any, run: Any) -> None:
 def test_paths_and_shell_permission(desktop: Any) -> None:
     desktop.reset()
     controller: UbuntuController = desktop.unwrapped.controller
-    home = controller.home
-    assert controller.resolve_path("a/b.txt") == home / "a" / "b.txt"
-    assert controller.resolve_path("~/c.txt") == home / "c.txt"
-    assert controller.resolve_path("a/../d.txt") == home / "d.txt"
+    home = controller.state.home
+    assert controller.desktop.resolve_path("a/b.txt") == home / "a" / "b.txt"
+    assert controller.desktop.resolve_path("~/c.txt") == home / "c.txt"
+    assert controller.desktop.resolve_path("a/../d.txt") == home / "d.txt"
     with pytest.raises(PermissionError, match="allow_absolute_paths=True"):
-        controller.resolve_path("/etc/passwd")
+        controller.desktop.resolve_path("/etc/passwd")
     with pytest.raises(PermissionError, match="allow_absolute_paths=True"):
-        controller.resolve_path("../outside")
+        controller.desktop.resolve_path("../outside")
     (home / "link").symlink_to("/etc")
     with pytest.raises(PermissionError, match="allow_absolute_paths=True"):
-        controller.resolve_path("link/passwd")
-    assert not controller.shell_allowed()
+        controller.desktop.resolve_path("link/passwd")
+    assert not controller.desktop.shell_allowed()
     with pytest.raises(
         PermissionError,
         match=r"^run runs arbitrary commands: create the env with allow_shell=True "
         r"or run it inside its container \(docker/ubuntu\)$",
     ):
-        controller.require_shell("run")
+        controller.desktop.require_shell("run")
     free = UbuntuController(options=UbuntuOptions(allow_shell=True, allow_absolute_paths=True, in_container=False))
-    assert free.shell_allowed() and free.require_shell("run") is None
-    assert UbuntuController(options=UbuntuOptions(in_container=True)).shell_allowed()
+    assert free.desktop.shell_allowed() and free.desktop.require_shell("run") is None
+    assert UbuntuController(options=UbuntuOptions(in_container=True)).desktop.shell_allowed()
 
 
 def test_in_container_detection(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HUD_GYM_IN_CONTAINER", "1")
-    assert UbuntuController().in_container
-    assert not UbuntuController(options=UbuntuOptions(in_container=False)).in_container
+    assert UbuntuController().state.in_container
+    assert not UbuntuController(options=UbuntuOptions(in_container=False)).state.in_container
     monkeypatch.delenv("HUD_GYM_IN_CONTAINER")
     # A generic container marker (/.dockerenv exists on many hosts and CI runners) is not enough.
-    assert not UbuntuController().in_container
+    assert not UbuntuController().state.in_container
 
 
 def test_windows_and_focus(desktop: Any, run: Any, open_eventlog: Any) -> None:
     desktop.reset()
     first = open_eventlog(desktop, title="first", geometry="+20+20")
     second = open_eventlog(desktop, title="second", geometry="+300+300")
-    windows = run(desktop, lambda c: c.windows())
+    windows = run(desktop, lambda c: c.desktop.windows())
     assert [w["title"] for w in windows] == ["first", "second"]
     by_title = {w["title"]: w for w in windows}
     assert by_title["first"]["class"] == "Hudgymeventlog"  # Tk's spelling of className="HudGymEventLog"
     assert by_title["first"]["pid"] in (first.pid, None)
     assert list(by_title["second"]["geometry"]) == second.records("geometry")[-1]["window"]
-    assert run(desktop, lambda c: c.focused_window())["title"] == "second"
+    assert run(desktop, lambda c: c.desktop.focused_window())["title"] == "second"
     _, _, _, _, info = desktop.step({"type": "click", "point": first.point("pad")})
     assert info["focused_window"] == "first" and info["windows"] == ["first", "second"]
-    assert run(desktop, lambda c: c.wait_for_window("sec.nd", 1))["title"] == "second"
+    assert run(desktop, lambda c: c.desktop.wait_for_window("sec.nd", 1))["title"] == "second"
     with pytest.raises(TimeoutError, match=r"'nope'.*\['first', 'second'\]"):
-        run(desktop, lambda c: c.wait_for_window("nope", 0.2))
+        run(desktop, lambda c: c.desktop.wait_for_window("nope", 0.2))
 
 
 def test_clipboard_owner_is_a_task_process(desktop: Any, run: Any) -> None:
     desktop.reset()
-    run(desktop, lambda c: c.clipboard_set("one ü"))
-    assert run(desktop, lambda c: c.clipboard_get()) == "one ü"
-    run(desktop, lambda c: c.clipboard_set("two"))
-    assert run(desktop, lambda c: c.clipboard_get()) == "two"
-    owners = desktop.unwrapped.controller.pids()["tasks"]
+    run(desktop, lambda c: c.desktop.clipboard_set("one ü"))
+    assert run(desktop, lambda c: c.desktop.clipboard_get()) == "one ü"
+    run(desktop, lambda c: c.desktop.clipboard_set("two"))
+    assert run(desktop, lambda c: c.desktop.clipboard_get()) == "two"
+    owners = desktop.unwrapped.controller.desktop.pids()["tasks"]
     assert owners
     desktop.reset()
     assert not [p for p in owners if alive(p)]
-    assert run(desktop, lambda c: c.clipboard_get()) == ""
+    assert run(desktop, lambda c: c.desktop.clipboard_get()) == ""
 
 
 def _cut_buffer(display: str) -> bytes | None:
@@ -326,23 +329,24 @@ def test_the_clipboard_is_empty_at_every_episode_and_per_env(desktop: Any, run: 
     display has a clipboard of its own (issue 23)."""
     desktop.reset()
     controller = desktop.unwrapped.controller
-    run(desktop, lambda c: c.clipboard_set("episode one"))
+    run(desktop, lambda c: c.desktop.clipboard_set("episode one"))
     code, _, err = run(
-        desktop, lambda c: c.run(["xprop", "-root", "-f", "CUT_BUFFER0", "8s", "-set", "CUT_BUFFER0", "cut one"])
+        desktop,
+        lambda c: c.desktop.run(["xprop", "-root", "-f", "CUT_BUFFER0", "8s", "-set", "CUT_BUFFER0", "cut one"]),
     )
     assert code == 0, err
-    assert _cut_buffer(controller.display) == b"cut one"
+    assert _cut_buffer(controller.state.display) == b"cut one"
     other = gymnasium.make("hud/Ubuntu-v0", window_manager=None, screen_size=(640, 480))
     try:
         other.reset()
-        assert run(other, lambda c: c.clipboard_get()) == ""
-        assert _cut_buffer(other.unwrapped.controller.display) is None
+        assert run(other, lambda c: c.desktop.clipboard_get()) == ""
+        assert _cut_buffer(other.unwrapped.controller.state.display) is None
     finally:
         other.close()
     desktop.reset()
-    assert run(desktop, lambda c: c.clipboard_get()) == ""
-    assert _cut_buffer(controller.display) is None
-    code, out, _ = run(desktop, lambda c: c.run(["xclip", "-selection", "primary", "-o"], timeout=10))
+    assert run(desktop, lambda c: c.desktop.clipboard_get()) == ""
+    assert _cut_buffer(controller.state.display) is None
+    code, out, _ = run(desktop, lambda c: c.desktop.run(["xclip", "-selection", "primary", "-o"], timeout=10))
     assert out == ""
 
 
@@ -353,15 +357,15 @@ def test_close_leaves_no_process_nor_file(run: Any) -> None:
     env = gymnasium.make("hud/Ubuntu-v0", screen_size=(640, 480))
     env.reset()
     controller = env.unwrapped.controller
-    out = controller.home / "pids"
-    run(env, lambda c: c.spawn([python(env), "-c", STUBBORN, str(out), "pass"]))
+    out = controller.state.home / "pids"
+    run(env, lambda c: c.desktop.spawn([python(env), "-c", STUBBORN, str(out), "pass"]))
     env.step(CustomAction(action="launch", args={"app": "xterm"}))
     pids_of(out)
-    tasks = list(controller.pids()["tasks"])
+    tasks = list(controller.desktop.pids()["tasks"])
     assert len(tasks) >= 4  # the three of STUBBORN, xterm (and its shell)
-    session = [controller.pids()["xvfb"], controller.pids()["wm"]]
+    session = [controller.desktop.pids()["xvfb"], controller.desktop.pids()["wm"]]
     session += [p.pid for pid in session for p in psutil.Process(pid).children(recursive=True)]
-    base, number = controller.home.parent, controller.display[1:]
+    base, number = controller.state.home.parent, controller.state.display[1:]
     assert Path(f"/tmp/.X{number}-lock").read_text().strip() == str(session[0])
     assert Path(f"/tmp/.X11-unix/X{number}").exists()
     env.close()
@@ -377,7 +381,7 @@ def test_two_envs_at_once(desktop: Any, open_eventlog: Any, run: Any) -> None:
     other = gymnasium.make("hud/Ubuntu-v0", window_manager=None, screen_size=(800, 600))
     try:
         other.reset()
-        assert other.unwrapped.controller.display != desktop.unwrapped.controller.display
+        assert other.unwrapped.controller.state.display != desktop.unwrapped.controller.state.display
         logs = {id(desktop): open_eventlog(desktop, title="A"), id(other): open_eventlog(other, title="B")}
         # No window manager: the focus follows the pointer (PointerRoot), so point at B's window.
         other.step(MoveAction(point=logs[id(other)].point("entry")))
@@ -412,16 +416,16 @@ def test_dead_display_is_an_env_error_then_reset_restarts() -> None:
     try:
         env.reset()
         controller = env.unwrapped.controller
-        old_display = controller.display
-        os.kill(controller.pids()["xvfb"], signal.SIGKILL)
+        old_display = controller.state.display
+        os.kill(controller.desktop.pids()["xvfb"], signal.SIGKILL)
         _, _, terminated, _, info = env.step(MoveAction(point=(10, 10)))
         assert info["status"] == "env_error" and terminated
         obs, info = env.reset()
         assert env.unwrapped.controller is not controller
         assert obs["screenshot"].shape == (240, 320, 3)
-        assert env.unwrapped.controller.display != old_display or env.unwrapped.controller is not controller
+        assert env.unwrapped.controller.state.display != old_display or env.unwrapped.controller is not controller
         with pytest.raises(ControllerError):
-            controller._check_alive()
+            controller.state.check_alive()
     finally:
         env.close()
 
@@ -435,7 +439,7 @@ def test_a_program_killed_inside_its_sandbox_is_seen_dead_at_once(which: str) ->
     try:
         env.reset()
         controller = env.unwrapped.controller
-        launcher = controller.pids()[which]
+        launcher = controller.desktop.pids()[which]
         name = "Xvfb" if which == "xvfb" else "openbox"
         family = [psutil.Process(launcher), *psutil.Process(launcher).children(recursive=True)]
         [program] = [p.pid for p in family if p.name() == name]
@@ -445,7 +449,7 @@ def test_a_program_killed_inside_its_sandbox_is_seen_dead_at_once(which: str) ->
             while alive(program):  # blocks the loop, so asyncio cannot learn that the launcher exited
                 time.sleep(0.005)  # noqa: ASYNC251  (on purpose, see above)
             with pytest.raises(ControllerError) as caught:
-                c._check_alive()
+                c.state.check_alive()
             return str(caught.value)
 
         message = env.unwrapped._runner.run(kill_and_check(controller), timeout=30)

@@ -68,9 +68,7 @@ def document_bytes(kind: str, content: list[Any]) -> bytes:
 def office_document(ctx: FunctionContext, path: str, kind: str, content: list[Any]) -> str:
     """Write an office document ``path`` (see :func:`document_bytes`) in the env's home,
     creating its folders; returns its path."""
-    controller = ctx.controller
-    target = controller.resolve_path(path)
-    HomeFiles(Path(controller.home), getattr(controller, "file_owner", None)).write_bytes(
-        target, document_bytes(kind, content)
-    )
+    desktop = ctx.controller.desktop
+    target = desktop.resolve_path(path)
+    HomeFiles(Path(desktop.state.home), desktop.state.file_owner).write_bytes(target, document_bytes(kind, content))
     return str(target)

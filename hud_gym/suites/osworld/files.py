@@ -124,17 +124,17 @@ def cached_file(
     return target
 
 
-def episode_file(controller: Any, url: str, *, domain: str | None, task_id: str | None, name: str) -> Path:
-    """:func:`cached_file` under ``controller``'s episode's network rules: its own network when
-    the episode has one (``episode_network``), else a network namespace of its own with nothing
-    in it (``own_network``), so a download never runs with the host's network.
+def episode_file(desktop: Any, url: str, *, domain: str | None, task_id: str | None, name: str) -> Path:
+    """:func:`cached_file` under the episode's network rules (``desktop``: the desktop API of its
+    controller, ``ctx.controller.desktop``): its own network when the episode has one
+    (``state.episode_network``), else a network namespace of its own with nothing in it
+    (``own_network``), so a download never runs with the host's network.
 
     Raises:
         OSWorldFileMissing: the file is nowhere to be had.
     """
-    network = bool(getattr(controller, "episode_network", False))
-    opener = getattr(controller, "own_network", None)
-    own = opener() if opener is not None and not network else None
+    network = bool(desktop.state.episode_network)
+    own = desktop.own_network() if not network else None
     try:
         return cached_file(url, domain=domain, task_id=task_id, name=name, network=network, own_network=own)
     finally:

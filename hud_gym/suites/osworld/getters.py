@@ -80,14 +80,14 @@ class Getters:
         raise NotImplementedError(f"getter {str(kind)[:100]!r} is not supported here")
 
     async def _command(self, config: dict[str, Any]) -> str:
-        controller = self.ctx.controller
-        controller.require_shell("the vm_command_line getter")
+        desktop = self.ctx.controller.desktop
+        desktop.require_shell("the vm_command_line getter")
         command = config["command"]
         if isinstance(command, list):
-            command = [str(a).replace(OSWORLD_HOME, os.fspath(controller.home)) for a in command]
+            command = [str(a).replace(OSWORLD_HOME, os.fspath(desktop.state.home)) for a in command]
         else:
             command = str(command).replace(OSWORLD_HOME, "$HOME")
-        _code, stdout, _stderr = await controller.run(command, timeout=60.0)
+        _code, stdout, _stderr = await desktop.run(command, timeout=60.0)
         return str(stdout)
 
     def _files(self, config: dict[str, Any]) -> Any:
@@ -117,10 +117,10 @@ class Getters:
             time.sleep(0.25)
 
     def _vm_file(self, path: str, target: Path) -> str | None:
-        controller = self.ctx.controller
-        files = HomeFiles(Path(controller.home), getattr(controller, "file_owner", None))
+        desktop = self.ctx.controller.desktop
+        files = HomeFiles(Path(desktop.state.home), desktop.state.file_owner)
         try:
-            resolved = controller.resolve_path(home_path(path), check_links=False)
+            resolved = desktop.resolve_path(home_path(path), check_links=False)
             self._wait_for_save(files, resolved)
             data = files.read_bytes(resolved, MAX_FILE_BYTES)
         except (OSError, ValueError, PermissionError):
@@ -130,7 +130,7 @@ class Getters:
 
     def _cloud(self, url: str, target: Path) -> str:
         cached = episode_file(
-            self.ctx.controller,
+            self.ctx.controller.desktop,
             url,
             domain=self.names.get("domain"),
             task_id=self.names.get("task_id"),

@@ -67,12 +67,13 @@ async def _command(ctx: FunctionContext, params: dict[str, Any]) -> None:
             else:
                 await controller.step(PressAction(keys=item))
         return
-    controller.require_shell("an OSWorld execute step")
+    desktop = controller.desktop
+    desktop.require_shell("an OSWorld execute step")
     if isinstance(command, list):
-        command = [str(a).replace(OSWORLD_HOME, os.fspath(controller.home)) for a in command]
+        command = [str(a).replace(OSWORLD_HOME, os.fspath(desktop.state.home)) for a in command]
     else:
         command = str(command).replace(OSWORLD_HOME, "$HOME")
-    await controller.run(command, timeout=120.0)  # OSWorld ignores the exit code
+    await desktop.run(command, timeout=120.0)  # OSWorld ignores the exit code
 
 
 async def _launch(ctx: FunctionContext, params: dict[str, Any]) -> None:
@@ -111,7 +112,7 @@ async def run_step(ctx: FunctionContext, step: dict[str, Any]) -> None:
         await _download(ctx, params)
     elif kind == "activate_window":
         name = re.escape(str(params["window_name"])[:500])
-        await ctx.controller.wait_for_window(f"^{name}$" if params.get("strict") else name, WINDOW_WAIT)
+        await ctx.controller.desktop.wait_for_window(f"^{name}$" if params.get("strict") else name, WINDOW_WAIT)
     else:
         raise NotImplementedError(f"OSWorld step {str(kind)[:100]!r} does not run here")
 
@@ -125,15 +126,15 @@ async def osworld_download(ctx: FunctionContext, url: str, path: str) -> dict[st
     Raises:
         OSWorldFileMissing: the file is nowhere to be had (a ``setup_error`` naming the URL).
     """
-    controller = ctx.controller
-    target = controller.resolve_path(home_path(path))
+    desktop = ctx.controller.desktop
+    target = desktop.resolve_path(home_path(path))
     metadata = (ctx.task.metadata or {}) if ctx.task is not None else {}
     task_id = ctx.task.id if ctx.task is not None else None
     cached = await asyncio.to_thread(
-        episode_file, controller, url, domain=metadata.get("domain"), task_id=task_id, name=target.name
+        episode_file, desktop, url, domain=metadata.get("domain"), task_id=task_id, name=target.name
     )
     data = await asyncio.to_thread(cached.read_bytes)
-    files = HomeFiles(Path(controller.home), getattr(controller, "file_owner", None))
+    files = HomeFiles(Path(desktop.state.home), desktop.state.file_owner)
     files.mkdir(target.parent)
     size = await asyncio.to_thread(files.replace, target, [data])
     return {"path": str(target), "bytes": size}

@@ -1,39 +1,40 @@
-"""The trajectory rows of the job store: a run's row, written as it happens (``running``, then
-its steps, then its end) or whole (:meth:`TrajectoryStore.save_trajectory`), and read back as
-:class:`~hud_gym.trajectory.Trajectory` objects. :class:`~hud_gym.jobs.store.Store` is the
-complete store."""
+"""The trajectory repository of the job store: a run's row, written as it happens (``running``,
+then its steps, then its end) or whole (:meth:`TrajectoryRepository.save_trajectory`), and read
+back as :class:`~hud_gym.trajectory.Trajectory` objects. A part of
+:class:`~hud_gym.jobs.store.Store`, over its :class:`~hud_gym.jobs.database.Database` and its
+:class:`~hud_gym.jobs.recording.Recording` (screenshots, failed recordings)."""
 
 from __future__ import annotations
 
+import shutil
 import sqlite3
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from hud_gym.bounds import PROMPT_CHARS, TASK_ID_CHARS
+from hud_gym.jobs.database import Database
 from hud_gym.jobs.errors import TrajectoryNotFoundError
 from hud_gym.jobs.liveness import ProcessIdentity, current_process
-from hud_gym.jobs.recording import RecordingStore
-from hud_gym.jobs.rows import (
-    INITIAL_OBSERVATION_REF,
-    load_json,
-    step_from_row,
-    store_text,
-    to_json,
-    to_time,
-    trajectory_from_row,
-)
-from hud_gym.trajectory import Trajectory, TrajectoryStep, utc_now
+from hud_gym.jobs.recording import Recording
+from hud_gym.jobs.rows import load_json, step_from_row, to_json, trajectory_from_row
+from hud_gym.jobs.trajectory_rows import INSERT_STEP, end_row, insert_row, insert_step, step_values
+from hud_gym.trajectory import Trajectory, TrajectoryStep
 
-__all__ = ["RUNNING", "TrajectoryStore"]
+__all__ = ["RUNNING", "TrajectoryRepository"]
 
 RUNNING = "running"
 
 
-class TrajectoryStore(RecordingStore):
-    """The trajectory writes and reads of the job store (see the module docstring)."""
+class TrajectoryRepository:
+    """The trajectory writes and reads of the job store (see the module docstring).
+
+    Args:
+        db: the store's database.
+        recording: the store's screenshots and failed recordings.
+    """
+
+    def __init__(self, db: Database, recording: Recording) -> None:
+        self.db = db
+        self.recording = recording
 
     # ------------------------------------------------------------------ trajectories: writes
 
@@ -49,34 +50,14 @@ class TrajectoryStore(RecordingStore):
         its reset screenshot; returns the screenshot's reference. When the screenshot cannot be
         written the row is still added (and ends ``record_error``) and the error raised."""
         writer = writer or current_process()
-        with self._recording(job_id, trajectory.trajectory_id):
+        with self.recording.guard(job_id, trajectory.trajectory_id):
             image_error: OSError | None = None
             try:
-                ref = self.save_image(job_id, trajectory.trajectory_id, "initial", initial_observation)
+                ref = self.recording.save_image(job_id, trajectory.trajectory_id, "initial", initial_observation)
             except OSError as exc:
                 ref, image_error = None, exc
-            with self._write() as conn:
-                conn.execute(
-                    "INSERT INTO trajectories (id, job_id, group_id, rollout_index, task_id, task, seed, prompt, status, "
-                    "started_at, metadata, initial_observation_ref, writer_host, writer_pid, writer_started) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?)",
-                    (
-                        trajectory.trajectory_id,
-                        job_id,
-                        trajectory.group_id,
-                        trajectory.rollout_index,
-                        store_text(trajectory.task_id, TASK_ID_CHARS),
-                        to_json(trajectory.task.model_dump(), PROMPT_CHARS, flag=False) if trajectory.task else None,
-                        trajectory.seed,
-                        store_text(trajectory.prompt, PROMPT_CHARS),
-                        to_time(trajectory.started_at),
-                        to_json(trajectory.metadata),
-                        ref,
-                        writer.host,
-                        writer.pid,
-                        writer.started,
-                    ),
-                )
+            with self.db.write() as conn:
+                insert_row(conn, trajectory, job_id, writer, status=RUNNING, initial_ref=ref)
             if image_error is not None:
                 raise image_error
         return ref
@@ -91,66 +72,46 @@ class TrajectoryStore(RecordingStore):
     ) -> str | None:
         """Write the step's screenshot and row (and, with ``end``, the trajectory's final fields, in
         the same transaction); returns the screenshot's reference."""
-        with self._recording(job_id, trajectory_id):
-            ref = self.save_image(job_id, trajectory_id, f"step-{step.index:04d}", observation)
-            with self._write() as conn:
-                _insert_step(conn, trajectory_id, step, ref)
+        with self.recording.guard(job_id, trajectory_id):
+            ref = self.recording.save_image(job_id, trajectory_id, f"step-{step.index:04d}", observation)
+            with self.db.write() as conn:
+                insert_step(conn, trajectory_id, step, ref)
                 if end is not None:
-                    _end(conn, end, only_if_running=True)
+                    end_row(conn, end, only_if_running=True)
         return ref
 
     def end_trajectory(self, trajectory: Trajectory, *, only_if_running: bool = True) -> bool:
         """Store the trajectory's final fields (status, reward, error, grade, final response, end
         time, metadata); True if the row changed. ``only_if_running`` leaves an already ended row
         alone; a ``record_error`` row keeps that status."""
-        with self._recording(trajectory.job_id, trajectory.trajectory_id):
-            return self._status_write(lambda conn: _end(conn, trajectory, only_if_running=only_if_running))
+        with self.recording.guard(trajectory.job_id, trajectory.trajectory_id):
+            return self.db.status_write(lambda conn: end_row(conn, trajectory, only_if_running=only_if_running))
 
     def delete_trajectory(self, job_id: str, trajectory_id: str) -> None:
         """Remove a trajectory, its steps and screenshots."""
-        import shutil
-
-        self._status_write(lambda conn: conn.execute("DELETE FROM trajectories WHERE id = ?", (trajectory_id,)))
-        shutil.rmtree(self.images_dir / job_id / trajectory_id, ignore_errors=True)
+        self.db.status_write(lambda conn: conn.execute("DELETE FROM trajectories WHERE id = ?", (trajectory_id,)))
+        shutil.rmtree(self.db.images_dir / job_id / trajectory_id, ignore_errors=True)
 
     def save_trajectory(self, trajectory: Trajectory, job_id: str) -> None:
         """Store a whole :class:`Trajectory` in ``job_id``: its final fields win over what is stored
         (the row is created if missing; its metadata is merged into the stored one), missing steps
         are added (with their in-memory screenshots, if any), and each step's ``policy_trace`` is
         stored (as JSON) when set."""
-        with self._recording(job_id, trajectory.trajectory_id):
+        with self.recording.guard(job_id, trajectory.trajectory_id):
             ref = None
             if trajectory.initial_observation is not None:
-                ref = self.save_image(job_id, trajectory.trajectory_id, "initial", trajectory.initial_observation)
+                ref = self.recording.save_image(
+                    job_id, trajectory.trajectory_id, "initial", trajectory.initial_observation
+                )
             step_refs = [
-                self.save_image(job_id, trajectory.trajectory_id, f"step-{s.index:04d}", s.observation)
+                self.recording.save_image(job_id, trajectory.trajectory_id, f"step-{s.index:04d}", s.observation)
                 if s.observation is not None and s.observation_ref is None
                 else None
                 for s in trajectory.steps
             ]
             writer = current_process()
-            with self._write() as conn:
-                conn.execute(
-                    "INSERT OR IGNORE INTO trajectories (id, job_id, group_id, rollout_index, task_id, task, seed, prompt, "
-                    "status, started_at, metadata, writer_host, writer_pid, writer_started) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (
-                        trajectory.trajectory_id,
-                        job_id,
-                        trajectory.group_id,
-                        trajectory.rollout_index,
-                        store_text(trajectory.task_id, TASK_ID_CHARS),
-                        to_json(trajectory.task.model_dump(), PROMPT_CHARS, flag=False) if trajectory.task else None,
-                        trajectory.seed,
-                        store_text(trajectory.prompt, PROMPT_CHARS),
-                        trajectory.status,
-                        to_time(trajectory.started_at),
-                        to_json(trajectory.metadata),
-                        writer.host,
-                        writer.pid,
-                        writer.started,
-                    ),
-                )
+            with self.db.write() as conn:
+                insert_row(conn, trajectory, job_id, writer, status=trajectory.status, or_ignore=True)
                 conn.execute(
                     "UPDATE trajectories SET group_id = ?, rollout_index = ?, seed = COALESCE(?, seed), "
                     "initial_observation_ref = COALESCE(initial_observation_ref, ?) WHERE id = ?",
@@ -158,8 +119,12 @@ class TrajectoryStore(RecordingStore):
                 )
                 for step, step_ref in zip(trajectory.steps, step_refs, strict=True):
                     conn.execute(
-                        _INSERT_STEP.replace("INSERT", "INSERT OR IGNORE", 1),
-                        _step_values(trajectory.trajectory_id, step, step_ref or _relative(self, step.observation_ref)),
+                        INSERT_STEP.replace("INSERT", "INSERT OR IGNORE", 1),
+                        step_values(
+                            trajectory.trajectory_id,
+                            step,
+                            step_ref or self.recording.relative_ref(step.observation_ref),
+                        ),
                     )
                     if step.policy_trace is not None:
                         conn.execute(
@@ -170,7 +135,7 @@ class TrajectoryStore(RecordingStore):
                     "SELECT metadata FROM trajectories WHERE id = ?", (trajectory.trajectory_id,)
                 ).fetchone()
                 base = {k: v for k, v in load_json(stored["metadata"], {}).items() if k != "ended_by"}
-                _end(conn, trajectory, only_if_running=False, base_metadata=base)
+                end_row(conn, trajectory, only_if_running=False, base_metadata=base)
 
     # ------------------------------------------------------------------ trajectories: reads
 
@@ -198,7 +163,7 @@ class TrajectoryStore(RecordingStore):
         elif not include_running:
             query += " AND status != 'running'"
         query += " ORDER BY started_at, rowid"
-        with self._read() as conn:
+        with self.db.read() as conn:
             rows = conn.execute(query, params).fetchall()
             step_rows: dict[str, list[sqlite3.Row]] = {}
             if steps and rows:
@@ -216,29 +181,29 @@ class TrajectoryStore(RecordingStore):
         Raises:
             TrajectoryNotFoundError: no such trajectory.
         """
-        with self._read() as conn:
+        with self.db.read() as conn:
             row = conn.execute("SELECT * FROM trajectories WHERE id = ?", (trajectory_id,)).fetchone()
             if row is None:
-                raise TrajectoryNotFoundError(f"no trajectory with id {trajectory_id!r} in {self.db_path}")
+                raise TrajectoryNotFoundError(f"no trajectory with id {trajectory_id!r} in {self.db.db_path}")
             step_rows = conn.execute(
                 "SELECT * FROM steps WHERE trajectory_id = ? ORDER BY idx", (trajectory_id,)
             ).fetchall()
         return self._trajectory(row, step_rows)
 
     def _trajectory(self, row: sqlite3.Row, step_rows: list[sqlite3.Row]) -> Trajectory:
-        steps = [step_from_row(s, self.image_path) for s in step_rows]
+        steps = [step_from_row(s, self.recording.image_path) for s in step_rows]
         if row["status"] == RUNNING:
             patched = dict(row)
             patched["status"] = "ok"
             patched["metadata"] = to_json({**load_json(row["metadata"], {}), "running": True})
-            return trajectory_from_row(patched, steps, self.image_path)
-        return trajectory_from_row(row, steps, self.image_path)
+            return trajectory_from_row(patched, steps, self.recording.image_path)
+        return trajectory_from_row(row, steps, self.recording.image_path)
 
     def trajectory_summaries(self, job_id: str) -> list[dict[str, Any]]:
         """Every trajectory row of the job without its steps (for analytics and listings): the
         row's columns plus ``steps`` (the number of steps)."""
         rows = (
-            self._conn()
+            self.db.conn()
             .execute(
                 "SELECT t.id, t.group_id, t.rollout_index, t.task_id, t.seed, t.status, t.reward, t.error, t.grade, "
                 "t.started_at, t.ended_at, (SELECT COUNT(*) FROM steps s WHERE s.trajectory_id = t.id) AS steps "
@@ -252,80 +217,8 @@ class TrajectoryStore(RecordingStore):
     def status_counts(self, job_id: str) -> dict[str, int]:
         """How many of the job's trajectories have each status (``running`` included)."""
         rows = (
-            self._conn()
+            self.db.conn()
             .execute("SELECT status, COUNT(*) AS n FROM trajectories WHERE job_id = ? GROUP BY status", (job_id,))
             .fetchall()
         )
         return {r["status"]: r["n"] for r in rows}
-
-
-_INSERT_STEP = (
-    "INSERT INTO steps (trajectory_id, idx, actions, reward, terminated, truncated, text, status, error, info, timings, "
-    "started_at, ended_at, observation_ref, policy_trace) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-)
-
-
-def _step_values(trajectory_id: str, step: TrajectoryStep, ref: str | None) -> tuple[Any, ...]:
-    return (
-        trajectory_id,
-        step.index,
-        to_json(step.actions),
-        None if step.reward is None else _finite(step.reward),
-        int(step.terminated),
-        int(step.truncated),
-        store_text(step.text),
-        step.status,
-        store_text(step.error),
-        to_json(step.info),
-        to_json(step.timings),
-        to_time(step.started_at),
-        to_time(step.ended_at),
-        ref,
-        to_json(step.policy_trace) if step.policy_trace is not None else None,
-    )
-
-
-def _insert_step(conn: sqlite3.Connection, trajectory_id: str, step: TrajectoryStep, ref: str | None) -> None:
-    conn.execute(_INSERT_STEP, _step_values(trajectory_id, step, ref))
-
-
-def _end(
-    conn: sqlite3.Connection,
-    trajectory: Trajectory,
-    *,
-    only_if_running: bool,
-    base_metadata: dict[str, Any] | None = None,
-) -> bool:
-    metadata = {**(base_metadata or {}), **trajectory.metadata}
-    metadata = {k: v for k, v in metadata.items() if k not in (INITIAL_OBSERVATION_REF, "running")}
-    cursor = conn.execute(
-        "UPDATE trajectories SET status = ?, reward = ?, error = ?, final_response = ?, grade = ?, ended_at = ?, "
-        "metadata = ? WHERE id = ? AND status != 'record_error'"
-        + (" AND status = 'running'" if only_if_running else ""),
-        (
-            trajectory.status,
-            None if trajectory.reward is None else _finite(trajectory.reward),
-            store_text(trajectory.error),
-            store_text(trajectory.final_response),
-            to_json(trajectory.grade) if trajectory.grade is not None else None,
-            to_time(trajectory.ended_at or utc_now()),
-            to_json(metadata),
-            trajectory.trajectory_id,
-        ),
-    )
-    return cursor.rowcount > 0
-
-
-def _finite(value: float) -> float | None:
-    value = float(value)
-    return value if np.isfinite(value) else None
-
-
-def _relative(store: TrajectoryStore, ref: str | None) -> str | None:
-    if ref is None:
-        return None
-    path = Path(ref)
-    try:
-        return str(path.relative_to(store.images_dir)) if path.is_absolute() else ref
-    except ValueError:
-        return ref
