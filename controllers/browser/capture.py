@@ -39,10 +39,30 @@ __all__ = [
     "capture",
     "decode_image",
     "drop_tasks",
+    "fit_screen",
     "page_state_expression",
 ]
 
 ImageFormat = Literal["jpeg", "png"]
+
+
+def fit_screen(
+    screenshot: np.ndarray, screen_size: tuple[int, int], region: tuple[int, int, int, int] | None
+) -> np.ndarray:
+    """A tab's capture at the screen's size (a page-zoomed or resized tab's padded or cut), then
+    just ``region`` ``(x, y, width, height)`` of it (a view, not a copy: the browser encodes the
+    whole viewport either way, a CDP clip measured slower, but a remote env is sent only these
+    pixels)."""
+    width, height = screen_size
+    if screenshot.shape[:2] != (height, width):
+        canvas = np.full((height, width, 3), 255, np.uint8)
+        h, w = min(height, screenshot.shape[0]), min(width, screenshot.shape[1])
+        canvas[:h, :w] = screenshot[:h, :w]
+        screenshot = canvas
+    if region is not None:
+        x, y, w, h = region
+        screenshot = screenshot[y : y + h, x : x + w]
+    return screenshot
 
 
 def decode_image(data: bytes, image_format: ImageFormat) -> np.ndarray:

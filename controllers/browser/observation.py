@@ -20,7 +20,7 @@ from playwright.async_api import Page
 
 from hud_gym.bounds import LIST_ITEMS, TITLE_CHARS, URL_CHARS, clip_text
 from hud_gym.controllers.base import ControllerError, Frame
-from hud_gym.controllers.browser.capture import CaptureProgress, drop_tasks
+from hud_gym.controllers.browser.capture import CaptureProgress, drop_tasks, fit_screen
 from hud_gym.controllers.browser.session import PageSession
 from hud_gym.controllers.browser.state import BrowserState
 from hud_gym.controllers.browser.tabs import BrowserTabs
@@ -87,7 +87,7 @@ class BrowserObservation:
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(self.state.targets_settled.wait(), self.state.options.navigation_timeout)
         if self.state.active is None:
-            await self._open_blank()
+            self.state.active = await self.tabs.new_tab()
         page = self.state.page
         self.state.check_crashes()
         session = await self.tabs.session(page)
@@ -201,10 +201,6 @@ class BrowserObservation:
             progress.info["frame_unverified"] = problem
         return screenshot
 
-    async def _open_blank(self) -> None:
-        page = await self.tabs.new_tab()
-        self.state.active = page
-
     async def _title(self, page: Page) -> str:
         """The title of a background tab ('' when it does not answer within a second)."""
         session = self.state.sessions.get(page)
@@ -224,13 +220,6 @@ class BrowserObservation:
         titles: dict[Page, str],
         region: tuple[int, int, int, int] | None,
     ) -> Frame:
-        width, height = self.state.screen_size
-        if screenshot.shape[:2] != (height, width):
-            # A page-zoomed or resized tab: keep the observation at the screen size.
-            canvas = np.full((height, width, 3), 255, np.uint8)
-            h, w = min(height, screenshot.shape[0]), min(width, screenshot.shape[1])
-            canvas[:h, :w] = screenshot[:h, :w]
-            screenshot = canvas
         # A page names itself (its URL, its title): both are cut before they are reported.
         url, title = clip_text(page.url, URL_CHARS), clip_text(state["title"], TITLE_CHARS)
         tabs = [
@@ -255,9 +244,5 @@ class BrowserObservation:
         if self.state.options.elements:
             info["elements"] = state["elements"] or []
             info.update(self.state.extension.probe_info(state["probes"]))
-        if region is not None:
-            # A view, not a copy: the browser encodes the whole viewport either way (a CDP clip
-            # measured slower), but a remote env is sent only these pixels.
-            x, y, w, h = region
-            screenshot = screenshot[y : y + h, x : x + w]
+        screenshot = fit_screen(screenshot, self.state.screen_size, region)
         return Frame(screenshot=screenshot, text=f"URL: {url}\nTitle: {title}", info=info, region=region)
