@@ -136,7 +136,7 @@ class BrowserState:
         self.loads_at_action: dict[Page, int] = {}
 
         self.warm_url: str | None = None
-        """The URL the context's only tab was opened on by ``show_warm`` (:mod:`.warm`)."""
+        """The URL the context's only tab was opened on by ``warm.show`` (:mod:`.warm`)."""
         self.parked: OrderedDict[str, Parked] = OrderedDict()
         """The parked contexts by URL, least recently used first."""
 
