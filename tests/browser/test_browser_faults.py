@@ -181,7 +181,7 @@ def test_a_crashed_tab_ends_the_episode_as_an_env_error(local_env: gymnasium.Env
 @evaluate_function("browser", name="fault_test_crash_then_read")
 async def crash_then_read(ctx: FunctionContext) -> float:
     """Crashes the active tab's renderer, then reads the page (which raises)."""
-    page = ctx.controller.page
+    page = ctx.controller.state.page
     session = await ctx.controller.tabs.session(page)
     crashed = asyncio.ensure_future(page.wait_for_event("crash"))
     command = asyncio.ensure_future(session.send("Page.crash"))  # never answered: the tab dies
