@@ -77,7 +77,7 @@ async def _measure(
 ) -> dict[str, dict[str, list[float]]]:
     samples: dict[str, dict[str, list[float]]] = {name: {"overhead": [], "env": [], "call": []} for name in agents}
     observation, info = await env.areset(seed=0)
-    await env._runner.run_async(env.controller.page.set_content(HTML))
+    await env._runner.run_async(env.controller.state.page.set_content(HTML))
     info = {**info, "prompt": PROMPT}
     warmup = 3
     for index in range(steps + warmup):

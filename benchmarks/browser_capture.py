@@ -137,7 +137,7 @@ class Variant:
             pids |= {p.pid for p in psutil.Process().children(recursive=True) if role(p.pid) != "xvfb"}
             pids -= self._env_browser_pids()
             return pids
-        lease = self.env.unwrapped.controller._lease
+        lease = self.env.unwrapped.controller.state.lease
         entry = MANAGER._entries.get(lease.key)
         if entry is not None:
             pids |= _entry_pids(entry)

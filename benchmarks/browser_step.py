@@ -67,8 +67,8 @@ HTML = PAGE.replace("ARTICLE", PARAGRAPH * 6)
 
 async def _bare_page(controller: BrowserController) -> tuple[Any, Any, Any]:
     """A page of its own (a second context of the env's Chromium) for (a) and (c)."""
-    assert controller.browser is not None
-    context = await controller.browser.new_context(viewport={"width": SIZE[0], "height": SIZE[1]})
+    assert controller.state.browser is not None
+    context = await controller.state.browser.new_context(viewport={"width": SIZE[0], "height": SIZE[1]})
     page = await context.new_page()
     await page.set_content(HTML)
     cdp = await context.new_cdp_session(page)
@@ -108,9 +108,9 @@ def run(steps: int = 30, rounds: int = 3) -> dict[str, float]:
         env.reset(seed=0)
         runner = env.unwrapped._runner
         controller = env.unwrapped.controller
-        runner.run(controller.page.set_content(HTML))
+        runner.run(controller.state.page.set_content(HTML))
         context, page, cdp = runner.run(_bare_page(controller))
-        quality = controller.options.jpeg_quality
+        quality = controller.state.options.jpeg_quality
         for i in range(steps * rounds + 3):
             started = time.perf_counter()
             _, _, _, _, info = env.step(ClickAction(point=BUTTON))
@@ -135,13 +135,13 @@ def run(steps: int = 30, rounds: int = 3) -> dict[str, float]:
             )
             add("png", runner.run(_timed(page.screenshot())))
         runner.run(context.close())
-        controller.options = controller.options.model_copy(update={"elements": True})
+        controller.state.options = controller.state.options.model_copy(update={"elements": True})
         for i in range(steps + 3):
             started = time.perf_counter()
             env.step(ClickAction(point=BUTTON))
             if i >= 3:
                 add("b_elements", (time.perf_counter() - started) * 1000)
-        controller.options = controller.options.model_copy(update={"elements": False})
+        controller.state.options = controller.state.options.model_copy(update={"elements": False})
         for _ in range(10):
             started = time.perf_counter()
             env.reset(seed=0)

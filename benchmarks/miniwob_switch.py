@@ -52,7 +52,9 @@ def main(argv: list[str] | None = None) -> None:
         i = 0
         for r in range(args.rounds):
             for mode in MODES if r % 2 == 0 else MODES[::-1]:
-                controller.options = controller.options.model_copy(update={"warm_pages": 0 if mode == "reload" else 4})
+                controller.state.options = controller.state.options.model_copy(
+                    update={"warm_pages": 0 if mode == "reload" else 4}
+                )
                 times, step_times = [], []
                 for _ in range(args.resets + len(TASKS)):
                     i += 1
@@ -67,7 +69,7 @@ def main(argv: list[str] | None = None) -> None:
                 steps[mode].append(statistics.median(step_times[len(TASKS) :]))
                 if mode != "same task":
                     time.sleep(1.0)
-                    memory[controller.options.warm_pages] = chromium_pss_mib()
+                    memory[controller.state.options.warm_pages] = chromium_pss_mib()
     finally:
         env.close()
     print(f"reset onto a MiniWoB++ task ({args.capture}), median ms per block of {args.resets}:")

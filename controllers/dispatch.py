@@ -7,7 +7,8 @@ raises :class:`~hud_gym.actions.ActionError` naming the action and the gym (the 
 ``status="action_error"`` and the episode goes on).
 
 Handlers are functions of ``(controller, action)``: the controller's own methods, taken from its
-class (``{ClickAction: BrowserInput._click, ...}``). A custom action's handler gets
+class, or calls of its collaborators' (the browser's ``{ClickAction: lambda c, action:
+c.input.click(action), ...}``). A custom action's handler gets
 ``(controller, args)``, ``args`` being a fresh dict of the action's ``args``. A subclass of a CLA
 type runs with the handler of that type, as an ``isinstance`` test would have it.
 

@@ -264,7 +264,7 @@ def test_webvoyager_task_runs_in_the_browser_gym(tmp_path: Path, loopback: tuple
     env = make_env("hud/Browser-v0", task=task)
     _, info = env.reset(seed=0)
     assert info["status"] == "ok" and info["prompt"] == "Which fat do the vegan cookies use?"
-    assert env.unwrapped.controller.page.url == f"{base}/index.html"  # the setup opened 'web'
+    assert env.unwrapped.controller.state.page.url == f"{base}/index.html"  # the setup opened 'web'
     _, reward, terminated, _, info = env.step(ResponseAction(text="They use coconut oil."))
     assert terminated and reward == 1.0 and not info["grade"].is_error
     (tmp_path / "reference_answer.json").unlink()

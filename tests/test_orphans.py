@@ -71,7 +71,7 @@ CHILD = textwrap.dedent(
     browser = gymnasium.make("hud/Browser-v0", screen_size=(320, 240))
     browser.reset(seed=0)
     print(ubuntu.unwrapped.controller.state.session.base, flush=True)
-    print(browser.unwrapped.controller.download_dir, flush=True)
+    print(browser.unwrapped.controller.state.download_dir, flush=True)
     {end}
     """
 )

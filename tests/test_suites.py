@@ -63,9 +63,9 @@ def test_the_generic_browser_gym_names_no_suite() -> None:
 
 def test_a_browser_controller_has_its_suites_actions_and_probes() -> None:
     controller = BrowserController((320, 240))  # not started: no browser
-    assert set(controller.extension.custom_actions) == {"click_element", "type_field"}
-    assert [probe.key for probe in controller.extension.page_probes] == ["dom_elements"]
-    expression = page_state_expression(True, 10, controller.extension.probe_expressions)
+    assert set(controller.state.extension.custom_actions) == {"click_element", "type_field"}
+    assert [probe.key for probe in controller.state.extension.page_probes] == ["dom_elements"]
+    expression = page_state_expression(True, 10, controller.state.extension.probe_expressions)
     assert '"dom_elements": (' in expression and "core.getDOMInfo" in expression
 
 

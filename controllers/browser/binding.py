@@ -121,7 +121,7 @@ async def graded_page(ctx: FunctionContext) -> Page:
         TargetAbsent: the active tab shows a page the setup did not make.
         ValueError: an unknown ``config["graded_pages"]``.
     """
-    page: Page = ctx.controller.page
+    page: Page = ctx.controller.state.page
     mode = _mode(ctx)
     binding = binding_of(ctx)
     if binding is None or mode == "any":

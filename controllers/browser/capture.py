@@ -8,15 +8,19 @@ always reflects every DOM change made before the call (no stale frame, unlike a 
 ``format="png"`` gives lossless frames at about twice the cost.
 
 The page's title (and, optionally, its visible elements) come from one ``Runtime.evaluate`` of
-:data:`PAGE_STATE_JS`.
+:data:`PAGE_STATE_JS`. A capture that fails while the page stays put is retried on the budget of
+a :class:`CaptureProgress` (the observation's attempts, :mod:`.observation`).
 """
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import io
 import json
+import time
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import numpy as np
@@ -25,10 +29,40 @@ from PIL import Image
 from playwright.async_api import CDPSession
 
 from hud_gym.bounds import TITLE_CHARS
+from hud_gym.controllers.base import ControllerError
 
-__all__ = ["ELEMENTS_JS", "PAGE_STATE_JS", "ImageFormat", "capture", "decode_image", "page_state_expression"]
+__all__ = [
+    "ELEMENTS_JS",
+    "PAGE_STATE_JS",
+    "CaptureProgress",
+    "ImageFormat",
+    "capture",
+    "decode_image",
+    "drop_tasks",
+    "fit_screen",
+    "page_state_expression",
+]
 
 ImageFormat = Literal["jpeg", "png"]
+
+
+def fit_screen(
+    screenshot: np.ndarray, screen_size: tuple[int, int], region: tuple[int, int, int, int] | None
+) -> np.ndarray:
+    """A tab's capture at the screen's size (a page-zoomed or resized tab's padded or cut), then
+    just ``region`` ``(x, y, width, height)`` of it (a view, not a copy: the browser encodes the
+    whole viewport either way, a CDP clip measured slower, but a remote env is sent only these
+    pixels)."""
+    width, height = screen_size
+    if screenshot.shape[:2] != (height, width):
+        canvas = np.full((height, width, 3), 255, np.uint8)
+        h, w = min(height, screenshot.shape[0]), min(width, screenshot.shape[1])
+        canvas[:h, :w] = screenshot[:h, :w]
+        screenshot = canvas
+    if region is not None:
+        x, y, w, h = region
+        screenshot = screenshot[y : y + h, x : x + w]
+    return screenshot
 
 
 def decode_image(data: bytes, image_format: ImageFormat) -> np.ndarray:
@@ -140,3 +174,46 @@ def page_state_expression(elements: bool, limit: int, probes: Sequence[tuple[str
         .replace("PROBES", f"({{{values}}})")
     )
     return f"({body})({json.dumps(bool(elements))}, {int(limit)})"
+
+
+@dataclass
+class CaptureProgress:
+    """What the attempts of one observation carry over: the frame's extra ``info``, whether a load
+    in progress is still waited for, whether the window was placed again, the failed captures.
+
+    ``patience``: seconds a page that stays put may keep failing its captures. Chromium answers
+    ``Page.captureScreenshot`` with "Unable to capture screenshot" while the tab has no compositor
+    frame yet (a document just replaced, a loaded machine) and while its renderer is busy; both
+    are retried with a growing pause until ``patience`` has passed since the first failure (the
+    step's own timeout ends a busy renderer's step first, as ``timeout``).
+    """
+
+    patience: float
+    info: dict[str, Any] = field(default_factory=dict)
+    patient: bool = True
+    replaced: bool = False
+    failures: int = 0
+    first_failure: float | None = None
+
+    async def fail(self, exc: BaseException) -> None:
+        """A capture of a page that stayed put failed: pause, or past ``patience``, raise."""
+        now = time.monotonic()
+        if self.first_failure is None:
+            self.first_failure = now
+        self.failures += 1
+        if self.failures > 1 and now - self.first_failure >= self.patience:
+            raise ControllerError(
+                f"the page did not render a frame ({type(exc).__name__}: {exc}); a busy or hung renderer?"
+            ) from exc
+        await asyncio.sleep(min(0.025 * 2**self.failures, 0.5))
+
+
+def drop_tasks(*tasks: asyncio.Future[Any] | None) -> None:
+    """Cancel the round trips still running; mark those done retrieved (a dropped capture may have failed)."""
+    for task in tasks:
+        if task is None:
+            continue
+        if not task.done():
+            task.cancel()
+        elif not task.cancelled():
+            task.exception()

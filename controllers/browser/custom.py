@@ -22,91 +22,104 @@ from playwright.async_api import Page, Response
 from hud_gym.actions import ActionError, CustomAction
 from hud_gym.controllers.base import ActionOutcome
 from hud_gym.controllers.browser.dialogs import WaitUntil
-from hud_gym.controllers.browser.lifecycle import BrowserLifecycle
+from hud_gym.controllers.browser.extensions import CustomHandler
+from hud_gym.controllers.browser.state import BrowserState
+from hud_gym.controllers.browser.tabs import BrowserTabs
 from hud_gym.controllers.browser.urls import NavigationRefused
 from hud_gym.controllers.dispatch import CustomActions
 
 __all__ = ["CUSTOM", "CUSTOM_ACTIONS", "BrowserCustom"]
 
 
-class BrowserCustom(BrowserLifecycle):
-    """The handlers of the custom actions (a part of :class:`~.controller.BrowserController`)."""
+class BrowserCustom:
+    """The handlers of the custom actions on ``state``'s tabs (``tabs`` opens and closes them):
+    the gym's own (:data:`CUSTOM`) and its suites' (``state.extension``, run with the state)."""
 
-    async def _custom(self, action: CustomAction) -> ActionOutcome:
-        if self._custom_actions is None:
-            self._custom_actions = CUSTOM.extended(self.extension.custom_actions)
-        return await self._custom_actions.run(self, action)
+    def __init__(self, state: BrowserState, tabs: BrowserTabs) -> None:
+        self.state = state
+        self.tabs = tabs
+        suites = {name: _on_state(handler) for name, handler in state.extension.custom_actions.items()}
+        self.table = CUSTOM.extended(suites)
+        """The custom actions this controller runs: :data:`CUSTOM` and its suites'."""
+
+    async def run(self, action: CustomAction) -> ActionOutcome:
+        """Run a custom action (``CustomAction(action=name, args={...})``).
+
+        Raises:
+            ActionError: not one of :attr:`table`'s, or bad arguments.
+        """
+        return await self.table.run(self, action)
 
     # One handler per custom action (the table is :data:`CUSTOM`, after the class).
 
-    async def _goto(self, args: dict[str, Any]) -> ActionOutcome:
-        page = self.page
+    async def goto(self, args: dict[str, Any]) -> ActionOutcome:
+        page = self.state.page
         url = args.get("url")
         if not isinstance(url, str) or not url:
             raise ActionError("custom action 'goto' needs args {'url': '<address>'}")
         target = self._allowed(url)
-        timeout_ms = self.options.navigation_timeout * 1000
+        timeout_ms = self.state.options.navigation_timeout * 1000
         return await self._navigate(
             page, lambda wait_until: page.goto(target, timeout=timeout_ms, wait_until=wait_until)
         )
 
-    async def _back(self, args: dict[str, Any]) -> ActionOutcome:
-        return await self._history(self.page.go_back)
+    async def back(self, args: dict[str, Any]) -> ActionOutcome:
+        return await self._history(self.state.page.go_back)
 
-    async def _forward(self, args: dict[str, Any]) -> ActionOutcome:
-        return await self._history(self.page.go_forward)
+    async def forward(self, args: dict[str, Any]) -> ActionOutcome:
+        return await self._history(self.state.page.go_forward)
 
-    async def _reload(self, args: dict[str, Any]) -> ActionOutcome:
-        return await self._history(self.page.reload)
+    async def reload(self, args: dict[str, Any]) -> ActionOutcome:
+        return await self._history(self.state.page.reload)
 
     async def _history(self, move: Callable[..., Awaitable[Response | None]]) -> ActionOutcome:
         """``back``, ``forward`` or ``reload`` of the active tab (``move`` is the page's method)."""
-        timeout_ms = self.options.navigation_timeout * 1000
-        return await self._navigate(self.page, lambda wait_until: move(timeout=timeout_ms, wait_until=wait_until))
+        timeout_ms = self.state.options.navigation_timeout * 1000
+        return await self._navigate(self.state.page, lambda wait_until: move(timeout=timeout_ms, wait_until=wait_until))
 
-    async def _new_tab_action(self, args: dict[str, Any]) -> ActionOutcome:
+    async def new_tab(self, args: dict[str, Any]) -> ActionOutcome:
         url = args.get("url")
         if url is not None and not isinstance(url, str):
             raise ActionError("custom action 'new_tab' takes args {'url': '<address>'} (optional)")
         address = self._allowed(url) if url else None
-        tab = await self._new_tab()
-        self._active = tab
+        tab = await self.tabs.new_tab()
+        self.state.active = tab
         if address:
-            timeout_ms = self.options.navigation_timeout * 1000
+            timeout_ms = self.state.options.navigation_timeout * 1000
             return await self._navigate(
                 tab, lambda wait_until: tab.goto(address, timeout=timeout_ms, wait_until=wait_until)
             )
         return ActionOutcome()
 
-    async def _switch_tab(self, args: dict[str, Any]) -> ActionOutcome:
+    async def switch_tab(self, args: dict[str, Any]) -> ActionOutcome:
         index = self._tab_index(args.get("index"), "switch_tab")
-        self._active = self._pages[index]
-        await self._active.bring_to_front()
+        self.state.active = self.state.pages[index]
+        await self.state.active.bring_to_front()
         return ActionOutcome()
 
-    async def _close_tab(self, args: dict[str, Any]) -> ActionOutcome:
-        index = self._tab_index(args.get("index", self._pages.index(self.page)), "close_tab")
-        page = self._pages[index]
-        if len(self._pages) == 1:
+    async def close_tab(self, args: dict[str, Any]) -> ActionOutcome:
+        index = self._tab_index(args.get("index", self.state.pages.index(self.state.page)), "close_tab")
+        page = self.state.pages[index]
+        if len(self.state.pages) == 1:
             # A browser window never has zero tabs: open a blank one first.
-            await self._new_tab()
+            await self.tabs.new_tab()
         await page.close()
-        self._on_close(page)
-        if self._active is not None:
-            await self._active.bring_to_front()
+        self.tabs.on_close(page)
+        if self.state.active is not None:
+            await self.state.active.bring_to_front()
         return ActionOutcome()
 
     def _tab_index(self, index: Any, name: str) -> int:
         if isinstance(index, bool) or not isinstance(index, int):
             raise ActionError(f"custom action {name!r} needs args {{'index': <int>}}, got {index!r}")
-        if not -len(self._pages) <= index < len(self._pages):
-            raise ActionError(f"custom action {name!r}: no tab {index} (there are {len(self._pages)})")
-        return index % len(self._pages)
+        if not -len(self.state.pages) <= index < len(self.state.pages):
+            raise ActionError(f"custom action {name!r}: no tab {index} (there are {len(self.state.pages)})")
+        return index % len(self.state.pages)
 
     def _allowed(self, url: str) -> str:
         """The URL to open for an agent's ``url``; an :class:`ActionError` when it is refused."""
         try:
-            return self.url_policy.check(url)
+            return self.state.url_policy.check(url)
         except NavigationRefused as exc:
             raise ActionError(str(exc)) from None
 
@@ -117,27 +130,39 @@ class BrowserCustom(BrowserLifecycle):
         aborted) is reported in ``info["navigation_error"]``, never raised: the page shows the
         browser's error page."""
         try:
-            await self._dialogs.leave(page, self._sessions.get(page), navigation, self.options.navigation_timeout)
+            await self.state.dialogs.leave(
+                page, self.state.sessions.get(page), navigation, self.state.options.navigation_timeout
+            )
         except PlaywrightError as exc:
-            self._check_alive()
+            self.state.check_alive()
             return ActionOutcome(info={"navigation_error": str(exc).splitlines()[0]})
         return ActionOutcome()
 
 
 CUSTOM: CustomActions[BrowserCustom, ActionOutcome] = CustomActions(
-    BrowserCustom.gym,
+    "browser",
     {
-        "goto": BrowserCustom._goto,
-        "back": BrowserCustom._back,
-        "forward": BrowserCustom._forward,
-        "reload": BrowserCustom._reload,
-        "new_tab": BrowserCustom._new_tab_action,
-        "switch_tab": BrowserCustom._switch_tab,
-        "close_tab": BrowserCustom._close_tab,
+        "goto": BrowserCustom.goto,
+        "back": BrowserCustom.back,
+        "forward": BrowserCustom.forward,
+        "reload": BrowserCustom.reload,
+        "new_tab": BrowserCustom.new_tab,
+        "switch_tab": BrowserCustom.switch_tab,
+        "close_tab": BrowserCustom.close_tab,
     },
 )
 """The browser gym's own custom actions (``CustomAction(action=name, args={...})``); a controller
 runs them and its suites' (:attr:`~.state.BrowserState.extension`)."""
+
+
+def _on_state(handler: CustomHandler) -> Callable[[BrowserCustom, dict[str, Any]], Awaitable[ActionOutcome]]:
+    """A suite's custom action handler (``handler(state, args)``) as a handler of the table."""
+
+    async def run(custom: BrowserCustom, args: dict[str, Any]) -> ActionOutcome:
+        return await handler(custom.state, args)
+
+    return run
+
 
 CUSTOM_ACTIONS: tuple[str, ...] = CUSTOM.names
 """The names of the browser gym's own custom actions."""

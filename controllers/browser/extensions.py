@@ -5,8 +5,10 @@ may name a :class:`BrowserExtension` as its ``controller_hooks``; a browser cont
 process or in a controller server, reads those of the registered suites when it is made
 (:func:`browser_extension`). This package imports no suite.
 
-- ``custom_actions``: custom action name to ``handler(controller, args)``, run as the controller's
-  own custom actions (:mod:`.custom`); a suite may not redefine one of the gym's.
+- ``custom_actions``: custom action name to ``handler(state, args)``, run as the controller's
+  own custom actions (:mod:`.custom`) with its browser session (a
+  :class:`~hud_gym.controllers.browser.state.BrowserState`: ``state.page`` is the active tab); a
+  suite may not redefine one of the gym's.
 - ``page_probes``: :class:`PageProbe`\\ s, read in the same round trip as the page's title and
   elements (an env made with ``elements=True``), each reported in the frame's ``info`` under its key.
 """
@@ -25,7 +27,7 @@ from hud_gym.core.suite import suites_of
 __all__ = ["BrowserExtension", "CustomHandler", "PageProbe", "browser_extension"]
 
 CustomHandler = Callable[[Any, dict[str, Any]], Awaitable[ActionOutcome]]
-"""A custom action's handler: ``handler(controller, args)``."""
+"""A custom action's handler: ``handler(state, args)``, ``state`` the controller's browser session."""
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,8 @@
 """Setup and evaluate functions of the browser gym (``hud/Browser-v0``).
 
 They work against the live page of ``ctx.controller`` (a
-:class:`~hud_gym.controllers.browser.controller.BrowserController`): the ``async`` ones on the
+:class:`~hud_gym.controllers.browser.controller.BrowserController`; its session,
+``ctx.controller.state``, has the active tab, the context, the navigation policy): the ``async`` ones on the
 env's event loop, the sync ones on a thread (:mod:`hud_gym.evaluation.calls`); evaluate functions
 check the page as it is at evaluate time and return a :class:`~hud_gym.evaluation.Grade`.
 
@@ -45,7 +46,7 @@ _PAGE_TEXT_JS = """() => {
 
 
 def _page(ctx: FunctionContext) -> Any:
-    return ctx.controller.page
+    return ctx.controller.state.page
 
 
 # ------------------------------------------------------------------------------- setup
@@ -59,7 +60,7 @@ async def goto(ctx: FunctionContext, url: str, wait_until: str = "domcontentload
         NavigationRefused: the env's URL policy does not open ``url`` (``file:`` outside
             ``allow_file_urls``, ``chrome:``, ``view-source:`` ...; see ``controllers/browser/urls.py``).
     """
-    target = ctx.controller.url_policy.check(url)
+    target = ctx.controller.state.url_policy.check(url)
     await _page(ctx).goto(target, wait_until=wait_until, timeout=NAVIGATION_TIMEOUT_MS)
     await bind(ctx, _page(ctx))
 
@@ -114,13 +115,13 @@ def _cookie(cookie: dict[str, Any], page_url: str) -> dict[str, Any]:
 async def set_cookies(ctx: FunctionContext, cookies: list[dict[str, Any]]) -> None:
     """Add cookies (Playwright's cookie dicts; ``url`` defaults to the current page's URL)."""
     page_url = _page(ctx).url
-    await ctx.controller.context.add_cookies([_cookie(c, page_url) for c in cookies])
+    await ctx.controller.state.context.add_cookies([_cookie(c, page_url) for c in cookies])
 
 
 @setup_function("browser")
 async def clear_cookies(ctx: FunctionContext) -> None:
     """Remove every cookie of this env's browser context."""
-    await ctx.controller.context.clear_cookies()
+    await ctx.controller.state.context.clear_cookies()
 
 
 @setup_function("browser")
@@ -236,7 +237,7 @@ async def text_matches(ctx: FunctionContext, selector: str, pattern: str) -> Gra
 
 
 async def _cookies(ctx: FunctionContext) -> dict[str, str]:
-    return {c["name"]: c["value"] for c in await ctx.controller.context.cookies()}
+    return {c["name"]: c["value"] for c in await ctx.controller.state.context.cookies()}
 
 
 @evaluate_function("browser")

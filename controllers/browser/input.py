@@ -34,6 +34,7 @@ from hud_gym.actions import (
 )
 from hud_gym.controllers.base import ActionOutcome
 from hud_gym.controllers.browser.keys import playwright_keys
+from hud_gym.controllers.browser.state import BrowserState
 from hud_gym.controllers.browser.tabs import BrowserTabs
 
 __all__ = ["BrowserInput"]
@@ -45,81 +46,99 @@ _STEP_PX = 40
 _MAX_STEPS = 5
 
 
-class BrowserInput(BrowserTabs):
-    """The handlers of the pointer and keyboard actions (a part of :class:`~.controller.BrowserController`)."""
+class BrowserInput:
+    """The handlers of the pointer and keyboard actions on ``state``'s active tab (``tabs`` gives
+    a tab's DevTools session); the keys held down by ``key_down`` are its own."""
+
+    def __init__(self, state: BrowserState, tabs: BrowserTabs) -> None:
+        self.state = state
+        self.tabs = tabs
+        self._held_keys: list[str] = []
 
     # One handler per CLA type (the table is ``controller.ACTIONS``); each returns the outcome.
 
-    async def _click(self, action: ClickAction) -> ActionOutcome:
-        page = self.page
+    async def click(self, action: ClickAction) -> ActionOutcome:
+        page = self.state.page
         await self._holding(page, action.hold_keys, lambda: self._click_at(page, action))
         return ActionOutcome()
 
-    async def _press(self, action: PressAction) -> ActionOutcome:
-        await self._press_keys(self.page, playwright_keys(action.keys))
+    async def press(self, action: PressAction) -> ActionOutcome:
+        await self._press_keys(self.state.page, playwright_keys(action.keys))
         return ActionOutcome()
 
-    async def _key_down(self, action: KeyDownAction) -> ActionOutcome:
-        page = self.page
+    async def key_down(self, action: KeyDownAction) -> ActionOutcome:
+        page = self.state.page
         for key in playwright_keys(action.keys):
             if key not in self._held_keys:
                 await page.keyboard.down(key)
                 self._held_keys.append(key)
         return ActionOutcome()
 
-    async def _key_up(self, action: KeyUpAction) -> ActionOutcome:
-        page = self.page
+    async def key_up(self, action: KeyUpAction) -> ActionOutcome:
+        page = self.state.page
         for key in reversed(playwright_keys(action.keys)):
             await page.keyboard.up(key)
             if key in self._held_keys:
                 self._held_keys.remove(key)
         return ActionOutcome()
 
-    async def _type(self, action: TypeAction) -> ActionOutcome:
-        page = self.page
+    async def type_text(self, action: TypeAction) -> ActionOutcome:
+        page = self.state.page
         if action.text:
             await page.keyboard.type(action.text)
         if action.enter_after:
             await page.keyboard.press("Enter")
         return ActionOutcome()
 
-    async def _scroll(self, action: ScrollAction) -> ActionOutcome:
-        page = self.page
+    async def scroll(self, action: ScrollAction) -> ActionOutcome:
+        page = self.state.page
         await self._holding(page, action.hold_keys, lambda: self._scroll_at(page, action))
         return ActionOutcome()
 
-    async def _move(self, action: MoveAction) -> ActionOutcome:
+    async def move(self, action: MoveAction) -> ActionOutcome:
         if action.point is not None:
             target = self._clamp(action.point)
         elif action.offset is not None:
-            target = self._clamp(Point(x=self.pointer[0] + action.offset.x, y=self.pointer[1] + action.offset.y))
+            target = self._clamp(
+                Point(x=self.state.pointer[0] + action.offset.x, y=self.state.pointer[1] + action.offset.y)
+            )
         else:
             return ActionOutcome()
-        await self.page.mouse.move(*target)  # a jump, as xdotool/pyautogui moves with no duration
-        self.pointer = target
+        await self.state.page.mouse.move(*target)  # a jump, as xdotool/pyautogui moves with no duration
+        self.state.pointer = target
         return ActionOutcome()
 
-    async def _drag(self, action: DragAction) -> ActionOutcome:
-        page = self.page
+    async def drag(self, action: DragAction) -> ActionOutcome:
+        page = self.state.page
         await self._holding(page, action.hold_keys, lambda: self._drag_along(page, action))
         return ActionOutcome()
 
-    async def _wait(self, action: WaitAction) -> ActionOutcome:
+    async def wait(self, action: WaitAction) -> ActionOutcome:
         await asyncio.sleep(action.time / 1000)
         return ActionOutcome()
 
-    async def _position(self, action: PositionFetch) -> ActionOutcome:
-        return ActionOutcome(info={"position": self.pointer})
+    async def position(self, action: PositionFetch) -> ActionOutcome:
+        return ActionOutcome(info={"position": self.state.pointer})
 
-    async def _screenshot(self, action: ScreenshotFetch) -> ActionOutcome:
+    async def screenshot(self, action: ScreenshotFetch) -> ActionOutcome:
         return ActionOutcome()  # the observation after every step is the screenshot
+
+    async def release(self, page: Page) -> None:
+        """Release the held keys and put the pointer back at ``(0, 0)`` (a reset)."""
+        for key in reversed(self._held_keys):
+            with contextlib.suppress(PlaywrightError):
+                await page.keyboard.up(key)
+        self._held_keys = []
+        self.state.pointer = (0, 0)
+        with contextlib.suppress(PlaywrightError):
+            await page.mouse.move(0, 0)
 
     # ----------------------------------------------------------------- helpers
 
     def _clamp(self, point: Point | None) -> tuple[int, int]:
         if point is None:
-            return self.pointer
-        width, height = self.screen_size
+            return self.state.pointer
+        width, height = self.state.screen_size
         return min(max(point.x, 0), width - 1), min(max(point.y, 0), height - 1)
 
     async def _holding(self, page: Page, hold_keys: list[str] | None, body: Callable[[], Awaitable[None]]) -> None:
@@ -141,7 +160,7 @@ class BrowserInput(BrowserTabs):
         delays = action.pattern or []
         if delays or action.button in ("back", "forward"):
             await page.mouse.move(x, y)
-        self.pointer = (x, y)
+        self.state.pointer = (x, y)
         for i in range(len(delays) + 1):
             # click_count rises with each click, so dblclick (and triple-click selection) fire.
             if action.button in ("back", "forward"):
@@ -156,7 +175,7 @@ class BrowserInput(BrowserTabs):
 
     async def _side_button(self, page: Page, x: int, y: int, button: str, count: int) -> None:
         """Back/forward mouse buttons (Playwright's mouse has only left/middle/right)."""
-        session = await self._session(page)
+        session = await self.tabs.session(page)
         if session is None:
             raise ActionError("the active tab has no DevTools session")
         mask = 8 if button == "back" else 16
@@ -181,11 +200,11 @@ class BrowserInput(BrowserTabs):
     async def _scroll_at(self, page: Page, action: ScrollAction) -> None:
         x, y = self._clamp(action.point)
         await page.mouse.move(x, y)
-        self.pointer = (x, y)
+        self.state.pointer = (x, y)
         if action.scroll is not None and (action.scroll.x or action.scroll.y):
             await page.mouse.wheel(action.scroll.x, action.scroll.y)
             # The compositor scrolls at once; the page's scrollX/Y follow at its next frame.
-            session = await self._session(page)
+            session = await self.tabs.session(page)
             if session is not None:
                 await session.send(
                     "Runtime.evaluate",
@@ -201,14 +220,14 @@ class BrowserInput(BrowserTabs):
         path = [self._clamp(p) for p in action.path]
         delays = action.pattern or []
         await page.mouse.move(*path[0])
-        self.pointer = path[0]
+        self.state.pointer = path[0]
         await page.mouse.down()
         try:
             for i, point in enumerate(path[1:]):
                 if delays:
                     await asyncio.sleep(delays[i % len(delays)] / 1000)
-                await page.mouse.move(*point, steps=self._steps(self.pointer, point))
-                self.pointer = point
+                await page.mouse.move(*point, steps=self._steps(self.state.pointer, point))
+                self.state.pointer = point
         finally:
             await page.mouse.up()
 

@@ -1,16 +1,22 @@
-"""The options and the state every part of the browser controller shares, set up once.
+"""The browser session: the one state object every collaborator of the browser controller works on.
 
-:class:`BrowserState` keeps the options of a
-:class:`~hud_gym.controllers.browser.controller.BrowserController`
-(:class:`~hud_gym.envs.browser_options.BrowserOptions`, ``self.options``) with what they resolve to
-(``capture``, ``limits``, ``url_policy``) and creates the state its parts work on, each part
-owning its own:
+A :class:`~hud_gym.controllers.browser.controller.BrowserController` owns one :class:`BrowserState`
+and hands it to its collaborators (:mod:`.tabs`, :mod:`.lifecycle`, :mod:`.input`, :mod:`.custom`,
+:mod:`.observation`, :mod:`.warm`), which keep no browser state of their own beyond a lock or a
+table. It holds the options (:class:`~hud_gym.envs.browser_options.BrowserOptions`) with what
+they resolve to (``capture``, ``limits``, ``url_policy``, ``extension``) and the live session:
 
-- :mod:`.lifecycle`: ``browser``, ``context``, ``download_dir``, the lease, the episode count;
-- :mod:`.tabs`: the tabs (``_pages``, ``_active``), their DevTools sessions, responses, crashes,
-  origins, the targets being opened, ``downloads``, the dialogs;
-- :mod:`.input`: ``pointer`` and the held keys;
-- :mod:`.observation`: what was already reported, the loads counted when the last action began.
+- the shared Chromium's ``lease``, the ``browser``, this env's ``context``, its ``download_dir``
+  and ``clipboard`` (set by :mod:`.lifecycle`);
+- the tabs (``pages``, the ``active`` one, :attr:`BrowserState.page`), their DevTools ``sessions``,
+  the ``crashed`` tabs and ``crashes``, the ``origins`` loaded, the page targets being opened,
+  ``downloads``, the ``dialogs`` (kept by :mod:`.tabs`);
+- the ``pointer`` (:mod:`.input`); what the last observation reported and the loads counted when
+  the last action began (:mod:`.observation`); the headed ``view`` (:mod:`.headed`);
+- the warm pages' ``parked`` contexts (:mod:`.warm`).
+
+The gym's functions reach it as ``ctx.controller.state`` (``ctx.controller.state.page``, the
+active tab).
 """
 
 from __future__ import annotations
@@ -23,7 +29,7 @@ from typing import Any, Literal
 
 from playwright.async_api import Browser, BrowserContext, CDPSession, Page
 
-from hud_gym.controllers.base import Controller
+from hud_gym.controllers.base import ControllerError
 from hud_gym.controllers.browser.chromium import BrowserLease
 from hud_gym.controllers.browser.clipboard import EnvClipboard
 from hud_gym.controllers.browser.dialogs import Dialogs
@@ -32,7 +38,6 @@ from hud_gym.controllers.browser.headed import HeadedView, xvfb_available
 from hud_gym.controllers.browser.renderers import RENDERER_LIMITS
 from hud_gym.controllers.browser.session import PageSession
 from hud_gym.controllers.browser.urls import UrlPolicy
-from hud_gym.controllers.dispatch import CustomActions
 from hud_gym.controllers.sandbox.limits import parse_limits
 from hud_gym.envs.browser_options import BrowserOptions, Capture
 
@@ -67,61 +72,108 @@ class Parked:
     """The pause of its tab's scripts, sent in the background when it was parked."""
 
 
-class BrowserState(Controller):
-    """The browser controller's options and state (the parts are its subclasses)."""
+class BrowserState:
+    """The options and the live session of one browser controller; see the module docstring.
 
-    gym = "browser"
-    supports_capture_region = True
+    Args:
+        screen_size: viewport ``(width, height)`` in CSS pixels.
+        options: the env's browser options (default: the defaults).
+    """
 
-    def __init__(self, screen_size: tuple[int, int] = (1280, 720), options: BrowserOptions | None = None) -> None:
-        super().__init__(screen_size)
+    def __init__(self, screen_size: tuple[int, int], options: BrowserOptions | None = None) -> None:
+        self.screen_size = screen_size
         self.options = options if options is not None else BrowserOptions()
         self.limits = parse_limits(self.options.limits, RENDERER_LIMITS)
+        """Each renderer's limits (``options.limits`` over :data:`~.renderers.RENDERER_LIMITS`)."""
         self.capture: Literal["headed", "cdp"] = resolve_capture(
             self.options.capture, screen_size, self.options.headless
         )
+        """The capture path taken (``options.capture`` with ``"auto"`` resolved)."""
         self.url_policy = UrlPolicy(self.options.allow_file_urls)
-        self.extension = browser_extension(self.gym)
+        self.extension = browser_extension("browser")
         """What the gym's suites add: custom actions, page probes (:mod:`.extensions`)."""
-        self._custom_actions: CustomActions[Any, Any] | None = None
 
+        self.lease: BrowserLease | None = None
         self.browser: Browser | None = None
         self.context: BrowserContext | None = None
         self.clipboard = EnvClipboard()
         """The env's own clipboard (:mod:`.clipboard`), emptied at every reset."""
-        self._dialogs = Dialogs()
-        self.downloads: list[str] = []
-        self.crashes: list[str] = []
-        self.pointer: tuple[int, int] = (0, 0)
         self.download_dir: Path | None = None
+        self.closed = False
+        self.view: HeadedView | None = None
+        """The headed capture path's view of this env's tile (``None``: CDP capture)."""
 
-        self._lease: BrowserLease | None = None
-        self._pages: list[Page] = []
-        self._active: Page | None = None
-        self._sessions: dict[Page, PageSession] = {}
-        self._session_tasks: dict[Page, asyncio.Task[PageSession | None]] = {}
-        self._crashed: set[Page] = set()
-        self._origins: set[str] = set()
-        # Whether an HTTP(S) response may have filled the HTTP cache since it was last cleared.
-        self._http_cache_used = False
-        self._held_keys: list[str] = []
-        self._background: set[asyncio.Task[Any]] = set()
-        self._browser_cdp: CDPSession | None = None
-        self._context_id: str | None = None
-        self._pending_targets: set[str] = set()
-        self._targets_settled = asyncio.Event()
-        self._targets_settled.set()
-        self._own_tab = False
-        self._reported_dialogs = 0
-        self._reported_downloads = 0
-        self._episodes = 0
-        self._closed = False
-        self._loads_at_action: dict[Page, int] = {}
-        self._view: HeadedView | None = None
-        self._shown: Page | None = None
-        # The URL the context's only tab was opened on by ``show_warm`` (:mod:`.warm`), and the
-        # parked contexts by URL, least recently used first.
-        self._warm_url: str | None = None
-        self._parked: OrderedDict[str, Parked] = OrderedDict()
-        self._replace_window = False
-        self._placing = asyncio.Lock()
+        self.pages: list[Page] = []
+        """The open tabs, in the order of ``info["tabs"]``."""
+        self.active: Page | None = None
+        self.sessions: dict[Page, PageSession] = {}
+        self.session_tasks: dict[Page, asyncio.Task[PageSession | None]] = {}
+        self.crashed: set[Page] = set()
+        self.crashes: list[str] = []
+        """URLs of the tabs whose renderer crashed in this episode (every ``step`` and ``observe``
+        then raises :class:`ControllerError` until the next reset)."""
+        self.dialogs = Dialogs()
+        """The dialogs of this episode (``dialogs.records``) and how they are answered."""
+        self.downloads: list[str] = []
+        """Paths of the files downloaded in this episode (in :attr:`download_dir`)."""
+        self.origins: set[str] = set()
+        self.http_cache_used = False
+        """Whether an HTTP(S) response may have filled the HTTP cache since it was last cleared."""
+        self.background: set[asyncio.Task[Any]] = set()
+        self.browser_cdp: CDPSession | None = None
+        self.context_id: str | None = None
+        self.pending_targets: set[str] = set()
+        self.targets_settled = asyncio.Event()
+        self.targets_settled.set()
+        self.shown: Page | None = None
+        """The tab this env's tile shows (headed)."""
+        self.replace_window = False
+
+        self.pointer: tuple[int, int] = (0, 0)
+        """The last pointer position ``(x, y)`` in screen pixels."""
+        self.reported_dialogs = 0
+        self.reported_downloads = 0
+        self.loads_at_action: dict[Page, int] = {}
+
+        self.warm_url: str | None = None
+        """The URL the context's only tab was opened on by ``warm.show`` (:mod:`.warm`)."""
+        self.parked: OrderedDict[str, Parked] = OrderedDict()
+        """The parked contexts by URL, least recently used first."""
+
+    @property
+    def page(self) -> Page:
+        """The active tab.
+
+        Raises:
+            ControllerError: there is none (the browser has no open tab).
+        """
+        if self.active is None:
+            raise ControllerError("the browser has no open tab")
+        return self.active
+
+    def check_alive(self) -> None:
+        """Raise unless the browser is started and connected."""
+        if self.browser is None or self.context is None:
+            raise ControllerError("the browser controller is not started")
+        if not self.browser.is_connected():
+            raise ControllerError("Chromium disconnected (the browser process died)")
+
+    def check_crashes(self) -> None:
+        """Raise once a tab of this episode crashed: the episode's page state is lost with it."""
+        if self.crashes:
+            raise ControllerError(
+                f"the renderer of the tab at {self.crashes[0]} crashed (killed, or out of memory): "
+                "this episode's page state is lost"
+            )
+
+    def forget_context(self) -> None:
+        """Forget the current context and its tabs without closing them (parked, or being closed)."""
+        self.context = None
+        self.browser_cdp = None
+        self.context_id = None
+        self.pages = []
+        self.active = None
+        self.shown = None
+        self.warm_url = None
+        self.pending_targets.clear()
+        self.targets_settled.set()

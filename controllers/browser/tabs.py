@@ -1,32 +1,30 @@
-"""The tabs of the browser controller: pages, their DevTools sessions, targets, popups, downloads, crashes.
+"""The tabs of the browser session: pages, their DevTools sessions, windows, targets, crashes.
 
 Every tab of the context is followed from its ``page`` event: a tab a page opens becomes the
 active tab (as in a browser), one we open does not take the focus. Each tab gets its own DevTools
 session (:class:`~.session.PageSession`), opened in the background and awaited when needed. A
 browser-level DevTools session follows page targets, so a tab the page opens during an action is
-known before the action's round trip returns (:meth:`BrowserTabs._watch_targets`); the
+known before the action's round trip returns (:meth:`BrowserTabs.watch_targets`); the
 observation waits for it.
 
-Downloads are saved in the env's download folder under their suggested names (numbered when
-taken). A tab whose renderer crashed (killed, out of memory) has lost the episode's page state:
-every later ``step``/``observe`` of the episode raises
-:class:`~hud_gym.controllers.base.ControllerError` (the env reports ``env_error``).
+A tab whose renderer crashed (killed, out of memory) has lost the episode's page state: every
+later ``step``/``observe`` of the episode raises
+:class:`~hud_gym.controllers.base.ControllerError` (the env reports ``env_error``). Downloads are
+:mod:`.downloads`'.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Awaitable
-from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from playwright.async_api import Download, Page, Response
+from playwright.async_api import BrowserContext, Page, Response
 from playwright.async_api import Error as PlaywrightError
 
-from hud_gym.controllers.base import ControllerError
 from hud_gym.controllers.browser.dialogs import retrieve
+from hud_gym.controllers.browser.downloads import BrowserDownloads
 from hud_gym.controllers.browser.session import PageSession
 from hud_gym.controllers.browser.state import BrowserState, Parked
 
@@ -63,82 +61,89 @@ async def close_parked(parked: Parked, timeout: float = 10.0) -> bool:
     return True
 
 
-class BrowserTabs(BrowserState):
-    """The tabs and their events (a part of :class:`~.controller.BrowserController`)."""
+class BrowserTabs:
+    """The tabs of ``state``'s context and their events (``downloads`` saves what they download)."""
 
-    @property
-    def page(self) -> Page:
-        """The active tab."""
-        if self._active is None:
-            raise ControllerError("the browser has no open tab")
-        return self._active
+    def __init__(self, state: BrowserState, downloads: BrowserDownloads) -> None:
+        self.state = state
+        self.downloads = downloads
+        self._own_tab = False
+        self._placing = asyncio.Lock()
 
-    @property
-    def dialogs(self) -> list[dict[str, Any]]:
-        """The dialogs of this episode, as dicts ``{type, message, default_value, url, handled}``;
-        alerts and ``beforeunload`` are accepted, confirm and prompt dismissed (:mod:`.dialogs`)."""
-        return self._dialogs.records
+    def follow(self, context: BrowserContext) -> None:
+        """Follow the tabs ``context`` opens and the origins it loads."""
+        context.on("page", self._on_page)
+        context.on("response", self._on_response)
 
-    @property
-    def pages(self) -> list[Page]:
-        """The open tabs, in order."""
-        return list(self._pages)
-
-    def _spawn(self, coro: Awaitable[Any]) -> None:
-        task = asyncio.ensure_future(coro)
-        self._background.add(task)
-        task.add_done_callback(self._background.discard)
-        task.add_done_callback(retrieve)
-
-    async def _new_tab(self) -> Page:
+    async def new_tab(self) -> Page:
         """Open a tab ourselves (it does not take the focus, unlike a tab the page opens)."""
-        assert self.context is not None
+        assert self.state.context is not None
         self._own_tab = True
         try:
-            return await self.context.new_page()
+            return await self.state.context.new_page()
         finally:
             self._own_tab = False
 
     def _on_page(self, page: Page) -> None:
         """A new tab (ours, or opened by a page: it becomes the active tab, as in a browser)."""
-        if page in self._pages or self.context is None or page.context is not self.context:
+        state = self.state
+        if page in state.pages or state.context is None or page.context is not state.context:
             return  # a late event of a context being closed
-        self._pages.append(page)
-        page.on("dialog", self._dialogs.answer)
-        page.on("download", self._on_download)
+        state.pages.append(page)
+        page.on("dialog", state.dialogs.answer)
+        page.on("download", self.downloads.on_download)
         page.on("crash", self._on_crash)
-        page.on("close", self._on_close)
+        page.on("close", self.on_close)
         page.on("framenavigated", self._on_navigated)
         if not self._own_tab:
-            self._active = page
-        self._shown = None  # headed: opening a tab in a window takes it out of fullscreen
-        self._session_tasks[page] = task = asyncio.ensure_future(self._open_session(page))
+            state.active = page
+        state.shown = None  # headed: opening a tab in a window takes it out of fullscreen
+        state.session_tasks[page] = task = asyncio.ensure_future(self._open_session(page))
         task.add_done_callback(retrieve)
 
     async def _open_session(self, page: Page) -> PageSession | None:
-        context = self.context
+        state = self.state
+        context = state.context
         if context is None or page.context is not context:
             return None
         try:
-            session = await PageSession.open(context, page, refuse_files=self.url_policy.file_root is None)
+            session = await PageSession.open(context, page, refuse_files=state.url_policy.file_root is None)
         except (PlaywrightError, KeyError):
             return None
         if page.is_closed():
             await session.detach()
             return None
-        self._sessions[page] = session
-        if self._view is not None:
+        state.sessions[page] = session
+        if state.view is not None:
             with contextlib.suppress(PlaywrightError, KeyError):
                 await self._place(session)  # at once: off the parking monitor (or another env's tile)
-        self._target_done(session.target_id)
+        self.target_done(session.target_id)
         return session
+
+    async def session(self, page: Page) -> PageSession | None:
+        """The DevTools session of ``page`` (waiting for it to open); ``None`` when it could not."""
+        session = self.state.sessions.get(page)
+        if session is not None:
+            return session
+        task = self.state.session_tasks.get(page)
+        if task is None:
+            task = self.state.session_tasks[page] = asyncio.ensure_future(self._open_session(page))
+            task.add_done_callback(retrieve)
+        return await task
+
+    async def show(self, page: Page, session: PageSession) -> None:
+        """Make ``page`` the one this env's tile shows: its window fullscreen there, and on top."""
+        self.state.shown = page
+        force, self.state.replace_window = self.state.replace_window, False
+        await self._place(session, force=force)
+        await page.bring_to_front()
 
     async def _place(self, session: PageSession, force: bool = False) -> None:
         """Put the window of ``session``'s tab fullscreen on this env's tile (:mod:`.tiles`): a new
         window opens on the parking monitor, or where a page's ``window.open`` asked. One window
         at a time (a new tab's session task and the observation may both place it); ``force``:
         take it out of fullscreen and back even when it is in place."""
-        origin = self._lease.origin if self._lease is not None else None
+        origin = self.state.lease.origin if self.state.lease is not None else None
         if origin is None:
             return
         async with self._placing:
@@ -153,126 +158,87 @@ class BrowserTabs(BrowserState):
             for step in steps:
                 await session.send("Browser.setWindowBounds", {"windowId": window_id, "bounds": step})
 
-    async def _session(self, page: Page) -> PageSession | None:
-        session = self._sessions.get(page)
-        if session is not None:
-            return session
-        task = self._session_tasks.get(page)
-        if task is None:
-            task = self._session_tasks[page] = asyncio.ensure_future(self._open_session(page))
-            task.add_done_callback(retrieve)
-        return await task
-
-    def _on_close(self, page: Page) -> None:
-        if page in self._pages:
-            index = self._pages.index(page)
-            self._pages.remove(page)
-            if self._active is page:
+    def on_close(self, page: Page) -> None:
+        """Forget a closed tab (the active one passes to its neighbour, as in Chrome)."""
+        state = self.state
+        if page in state.pages:
+            index = state.pages.index(page)
+            state.pages.remove(page)
+            if state.active is page:
                 # As Chrome: the tab that takes the closed one's place, else the last one.
-                self._active = self._pages[min(index, len(self._pages) - 1)] if self._pages else None
-        session = self._sessions.pop(page, None)
+                state.active = state.pages[min(index, len(state.pages) - 1)] if state.pages else None
+        session = state.sessions.pop(page, None)
         if session is not None:
-            self._target_done(session.target_id)
-        self._session_tasks.pop(page, None)
-        self._crashed.discard(page)
-        self._dialogs.forget(page)
+            self.target_done(session.target_id)
+        state.session_tasks.pop(page, None)
+        state.crashed.discard(page)
+        state.dialogs.forget(page)
 
     def _on_navigated(self, frame: Any) -> None:
         origin = origin_of(frame.url)
         if origin:
-            self._origins.add(origin)
+            self.state.origins.add(origin)
 
     def _on_response(self, response: Response) -> None:
         origin = origin_of(response.url)
         if origin:
-            self._origins.add(origin)
+            self.state.origins.add(origin)
             if origin.startswith("http") and origin not in CACHE_KEPT_ORIGINS:
-                self._http_cache_used = True
-
-    def _on_download(self, download: Download) -> None:
-        self._spawn(self._save_download(download))
-
-    async def _save_download(self, download: Download) -> None:
-        assert self.download_dir is not None
-        name = Path(download.suggested_filename or "download").name or "download"
-        target = self.download_dir / name
-        stem, suffix, n = target.stem, target.suffix, 1
-        while target.exists():
-            target = self.download_dir / f"{stem} ({n}){suffix}"
-            n += 1
-        try:
-            await download.save_as(target)
-        except PlaywrightError:
-            return
-        self.downloads.append(str(target))
-
-    async def wait_for_downloads(self, timeout: float = 10.0) -> list[str]:
-        """Wait for the downloads in progress to be saved; return :attr:`downloads`."""
-        pending = [t for t in self._background if not t.done()]
-        if pending:
-            await asyncio.wait(pending, timeout=timeout)
-        return list(self.downloads)
+                self.state.http_cache_used = True
 
     def _on_crash(self, page: Page) -> None:
-        for url, parked in list(self._parked.items()):
+        state = self.state
+        for url, parked in list(state.parked.items()):
             if parked.page is page:
                 # A warm page set aside (:mod:`.warm`): dropped, never reused, and no fault of
                 # the episode in progress (another context).
-                del self._parked[url]
-                self._discard_parked(parked)
+                del state.parked[url]
+                self.discard_parked(parked)
                 return
-        if page not in self._crashed:
-            self._crashed.add(page)
-            self.crashes.append(page.url)
+        if page not in state.crashed:
+            state.crashed.add(page)
+            state.crashes.append(page.url)
 
-    def _forget_parked(self, parked: Parked) -> None:
+    def forget_parked(self, parked: Parked) -> None:
         """Drop the DevTools session bookkeeping of a parked context's tab (it is being closed)."""
-        self._sessions.pop(parked.page, None)
-        self._session_tasks.pop(parked.page, None)
+        self.state.sessions.pop(parked.page, None)
+        self.state.session_tasks.pop(parked.page, None)
 
-    def _discard_parked(self, parked: Parked) -> None:
+    def discard_parked(self, parked: Parked) -> None:
         """Close a parked context in the background (nothing waits for it)."""
-        self._forget_parked(parked)
+        self.forget_parked(parked)
         task = asyncio.ensure_future(close_parked(parked))
         task.add_done_callback(retrieve)
 
-    def _check_crashes(self) -> None:
-        """Raise once a tab of this episode crashed: the episode's page state is lost with it."""
-        if self.crashes:
-            raise ControllerError(
-                f"the renderer of the tab at {self.crashes[0]} crashed (killed, or out of memory): "
-                "this episode's page state is lost"
-            )
-
-    # ----------------------------------------------------------------- targets
-
-    async def _watch_targets(self) -> None:
+    async def watch_targets(self) -> None:
         """Follow page targets created in this context, so a tab the page opens during an action
         is known before the action's round trip returns, and waited for before observing."""
-        assert self.browser is not None
-        self._pending_targets = set()
-        self._targets_settled.set()
-        cdp = await self.browser.new_browser_cdp_session()
+        state = self.state
+        assert state.browser is not None
+        state.pending_targets = set()
+        state.targets_settled.set()
+        cdp = await state.browser.new_browser_cdp_session()
         ready = False
 
         def created(event: dict[str, Any]) -> None:
             info = event.get("targetInfo", {})
-            if ready and info.get("type") == "page" and info.get("browserContextId") == self._context_id:
-                known = {s.target_id for s in self._sessions.values()}
+            if ready and info.get("type") == "page" and info.get("browserContextId") == state.context_id:
+                known = {s.target_id for s in state.sessions.values()}
                 if info["targetId"] not in known:
-                    self._pending_targets.add(info["targetId"])
-                    self._targets_settled.clear()
+                    state.pending_targets.add(info["targetId"])
+                    state.targets_settled.clear()
 
         def destroyed(event: dict[str, Any]) -> None:
-            self._target_done(event.get("targetId", ""))
+            self.target_done(event.get("targetId", ""))
 
         cdp.on("Target.targetCreated", created)
         cdp.on("Target.targetDestroyed", destroyed)
         await cdp.send("Target.setDiscoverTargets", {"discover": True, "filter": [{"type": "page"}]})
         ready = True
-        self._browser_cdp = cdp
+        state.browser_cdp = cdp
 
-    def _target_done(self, target_id: str) -> None:
-        self._pending_targets.discard(target_id)
-        if not self._pending_targets:
-            self._targets_settled.set()
+    def target_done(self, target_id: str) -> None:
+        """A page target is known (its session opened) or gone: no longer waited for."""
+        self.state.pending_targets.discard(target_id)
+        if not self.state.pending_targets:
+            self.state.targets_settled.set()

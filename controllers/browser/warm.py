@@ -1,7 +1,7 @@
 """Warm pages: a reset onto a recently used page (a task with ``keep_page``) without loading it again.
 
 A task whose page keeps its document across episodes (``config["keep_page"]``) opens it with
-:meth:`BrowserWarm.show_warm`. When the env then switches from page A to page B, A's browser
+:meth:`BrowserWarm.show` (``ctx.controller.warm.show(url)``). When the env then switches from page A to page B, A's browser
 context, just cleared by the reset that ended A's episode, is *parked*: its tab's scripts paused
 in the debugger (``Debugger.pause``, sent in the background: from then on no timer, animation frame
 or event handler of it runs, and it costs no CPU), its tab left out of every list the agent sees.
@@ -31,11 +31,11 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 
 from hud_gym.controllers.base import ControllerError
+from hud_gym.controllers.browser.contexts import BrowserContexts
 from hud_gym.controllers.browser.dialogs import retrieve
-from hud_gym.controllers.browser.lifecycle import BrowserLifecycle
 from hud_gym.controllers.browser.session import PageSession
-from hud_gym.controllers.browser.state import Parked
-from hud_gym.controllers.browser.tabs import origin_of
+from hud_gym.controllers.browser.state import BrowserState, Parked
+from hud_gym.controllers.browser.tabs import BrowserTabs, origin_of
 
 __all__ = ["BrowserWarm"]
 
@@ -46,10 +46,16 @@ async def _pause(session: PageSession) -> None:
     await session.send("Debugger.pause")
 
 
-class BrowserWarm(BrowserLifecycle):
-    """:meth:`show_warm` (a part of :class:`~.controller.BrowserController`); see the module docstring."""
+class BrowserWarm:
+    """:meth:`show` on ``state``'s session (``contexts`` opens a new context, ``tabs`` closes and
+    discards); see the module docstring."""
 
-    async def show_warm(self, url: str, timeout: float = 15.0) -> Page:
+    def __init__(self, state: BrowserState, tabs: BrowserTabs, contexts: BrowserContexts) -> None:
+        self.state = state
+        self.tabs = tabs
+        self.contexts = contexts
+
+    async def show(self, url: str, timeout: float = 15.0) -> Page:
         """Make the env's only tab show ``url`` (loaded, its scripts running): the tab itself if it
         shows it, else a parked context's tab that does; else ``url`` is loaded in the least
         recently used parked context once ``warm_pages`` are parked, in a new context before. The
@@ -60,19 +66,19 @@ class BrowserWarm(BrowserLifecycle):
             ControllerError: the browser is gone.
             playwright.async_api.Error: ``url`` did not load within ``timeout`` seconds.
         """
-        self._check_alive()
-        page = self.page
+        self.state.check_alive()
+        page = self.state.page
         if page.url == url:
             return page
-        warm = self._parked.pop(url, None)
+        warm = self.state.parked.pop(url, None)
         if warm is not None and not await self._resume(warm):
             warm = None
-        parkable = self.options.warm_pages > 0 and self._parkable(page)
+        parkable = self.state.options.warm_pages > 0 and self._parkable(page)
         recycled = None
-        if warm is None and parkable and len(self._parked) >= self.options.warm_pages:
+        if warm is None and parkable and len(self.state.parked) >= self.state.options.warm_pages:
             # Loaded in the least recently used parked context, whose HTTP cache holds the shared
             # scripts already (a new context's is empty, and its renderer new: ~1 s more, loaded).
-            _, oldest = self._parked.popitem(last=False)
+            _, oldest = self.state.parked.popitem(last=False)
             if await self._resume(oldest):
                 recycled = oldest
         if warm is None and recycled is None and not parkable:
@@ -83,57 +89,57 @@ class BrowserWarm(BrowserLifecycle):
             await self._close_current(page)
         target = warm or recycled
         if target is None:
-            await self._open_context()
+            await self.contexts.open()
         else:
             self._enter(target)
-            await self.clipboard.sync(self.context)  # its frames still hold what they had when parked
-        return self.page if warm is not None else await self._load(url, timeout)
+            await self.state.clipboard.sync(self.state.context)  # its frames still hold what they had when parked
+        return self.state.page if warm is not None else await self._load(url, timeout)
 
     async def _load(self, url: str, timeout: float) -> Page:
         """Load ``url`` in the current tab; it is then the tab's warm URL (it may be parked)."""
-        await self.page.goto(url, wait_until="load", timeout=timeout * 1000)
-        self._warm_url = url
-        return self.page
+        await self.state.page.goto(url, wait_until="load", timeout=timeout * 1000)
+        self.state.warm_url = url
+        return self.state.page
 
     def _parkable(self, page: Page) -> bool:
         return (
-            self._warm_url is not None
-            and page.url == self._warm_url
-            and self._pages == [page]
-            and not self.crashes
-            and not self._crashed
-            and not self._dialogs.opened
+            self.state.warm_url is not None
+            and page.url == self.state.warm_url
+            and self.state.pages == [page]
+            and not self.state.crashes
+            and not self.state.crashed
+            and not self.state.dialogs.opened
         )
 
     async def _park(self, page: Page) -> None:
         """Set the current context aside, its tab's scripts paused; close the least recently used
         parked contexts beyond ``warm_pages``."""
-        assert self.context is not None and self._warm_url is not None
-        session = await self._session(page)
+        assert self.state.context is not None and self.state.warm_url is not None
+        session = await self.tabs.session(page)
         if session is None:
             raise ControllerError("the active tab has no DevTools session")
         # Sent in the background (Debugger.enable replays every script of the page: 15-25 ms);
         # resuming the tab waits for it. Until it lands the tab's timers may run, in its own context.
         pausing = asyncio.ensure_future(_pause(session))
         pausing.add_done_callback(retrieve)
-        self._parked[self._warm_url] = Parked(
-            url=self._warm_url,
-            context=self.context,
+        self.state.parked[self.state.warm_url] = Parked(
+            url=self.state.warm_url,
+            context=self.state.context,
             page=page,
-            context_id=self._context_id,
-            watcher=self._browser_cdp,
+            context_id=self.state.context_id,
+            watcher=self.state.browser_cdp,
             pausing=pausing,
         )
-        self._detach_current()
-        while len(self._parked) > self.options.warm_pages:
-            _, oldest = self._parked.popitem(last=False)
-            self._discard_parked(oldest)
+        self.state.forget_context()
+        while len(self.state.parked) > self.state.options.warm_pages:
+            _, oldest = self.state.parked.popitem(last=False)
+            self.tabs.discard_parked(oldest)
 
     async def _resume(self, parked: Parked) -> bool:
         """Resume a parked tab's scripts; False (the context then closed) when it is gone."""
-        session = self._sessions.get(parked.page)
+        session = self.state.sessions.get(parked.page)
         if session is None or parked.page.is_closed():
-            self._discard_parked(parked)
+            self.tabs.discard_parked(parked)
             return False
         try:
             if parked.pausing is not None:
@@ -142,40 +148,28 @@ class BrowserWarm(BrowserLifecycle):
             # a script to run in an idle one.
             await session.send("Debugger.disable")
         except PlaywrightError:
-            self._discard_parked(parked)
+            self.tabs.discard_parked(parked)
             return False
         return True
 
     def _enter(self, parked: Parked) -> None:
         """Make a parked context the env's context (its tab the only, active one)."""
-        self.context = parked.context
-        self._context_id = parked.context_id
-        self._browser_cdp = parked.watcher
-        self._pages = [parked.page]
-        self._active = parked.page
-        self._shown = None
-        self._warm_url = parked.url
+        self.state.context = parked.context
+        self.state.context_id = parked.context_id
+        self.state.browser_cdp = parked.watcher
+        self.state.pages = [parked.page]
+        self.state.active = parked.page
+        self.state.shown = None
+        self.state.warm_url = parked.url
         origin = origin_of(parked.url)
-        self._origins = {origin} if origin else set()
-        self._http_cache_used = False  # its cache was cleared (or kept) by the reset before it was parked
-
-    def _detach_current(self) -> None:
-        """Forget the current context without closing it (it was parked, or is being closed)."""
-        self.context = None
-        self._browser_cdp = None
-        self._context_id = None
-        self._pages = []
-        self._active = None
-        self._shown = None
-        self._warm_url = None
-        self._pending_targets.clear()
-        self._targets_settled.set()
+        self.state.origins = {origin} if origin else set()
+        self.state.http_cache_used = False  # its cache was cleared (or kept) by the reset before it was parked
 
     async def _close_current(self, page: Page) -> None:
         """Close the current context (it cannot be parked) in the background."""
-        assert self.context is not None
-        current = Parked(url="", context=self.context, page=page, context_id=None, watcher=self._browser_cdp)
-        for tab in list(self._pages):
-            self._on_close(tab)
-        self._detach_current()
-        self._discard_parked(current)
+        assert self.state.context is not None
+        current = Parked(url="", context=self.state.context, page=page, context_id=None, watcher=self.state.browser_cdp)
+        for tab in list(self.state.pages):
+            self.tabs.on_close(tab)
+        self.state.forget_context()
+        self.tabs.discard_parked(current)

@@ -42,7 +42,7 @@ def on_loop(env: Any, coro_fn: Callable[[Any], Awaitable[Any]], timeout: float =
 
 def js(env: Any, expression: str, arg: Any = None) -> Any:
     """Evaluate ``expression`` (a JS expression or function) in the env's active page (local controllers)."""
-    return on_loop(env, lambda c: c.page.evaluate(expression, arg))
+    return on_loop(env, lambda c: c.state.page.evaluate(expression, arg))
 
 
 def goto(env: Any, url: str) -> tuple[dict[str, Any], dict[str, Any]]:

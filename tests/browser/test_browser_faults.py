@@ -87,13 +87,13 @@ def test_infinite_loop_on_load_times_out_and_reset_recovers(env: gymnasium.Env, 
 def test_killed_chromium_is_an_env_error_and_reset_relaunches(local_env: gymnasium.Env, site: str) -> None:
     env = local_env
     goto(env, f"{site}/input.html")
-    pid = env.unwrapped.controller._lease.pid
+    pid = env.unwrapped.controller.state.lease.pid
     assert pid is not None and alive(pid)
     os.kill(pid, signal.SIGKILL)
     _, _, terminated, _, info = env.step(ClickAction(point=(80, 40)))
     assert info["status"] == "env_error" and terminated, info
     recovers(env, site)
-    new_pid = env.unwrapped.controller._lease.pid
+    new_pid = env.unwrapped.controller.state.lease.pid
     assert new_pid is not None and new_pid != pid and alive(new_pid)
 
 
@@ -111,12 +111,12 @@ def test_envs_sharing_a_headed_browser_fail_alone_on_a_crash_and_together_on_a_k
             env.reset(seed=0)
             goto(env, f"{site}/input.html")
         a, b = envs
-        pid = a.unwrapped.controller._lease.pid
-        assert pid is not None and pid == b.unwrapped.controller._lease.pid, "the envs do not share a browser"
+        pid = a.unwrapped.controller.state.lease.pid
+        assert pid is not None and pid == b.unwrapped.controller.state.lease.pid, "the envs do not share a browser"
 
         async def crash(controller: Any) -> None:
-            session = await controller._session(controller.page)
-            crashed = asyncio.ensure_future(controller.page.wait_for_event("crash"))
+            session = await controller.tabs.session(controller.state.page)
+            crashed = asyncio.ensure_future(controller.state.page.wait_for_event("crash"))
             command = asyncio.ensure_future(session.send("Page.crash"))
             await crashed
             command.cancel()
@@ -131,7 +131,7 @@ def test_envs_sharing_a_headed_browser_fail_alone_on_a_crash_and_together_on_a_k
             assert info["status"] == "env_error" and terminated, info
         for env in envs:
             recovers(env, site)
-        leases = [env.unwrapped.controller._lease for env in envs]
+        leases = [env.unwrapped.controller.state.lease for env in envs]
         assert leases[0].pid not in (None, pid) and leases[0].pid == leases[1].pid
         assert leases[0].display == leases[1].display and leases[0].origin != leases[1].origin
     finally:
@@ -164,8 +164,8 @@ def test_a_crashed_tab_ends_the_episode_as_an_env_error(local_env: gymnasium.Env
     goto(env, f"{site}/input.html")
 
     async def crash(controller: Any) -> None:
-        session = await controller._session(controller.page)
-        crashed = asyncio.ensure_future(controller.page.wait_for_event("crash"))
+        session = await controller.tabs.session(controller.state.page)
+        crashed = asyncio.ensure_future(controller.state.page.wait_for_event("crash"))
         command = asyncio.ensure_future(session.send("Page.crash"))  # never answered: the tab dies
         await crashed
         command.cancel()
@@ -181,8 +181,8 @@ def test_a_crashed_tab_ends_the_episode_as_an_env_error(local_env: gymnasium.Env
 @evaluate_function("browser", name="fault_test_crash_then_read")
 async def crash_then_read(ctx: FunctionContext) -> float:
     """Crashes the active tab's renderer, then reads the page (which raises)."""
-    page = ctx.controller.page
-    session = await ctx.controller._session(page)
+    page = ctx.controller.state.page
+    session = await ctx.controller.tabs.session(page)
     crashed = asyncio.ensure_future(page.wait_for_event("crash"))
     command = asyncio.ensure_future(session.send("Page.crash"))  # never answered: the tab dies
     await crashed

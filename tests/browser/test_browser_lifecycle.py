@@ -82,8 +82,8 @@ def test_envs_share_one_browser_with_isolated_contexts(site: str) -> None:
     try:
         a.reset(seed=0)
         b.reset(seed=0)
-        assert a.unwrapped.controller.browser is b.unwrapped.controller.browser
-        assert a.unwrapped.controller.context is not b.unwrapped.controller.context
+        assert a.unwrapped.controller.state.browser is b.unwrapped.controller.state.browser
+        assert a.unwrapped.controller.state.context is not b.unwrapped.controller.state.context
         goto(a, f"{site}/page2.html")
         goto(b, f"{site}/page2.html")
         js(a, SET_STATE_JS, "from-a")
@@ -112,11 +112,11 @@ def test_fresh_reset_mode_is_isolated_too(site: str) -> None:
     env = gymnasium.make("hud/Browser-v0", screen_size=(800, 600), reset_mode="fresh")
     try:
         env.reset(seed=0)
-        first = env.unwrapped.controller.context
+        first = env.unwrapped.controller.state.context
         goto(env, f"{site}/page2.html")
         js(env, SET_STATE_JS, "x")
         env.reset(seed=0)
-        assert env.unwrapped.controller.context is not first
+        assert env.unwrapped.controller.state.context is not first
         goto(env, f"{site}/page2.html")
         assert js(env, STATE_JS) == {"cookie": "", "local": None, "session": None, "dbs": [], "history": 2}
     finally:
@@ -129,7 +129,7 @@ def test_close_leaves_no_chromium_process() -> None:
     env.reset(seed=0)
     pids = MANAGER.pids()
     assert pids and all(alive(p) for p in pids)
-    download_dir = env.unwrapped.controller.download_dir
+    download_dir = env.unwrapped.controller.state.download_dir
     assert MANAGER.lease_count >= 1
     env.close()
     if MANAGER.lease_count == 0:  # no other env of this process holds the browser

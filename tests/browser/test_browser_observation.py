@@ -144,7 +144,7 @@ def test_the_controller_keeps_the_episodes_dialogs(site: str) -> None:
         goto(env, f"{site}/dialogs.html")
         for point in ((70, 30), (70, 80), (70, 130), (500, 500)):
             step(env, ClickAction(point=point))
-        assert [d["type"] for d in env.unwrapped.controller.dialogs] == ["alert", "confirm", "prompt"]
+        assert [d["type"] for d in env.unwrapped.controller.state.dialogs.records] == ["alert", "confirm", "prompt"]
     finally:
         env.close()
 
@@ -159,14 +159,14 @@ def test_download_is_saved_in_the_env_folder(site: str) -> None:
         assert info["url"] == f"{site}/tabs.html"
         # The download starts after the click's step may have returned: wait until it has begun and is saved.
         deadline = time.monotonic() + 10
-        while not (paths := on_loop(env, lambda c: c.wait_for_downloads())) and time.monotonic() < deadline:
+        while not (paths := on_loop(env, lambda c: c.downloads.wait())) and time.monotonic() < deadline:
             step(env, WaitAction(time=50))
         assert [Path(p).name for p in paths] == ["hello.txt"]
         assert Path(paths[0]).read_text() == "hello download\n"
-        folder = env.unwrapped.controller.download_dir
+        folder = env.unwrapped.controller.state.download_dir
         assert Path(paths[0]).parent == folder
         env.reset(seed=0)
-        assert env.unwrapped.controller.downloads == [] and list(folder.iterdir()) == []
+        assert env.unwrapped.controller.state.downloads == [] and list(folder.iterdir()) == []
     finally:
         env.close()
 

@@ -60,8 +60,8 @@ def test_envs_sharing_a_browser_do_not_share_a_clipboard(envs: list[Any], captur
     _open(first, 0)
     _open(second, 1)
     if capture == "cdp":  # the headed path gives each env a browser of its own by default
-        assert first.unwrapped.controller._lease.key == second.unwrapped.controller._lease.key
-        assert len({MANAGER.browser_pid(first.unwrapped.controller._lease.key)}) == 1
+        assert first.unwrapped.controller.state.lease.key == second.unwrapped.controller.state.lease.key
+        assert len({MANAGER.browser_pid(first.unwrapped.controller.state.lease.key)}) == 1
     _copy_source(first)
     assert _paste_into_field(second) == ""  # env 1 never sees env 0's copy
     assert _paste_into_field(first) == "secret-0"  # env 0's own copy pastes

@@ -37,7 +37,7 @@ def frames_in_a_second(capture: str, launch_args: tuple[str, ...] = ()) -> int:
         _, _, _, _, info = env.step(ClickAction(point=(100, 150)))  # a step on the animated page still works
         assert info["status"] == "ok" and "frame_unverified" not in info
         inner = env.unwrapped
-        return int(inner._runner.run(inner.controller.page.evaluate(COUNT_FRAMES)))
+        return int(inner._runner.run(inner.controller.state.page.evaluate(COUNT_FRAMES)))
     finally:
         env.close()
 

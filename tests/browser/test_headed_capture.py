@@ -57,7 +57,7 @@ def env() -> Iterator[gymnasium.Env]:
 def step(env: gymnasium.Env, action: Any) -> tuple[np.ndarray, dict[str, Any]]:
     obs, _, _, _, info = env.step(action)
     assert info["status"] == "ok", info
-    view = getattr(env.unwrapped.controller, "_view", None)
+    view = env.unwrapped.controller.state.view
     if info.get("frame_unverified"):
         raise AssertionError(
             f"unverified frame ({info['frame_unverified']}, {view and view.last_unverified}) after {action!r}"
@@ -128,7 +128,7 @@ def test_envs_share_one_headed_browser_and_none_sees_a_stale_frame_while_the_oth
     try:
         for env in envs:
             env.reset(seed=0)
-        leases = [env.unwrapped.controller._lease for env in envs]
+        leases = [env.unwrapped.controller.state.lease for env in envs]
         assert len({(lease.key, lease.display) for lease in leases}) == 1, "the envs did not share one browser"
         assert len({lease.origin for lease in leases}) == len(envs), "two envs on one tile"
         step(envs[-1], CustomAction(action="goto", args={"url": ANIMATED}))  # damage all the time, elsewhere
@@ -190,7 +190,7 @@ def test_the_marker_stays_out_of_the_observation_and_the_page() -> None:
         assert tuple(frame[5, 5]) != (0, 255, 0)  # the backdrop tints the page
         step(env, ClickAction(point=(5, 5)))
         # A document that cannot show the marker (SVG): its frame comes, flagged unverified.
-        view = env.unwrapped.controller._view
+        view = env.unwrapped.controller.state.view
         before = view.unverified
         obs, _, _, _, info = env.step(CustomAction(action="goto", args={"url": SVG}))
         assert info["status"] == "ok" and info["frame_unverified"] == "unmarked" and view.unverified == before + 1
@@ -209,9 +209,9 @@ def test_the_display_is_private_and_gone_after_close() -> None:
     try:
         env.reset(seed=0)
         controller = env.unwrapped.controller
-        assert controller.capture == "headed"
-        display = controller._lease.display
-        assert display is not None and "MIT-SHM is working" in controller._view.capture.backend
+        assert controller.state.capture == "headed"
+        display = controller.state.lease.display
+        assert display is not None and "MIT-SHM is working" in controller.state.view.capture.backend
         clean = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/nonexistent", "DISPLAY": display}
         for prefix in (NOBODY, []):  # uid 65534; this user without the cookie
             probe = subprocess.run(
@@ -252,9 +252,9 @@ def _is_xvfb(proc: Path, number: str) -> bool:
 def test_capture_options() -> None:
     from hud_gym.controllers.browser import BrowserController
 
-    assert BrowserController(SIZE).capture == "cdp"  # the default: one shared headless browser
-    assert BrowserController(SIZE, BrowserOptions(capture="auto")).capture == "headed"  # Xvfb is installed here
-    assert BrowserController(SIZE, BrowserOptions(capture="auto", headless=False)).capture == "cdp"
+    assert BrowserController(SIZE).state.capture == "cdp"  # the default: one shared headless browser
+    assert BrowserController(SIZE, BrowserOptions(capture="auto")).state.capture == "headed"  # Xvfb is installed here
+    assert BrowserController(SIZE, BrowserOptions(capture="auto", headless=False)).state.capture == "cdp"
     with pytest.raises(ValueError, match="option 'capture': Input should be 'auto', 'headed' or 'cdp'"):
         gymnasium.make("hud/Browser-v0", capture="x11")
     with pytest.raises(ValueError, match="needs headless=True"):

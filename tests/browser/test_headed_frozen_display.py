@@ -35,7 +35,7 @@ def test_a_grabbed_headed_display_times_out_its_step_and_stops_no_other_env() ->
     try:
         env.reset(seed=0)
         qa.reset(seed=0)
-        display = env.unwrapped.controller._lease.display
+        display = env.unwrapped.controller.state.lease.display
         with process_authority().connecting():
             grabber = xdisplay.Display(display)
         grabber.grab_server()

@@ -57,7 +57,7 @@ def local_env() -> Iterator[gymnasium.Env]:
 def js(env: gymnasium.Env, expression: str, arg: Any = None) -> Any:
     """Evaluate JS in a local env's page (the test's oracle, not an action)."""
     inner = env.unwrapped
-    return inner._runner.run(inner.controller.page.evaluate(expression, arg))
+    return inner._runner.run(inner.controller.state.page.evaluate(expression, arg))
 
 
 Elements = list[dict[str, Any]]

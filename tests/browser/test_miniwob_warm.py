@@ -87,19 +87,19 @@ def page_pixels(env: gymnasium.Env) -> np.ndarray:
     """The active page's task area, rendered by Chromium for the test (the oracle)."""
     x, y, w, h = MINIWOB_TASK_AREA
     clip = {"x": x, "y": y, "width": w, "height": h}
-    png = on_loop(env, lambda c: c.page.screenshot(clip=clip))
+    png = on_loop(env, lambda c: c.state.page.screenshot(clip=clip))
     return np.asarray(Image.open(io.BytesIO(png)).convert("RGB"), dtype=np.int16)
 
 
 def test_nothing_of_one_task_reaches_another_and_a_parked_page_is_paused(env: gymnasium.Env) -> None:
     reset(env, A)
-    page_a = controller(env).page
+    page_a = controller(env).state.page
     js(env, TASK_A_STATE_JS)
     env.reset(seed=1, options={"task": f"miniwob/{B}"})
-    assert controller(env).page is not page_a and controller(env).pages == [controller(env).page]
+    assert controller(env).state.page is not page_a and controller(env).state.pages == [controller(env).state.page]
 
     async def paused(c: Any) -> None:
-        await c._parked[task_url(A)].pausing  # the pause has landed
+        await c.state.parked[task_url(A)].pausing  # the pause has landed
 
     on_loop(env, paused)
     seen = js(
@@ -118,7 +118,7 @@ def test_nothing_of_one_task_reaches_another_and_a_parked_page_is_paused(env: gy
     assert seen == {"global": "undefined", "local": 0, "session": 0, "cookie": "", "dom": False, "tick": None}
 
     reset(env, A, seed=2)
-    assert controller(env).page is page_a  # the warm page, not a reload
+    assert controller(env).state.page is page_a  # the warm page, not a reload
     back = js(
         env,
         """() => {
@@ -138,11 +138,11 @@ def test_nothing_of_one_task_reaches_another_and_a_parked_page_is_paused(env: gy
 
 def test_a_crashed_parked_page_is_dropped_and_the_episode_goes_on(env: gymnasium.Env) -> None:
     reset(env, A)
-    page_a = controller(env).page
+    page_a = controller(env).state.page
     info = reset(env, B, seed=3)
 
     async def crash_parked(c: Any) -> None:
-        session = c._sessions[page_a]
+        session = c.state.sessions[page_a]
         crashed = asyncio.ensure_future(page_a.wait_for_event("crash"))
         command = asyncio.ensure_future(session.send("Page.crash"))
         await crashed
@@ -150,10 +150,10 @@ def test_a_crashed_parked_page_is_dropped_and_the_episode_goes_on(env: gymnasium
 
     on_loop(env, crash_parked)
     _, reward = solve(env, info)
-    assert reward == 1.0 and controller(env).crashes == []
-    assert task_url(A) not in controller(env)._parked
+    assert reward == 1.0 and controller(env).state.crashes == []
+    assert task_url(A) not in controller(env).state.parked
     info = reset(env, A, seed=4)
-    assert controller(env).page is not page_a
+    assert controller(env).state.page is not page_a
     assert solve(env, info)[1] == 1.0
 
 
@@ -161,16 +161,16 @@ def test_misses_reuse_the_lru_parked_context_and_a_task_without_keep_page_closes
     env = make_env(warm_pages=1)
     try:
         reset(env, A)
-        page_a = controller(env).page
+        page_a = controller(env).state.page
         reset(env, B)
-        page_b = controller(env).page
+        page_b = controller(env).state.page
         reset(env, C)  # parks B; C is loaded in A's context, the least recently used
-        assert controller(env).page is page_a and list(controller(env)._parked) == [task_url(B)]
+        assert controller(env).state.page is page_a and list(controller(env).state.parked) == [task_url(B)]
         reset(env, A)  # parks C; A is loaded in B's context
-        assert controller(env).page is page_b and list(controller(env)._parked) == [task_url(C)]
+        assert controller(env).state.page is page_b and list(controller(env).state.parked) == [task_url(C)]
         blank = Task(id="blank", prompt="Nothing.", gym="hud-browser")
         _, info = env.reset(seed=0, options={"task": blank})
-        assert page_a.is_closed() and not controller(env)._parked
+        assert page_a.is_closed() and not controller(env).state.parked
         assert [tab["url"] for tab in info["tabs"]] == ["about:blank"]
     finally:
         env.close()
@@ -191,8 +191,8 @@ def test_a_switch_shows_and_drives_the_new_task_on_both_capture_paths(capture: s
             for name in (A, C):
                 info = reset(env, name, seed=round_)
                 if round_:
-                    assert controller(env).page is pages[name]  # warm
-                pages[name] = controller(env).page
+                    assert controller(env).state.page is pages[name]  # warm
+                pages[name] = controller(env).state.page
                 frame = np.asarray(info["obs"], dtype=np.int16)
                 oracle[name] = page_pixels(env)
                 other = C if name == A else A

@@ -85,7 +85,11 @@ def browser_envs(envs: Iterable[HudEnv]) -> list[HudEnv]:
     """The envs among ``envs`` whose controller is a live in-process browser controller."""
     from hud_gym.controllers.browser import BrowserController
 
-    return [env for env in envs if isinstance(env.controller, BrowserController) and env.controller.browser is not None]
+    return [
+        env
+        for env in envs
+        if isinstance(env.controller, BrowserController) and env.controller.state.browser is not None
+    ]
 
 
 def kill_renderer(rng: random.Random, envs: Iterable[HudEnv]) -> Fault | None:
@@ -103,7 +107,7 @@ def kill_renderer(rng: random.Random, envs: Iterable[HudEnv]) -> Fault | None:
 
     async def watch() -> None:
         for env in watched:
-            for page in env.controller.pages:
+            for page in list(env.controller.state.pages):
 
                 def crashed(_page: Any, env_id: int = id(env)) -> None:
                     if listening.is_set():  # a later fault's crash is not this one's

@@ -128,7 +128,7 @@ _FRAME_TEXT = "() => document.documentElement ? document.documentElement.innerTe
 
 async def _frame_texts(controller: Any) -> list[str]:
     texts = []
-    for page in controller.pages:
+    for page in list(controller.state.pages):
         texts.append(page.url)
         for frame in page.frames:
             if not frame.url:  # a refused load: the frame never navigated, so holds nothing it fetched

@@ -65,7 +65,7 @@ def hog_env(neighbour: gymnasium.Env) -> Iterator[gymnasium.Env]:
 
 
 def _guard(env: gymnasium.Env) -> Any:
-    key = env.unwrapped.controller._lease.key
+    key = env.unwrapped.controller.state.lease.key
     guard = MANAGER._entries[key].guard
     assert guard is not None, "the browser's renderers are guarded"
     return guard

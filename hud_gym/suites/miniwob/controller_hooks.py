@@ -1,6 +1,7 @@
 """What MiniWoB++ adds to the browser controller (:mod:`hud_gym.controllers.browser.extensions`):
 its DOM observation as a page probe (``info["dom_elements"]``, an env made with
-``elements=True``) and its element actions as custom actions (:mod:`.dom`)."""
+``elements=True``) and its element actions as custom actions (:mod:`.dom`), run on the browser
+session's active tab (``state.page``)."""
 
 from __future__ import annotations
 
@@ -13,12 +14,12 @@ from hud_gym.suites.miniwob.dom import DOM_INFO_JS, click_element, dom_elements,
 __all__ = ["CONTROLLER_HOOKS"]
 
 
-async def _click_element(controller: Any, args: dict[str, Any]) -> ActionOutcome:
-    return await click_element(controller.page, args)
+async def _click_element(state: Any, args: dict[str, Any]) -> ActionOutcome:
+    return await click_element(state.page, args)
 
 
-async def _type_field(controller: Any, args: dict[str, Any]) -> ActionOutcome:
-    return await type_field(controller.page, args)
+async def _type_field(state: Any, args: dict[str, Any]) -> ActionOutcome:
+    return await type_field(state.page, args)
 
 
 CONTROLLER_HOOKS = BrowserExtension(

@@ -230,7 +230,7 @@ async def miniwob_start(ctx: FunctionContext, name: str, mode: str = "train") ->
     plain = isinstance(name, str) and re.fullmatch(r"[a-z0-9][a-z0-9-]{0,99}", name) is not None
     if name not in FLIGHT_TASKS and not (plain and (miniwob_html_root() / "miniwob" / f"{name}.html").is_file()):
         raise ValueError(f"no MiniWoB++ task {name!r}")
-    page = ctx.controller.page
+    page = ctx.controller.state.page
     url = task_url(name)
     if page.url != url:
         if name in FLIGHT_TASKS:
@@ -240,7 +240,7 @@ async def miniwob_start(ctx: FunctionContext, name: str, mode: str = "train") ->
             # A recently used task's page is kept warm, paused in a context of its own
             # (controllers/browser/warm.py); else loaded, its scripts from the HTTP cache.
             # Readiness is waited for in _START_JS, in the same round trip as the episode's start.
-            page = await ctx.controller.show_warm(url, timeout=15.0)
+            page = await ctx.controller.warm.show(url, timeout=15.0)
     seed = ctx.seed if ctx.seed is not None else 0
     result = await page.evaluate(_START_JS, {"seed": seed, "mode": mode, "maxTime": NO_TIME_LIMIT_MS})
     if not result["ready"]:

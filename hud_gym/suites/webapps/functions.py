@@ -49,7 +49,7 @@ async def webapp_start(ctx: FunctionContext, app: str, seed: int, path: str = "/
     the_app: App = import_path(APPS[app])
     episode = start_episode(the_app, seed, owner=id(ctx.controller))
     ctx.state[_STATE_KEY] = episode.token
-    page = ctx.controller.page
+    page = ctx.controller.state.page
     await page.goto(f"{base_url()}/e/{episode.token}/{app}{path}", wait_until="load", timeout=15_000)
     await bind(ctx, page)
 
