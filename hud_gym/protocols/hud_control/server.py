@@ -112,7 +112,9 @@ class HudControlServer:
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         sock.bind(("127.0.0.1", 0))
         self._mcp_port = sock.getsockname()[1]
-        config = uvicorn.Config(self.tools.asgi, lifespan="off", log_level="warning", access_log=False)
+        config = uvicorn.Config(
+            self.tools.asgi, interface="asgi3", lifespan="off", log_level="warning", access_log=False
+        )
         self._http = _Uvicorn(config)
         self._spawn(self._http.serve(sockets=[sock]))
         while not self._http.started:
