@@ -165,7 +165,7 @@ class HudControlServer:
 
     async def _serve_connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
-            first = await read_frame(reader)
+            first = await self._first_frame(reader, writer)
             if first is None:
                 return
             if first.get("method") == "tunnel.open":
@@ -173,9 +173,20 @@ class HudControlServer:
                 return
             connection = ControlConnection(self.catalog, self.sessions, self.manifest, self.env_options, writer)
             await connection.run(first, reader)
-        except (FrameTooLargeError, FrameError) as exc:
-            writer.write(encode_frame(error(None, -32700 if isinstance(exc, FrameError) else -32000, str(exc))))
+        except FrameTooLargeError as exc:
+            writer.write(encode_frame(error(None, -32000, str(exc))))
             await writer.drain()
+
+
+    @staticmethod
+    async def _first_frame(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> dict[str, Any] | None:
+        """The first JSON frame (a line that is not one gets a parse error and the next is read)."""
+        while True:
+            try:
+                return await read_frame(reader)
+            except FrameError as exc:
+                writer.write(encode_frame(error(None, -32700, str(exc))))
+                await writer.drain()
 
 
 def serve(taskset: str, host: str = "127.0.0.1", port: int = 0, env_options: dict[str, Any] | None = None) -> None:
