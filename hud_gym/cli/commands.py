@@ -336,7 +336,9 @@ def serve(
     ] = "ws",
     env_options: Annotated[
         str | None,
-        typer.Option("--env-options", metavar="JSON", help="With --protocol hud: keyword arguments of every env (JSON)."),
+        typer.Option(
+            "--env-options", metavar="JSON", help="With --protocol hud: keyword arguments of every env (JSON)."
+        ),
     ] = None,
 ) -> None:
     """Serve the controllers of one gym type over WebSocket for remote envs, or a task set on HUD's
@@ -348,7 +350,9 @@ def serve(
     if protocol not in ("ws", "hud"):
         raise CLIError(f"--protocol {protocol!r}: expected ws or hud")
     if protocol == "hud":
-        _serve_hud(gym, host, port or 0, env_options, refused=token_file or token or max_message_size or trust_client_options)
+        _serve_hud(
+            gym, host, port or 0, env_options, refused=token_file or token or max_message_size or trust_client_options
+        )
         return
     if env_options is not None:
         raise CLIError("--env-options goes with --protocol hud")

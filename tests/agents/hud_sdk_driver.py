@@ -18,8 +18,7 @@ import sys
 async def main(port: int, base_url: str, env_name: str, task_id: str, seed: int) -> dict[str, object]:
     import hud
     from hud.agents.openai_compatible import OpenAIChatAgent
-    from hud.agents.types import OpenAIChatConfig
-    from hud.agents.types import ToolStep
+    from hud.agents.types import OpenAIChatConfig, ToolStep
 
     assert "HUD_API_KEY" not in os.environ, "the SDK must run without a HUD key"
     agent = OpenAIChatAgent(OpenAIChatConfig(model="vlm-test", base_url=base_url, api_key="test-key", max_steps=8))

@@ -45,7 +45,9 @@ def served(taskset: str, env_options: dict[str, Any] | None = None) -> Iterator[
     command = [sys.executable, "-m", "hud_gym.cli", "serve", "--protocol", "hud", taskset]
     if env_options:
         command += ["--env-options", json.dumps(env_options)]
-    server = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    server = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
     ports: list[int] = []
 
     def read() -> None:
@@ -96,7 +98,9 @@ def click_the_button(request: Request) -> dict[str, Any]:
     """The model's second turn: the button the first tool result's elements show, clicked at its centre."""
     report = json.loads([m for m in request.body["messages"] if m.get("role") == "tool"][-1]["content"])
     x, y, w, h = next(e["bbox"] for e in report["elements"] if e["tag"] == "button")
-    return chat_tool_call("computer", {"action": {"type": "click", "point": {"x": round(x + w / 2), "y": round(y + h / 2)}}})
+    return chat_tool_call(
+        "computer", {"action": {"type": "click", "point": {"x": round(x + w / 2), "y": round(y + h / 2)}}}
+    )
 
 
 def test_hud_sdk_solves_miniwob_click_test(hud_python: Path, replay: ReplayServer) -> None:

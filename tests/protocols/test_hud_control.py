@@ -220,12 +220,18 @@ async def test_the_mcp_tools_answer_only_their_sessions_token() -> None:
 async def test_tunnel_open_relays_only_a_published_capability() -> None:
     async with control_server() as (server, connect):
         stranger = await connect()
-        refused = await stranger.send_line(b'{"jsonrpc":"2.0","id":1,"method":"tunnel.open","params":{"capability":"ssh"}}\n')
+        refused = await stranger.send_line(
+            b'{"jsonrpc":"2.0","id":1,"method":"tunnel.open","params":{"capability":"ssh"}}\n'
+        )
         assert refused is not None and "no capability 'ssh'" in refused["error"]["message"]
         tunnel = await connect()
-        opened = await tunnel.send_line(b'{"jsonrpc":"2.0","id":1,"method":"tunnel.open","params":{"capability":"tools"}}\n')
+        opened = await tunnel.send_line(
+            b'{"jsonrpc":"2.0","id":1,"method":"tunnel.open","params":{"capability":"tools"}}\n'
+        )
         assert opened == {"jsonrpc": "2.0", "id": 1, "result": {"capability": "tools"}}
-        tunnel.writer.write(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:1\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}")
+        tunnel.writer.write(
+            b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:1\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}"
+        )
         await tunnel.writer.drain()
         response = await asyncio.wait_for(tunnel.reader.read(), 60)
         assert response.startswith(b"HTTP/1.1 401")  # through the tunnel to the MCP tools, which want a token

@@ -58,7 +58,11 @@ class TaskCatalog:
         """The ``tasks`` of ``tasks.list``: ``{id, description, args}`` per task."""
         schema = StartArgs.model_json_schema()
         return [
-            {"id": task_id, "description": clip_text(task.prompt.strip().split("\n", 1)[0], DESCRIPTION_CHARS), "args": schema}
+            {
+                "id": task_id,
+                "description": clip_text(task.prompt.strip().split("\n", 1)[0], DESCRIPTION_CHARS),
+                "args": schema,
+            }
             for task_id, task in self.tasks.items()
         ]
 

@@ -34,7 +34,9 @@ class EpisodeError(RuntimeError):
     """A task call the session's state does not allow (no task started, the episode is over)."""
 
 
-async def start(session: Session, task_id: str, task: Task, args: StartArgs, env_options: dict[str, Any]) -> dict[str, Any]:
+async def start(
+    session: Session, task_id: str, task: Task, args: StartArgs, env_options: dict[str, Any]
+) -> dict[str, Any]:
     """Reset the session's env on ``task``; the ``tasks.start`` result."""
     async with session.lock:
         gym = get_gym(task.gym).name

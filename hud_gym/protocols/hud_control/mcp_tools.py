@@ -148,4 +148,3 @@ async def _image(screenshot: np.ndarray) -> types.ImageContent:
         return base64.b64encode(buffer.getvalue()).decode("ascii")
 
     return types.ImageContent(type="image", data=await asyncio.to_thread(encode), mimeType="image/png")
-

@@ -23,7 +23,9 @@ def _proc_address(host: str, port: int) -> str:
     return f"{hexed}:{port:04X}"
 
 
-def peer_uid(peer: tuple[str, int] | tuple[str, int, int, int], local: tuple[str, int] | tuple[str, int, int, int]) -> int | None:
+def peer_uid(
+    peer: tuple[str, int] | tuple[str, int, int, int], local: tuple[str, int] | tuple[str, int, int, int]
+) -> int | None:
     """The uid owning the socket at ``peer`` connected to ``local``, or ``None`` when the kernel's
     table has no such socket (not on this machine)."""
     family = socket.AF_INET6 if ":" in peer[0] else socket.AF_INET

@@ -104,7 +104,11 @@ class HudControlServer:
             "url": f"http://127.0.0.1:{self._mcp_port}/mcp",
             "params": {"transport": "streamable-http", "auth_token": session.token},
         }
-        return {"session_id": session.id, "env": {"name": f"hud-gym/{self.catalog.name}", "version": __version__}, "bindings": [tools]}
+        return {
+            "session_id": session.id,
+            "env": {"name": f"hud-gym/{self.catalog.name}", "version": __version__},
+            "bindings": [tools],
+        }
 
     async def start(self) -> int:
         """Start the MCP tools and the control channel; return the control port."""
@@ -177,7 +181,6 @@ class HudControlServer:
             writer.write(encode_frame(error(None, -32000, str(exc))))
             await writer.drain()
 
-
     @staticmethod
     async def _first_frame(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> dict[str, Any] | None:
         """The first JSON frame (a line that is not one gets a parse error and the next is read)."""
@@ -209,7 +212,9 @@ async def _serve(server: HudControlServer) -> None:
         loop.add_signal_handler(sig, stop.set)
     try:
         port = await server.start()
-        print(f"hud-gym: task set {server.catalog.name!r} on HUD's control channel tcp://{server.host}:{port}", flush=True)
+        print(
+            f"hud-gym: task set {server.catalog.name!r} on HUD's control channel tcp://{server.host}:{port}", flush=True
+        )
         print(f"{PORT_ANNOUNCEMENT}{port}", flush=True)
         await stop.wait()
     finally:

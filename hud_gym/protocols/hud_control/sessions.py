@@ -124,7 +124,11 @@ class SessionTable:
     async def expire(self) -> None:
         """Close the sessions parked for longer than :attr:`park_seconds`."""
         now = time.monotonic()
-        stale = [s for s in self._sessions.values() if s.parked_since is not None and now - s.parked_since > self.park_seconds]
+        stale = [
+            s
+            for s in self._sessions.values()
+            if s.parked_since is not None and now - s.parked_since > self.park_seconds
+        ]
         for session in stale:
             await self.drop(session)
 

@@ -32,14 +32,20 @@ async def open_tunnel(
     name = params.get("capability") if isinstance(params, dict) else None
     if not isinstance(name, str) or name not in backends:
         known = ", ".join(sorted(backends)) or "none"
-        writer.write(encode_frame(error(msg_id, INVALID_PARAMS, f"tunnel.open: no capability {str(name)[:80]!r} (known: {known})")))
+        writer.write(
+            encode_frame(
+                error(msg_id, INVALID_PARAMS, f"tunnel.open: no capability {str(name)[:80]!r} (known: {known})")
+            )
+        )
         await writer.drain()
         return
     host, port = backends[name]
     try:
         backend = await asyncio.open_connection(host, port)
     except OSError as exc:
-        writer.write(encode_frame(error(msg_id, SERVER_ERROR, f"tunnel.open: capability {name!r} is not answering ({exc})")))
+        writer.write(
+            encode_frame(error(msg_id, SERVER_ERROR, f"tunnel.open: capability {name!r} is not answering ({exc})"))
+        )
         await writer.drain()
         return
     if msg_id is not None:
