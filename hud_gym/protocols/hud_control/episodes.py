@@ -132,4 +132,7 @@ def _answer_text(answer: Any) -> str:
 
 def _jsonable(value: Any) -> Any:
     """``value`` as JSON types (an evaluator's info may hold other objects: their ``str``)."""
-    return json.loads(json.dumps(value, default=str, allow_nan=False)) if value is not None else None
+    try:
+        return json.loads(json.dumps(value, default=str, allow_nan=False))
+    except ValueError:  # a NaN or infinity: JSON has none (HUD's frames are strict JSON)
+        return {"unencodable": clip_text(repr(value), 1000)}
