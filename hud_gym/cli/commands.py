@@ -386,7 +386,7 @@ def serve(
         raise CLIError(f"cannot serve on {host}:{port}: {exc.strerror or exc}", exit_code=1) from None
 
 
-def _serve_hud(taskset: str, host: str, port: int | None, env_options: str | None, refused: object) -> None:
+def _serve_hud(taskset: str, host: str, port: int, env_options: str | None, refused: object) -> None:
     """``serve --protocol hud``: :func:`hud_gym.protocols.hud_control.server.serve`."""
     from hud_gym.protocols.hud_control.server import serve as serve_hud
 

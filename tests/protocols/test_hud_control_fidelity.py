@@ -86,6 +86,7 @@ class Served:
                         self.ready.set_result(None)
                         while (request := await self.requests.get()) is not None:
                             action, answer = request
+                            await _call(reader, writer, "tasks.start", {"id": "t"})  # a fresh episode each
                             answer.set_result(await session.call_tool("computer", {"action": action}))
         finally:
             writer.close()

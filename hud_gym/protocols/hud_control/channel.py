@@ -111,7 +111,7 @@ class ControlConnection:
             task_id = params.get("id")
             task = self.catalog.task(task_id)
             args = self.catalog.start_args(params.get("args"))
-            return await episodes.start(session, task_id, task, args, self.env_options)
+            return await episodes.start(session, str(task_id), task, args, self.env_options)
         if method == "tasks.grade":
             return await episodes.grade(session, params)
         await episodes.cancel(session)
