@@ -2,7 +2,7 @@
 PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
-EXTRAS ?= dev,miniwob,ubuntu,sb3,ray,train,docker,agents,ui,osworld,office
+EXTRAS ?= dev,miniwob,ubuntu,sb3,ray,train,docker,agents,ui,mcp,osworld,office
 STAMP  := $(VENV)/.installed
 
 .PHONY: demo test test-fast check docs bench install system clean wheel-smoke
@@ -74,7 +74,10 @@ $(STAMP): pyproject.toml Makefile scripts/install-system.sh scripts/overlay-venv
 	# what its compared metric modules import.
 	bash scripts/overlay-venv.sh $(PY) $(VENV)-osworld formulas xmltodict tldextract cssselect pdfplumber scikit-image
 	bash scripts/overlay-venv.sh $(PY) $(VENV)-osworld --no-deps "desktop-env==1.0.2"
+	# HUD's own SDK (hud 0.6.21 pins fastmcp==3.4.10, and its CLI breaks with typer 0.29): the client
+	# that drives `hud-gym serve --protocol hud` in tests/protocols/test_hud_control_sdk.py.
+	bash scripts/overlay-venv.sh $(PY) $(VENV)-hud "hud==0.6.21"
 	touch $@
 
 clean:
-	rm -rf $(VENV) $(VENV)-verifiers $(VENV)-osworld build site *.egg-info .pytest_cache .hypothesis .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(VENV)-verifiers $(VENV)-osworld $(VENV)-hud build site *.egg-info .pytest_cache .hypothesis .mypy_cache .ruff_cache

@@ -256,6 +256,12 @@ def test_tasksets_list_and_doctor() -> None:
         (["serve", "qa", "--token", "abc"], ["--token-file", "/proc/PID/cmdline"]),
         (["serve", "qa", "--token-file", "/no/such/token"], ["--token-file /no/such/token: cannot read it"]),
         (["serve", "qa", "--import", "no_such_module_xyz"], ["--import no_such_module_xyz", "ModuleNotFoundError"]),
+        (["serve", "--protocol", "hud", "qa-basic", "--host", "0.0.0.0"], ["--host 0.0.0.0", "loopback only"]),
+        (["serve", "--protocol", "hud", "no-such-taskset"], ["no-such-taskset"]),
+        (["serve", "--protocol", "hud", "qa-basic", "--env-options", "[1]"], ["--env-options", "JSON object"]),
+        (["serve", "--protocol", "hud", "qa-basic", "--token-file", "t"], ["--token-file", "same-user"]),
+        (["serve", "--protocol", "ftp", "qa"], ["--protocol 'ftp'", "ws or hud"]),
+        (["serve", "qa", "--env-options", "{}"], ["--env-options goes with --protocol hud"]),
         (["no-such-command"], ["no-such-command"]),
     ],
 )

@@ -37,6 +37,7 @@ E2E_FIXTURES = frozenset({"site", "desktop", "controlled_desktop", "browser", "c
 E2E_MODULES = frozenset(
     {
         "agents/test_agents_e2e.py",
+        "agents/test_hud_control_sdk.py",
         "security/test_browser_crash_isolation.py",
         "security/test_browser_file_urls.py",
         "security/test_desktop_sandbox.py",

@@ -290,9 +290,14 @@ def doctor(
 
 
 def serve(
-    gym: Annotated[str, typer.Argument(help="The gym type to serve: qa, browser or ubuntu.")],
+    gym: Annotated[
+        str, typer.Argument(help="The gym type to serve: qa, browser or ubuntu (with --protocol hud: a task set).")
+    ],
     host: Annotated[str, typer.Option("--host", help="Address to bind (default: loopback).")] = "127.0.0.1",
-    port: Annotated[int, typer.Option("--port", min=0, max=65535, help="Port (0 = a free one).")] = 8765,
+    port: Annotated[
+        int | None,
+        typer.Option("--port", min=0, max=65535, help="Port (0 = a free one; default 8765, with --protocol hud 0)."),
+    ] = None,
     token_file: Annotated[
         Path | None,
         typer.Option(
@@ -321,12 +326,36 @@ def serve(
             help="Import MODULE first (to register your own setup/evaluate functions); repeatable.",
         ),
     ] = None,
+    protocol: Annotated[
+        str,
+        typer.Option(
+            "--protocol",
+            help="ws: hud-gym's controller protocol; hud: HUD 0.6's control channel for a task set "
+            "(prints HUD_SERVE_PORT=<port>; loopback only).",
+        ),
+    ] = "ws",
+    env_options: Annotated[
+        str | None,
+        typer.Option(
+            "--env-options", metavar="JSON", help="With --protocol hud: keyword arguments of every env (JSON)."
+        ),
+    ] = None,
 ) -> None:
-    """Serve the controllers of one gym type over WebSocket for remote envs (until Ctrl-C)."""
+    """Serve the controllers of one gym type over WebSocket for remote envs, or a task set on HUD's
+    control channel (--protocol hud), until Ctrl-C."""
     import importlib
 
     from hud_gym.controllers.remote import server
 
+    if protocol not in ("ws", "hud"):
+        raise CLIError(f"--protocol {protocol!r}: expected ws or hud")
+    if protocol == "hud":
+        _serve_hud(
+            gym, host, port or 0, env_options, refused=token_file or token or max_message_size or trust_client_options
+        )
+        return
+    if env_options is not None:
+        raise CLIError("--env-options goes with --protocol hud")
     if token is not None:
         raise CLIError(server.TOKEN_ON_COMMAND_LINE)
     try:
@@ -343,6 +372,7 @@ def serve(
         gym = server.served_gym(gym)
     except ValueError as exc:
         raise CLIError(str(exc)) from None
+    port = server.DEFAULT_PORT if port is None else port
     try:
         server.serve(
             gym,
@@ -352,6 +382,29 @@ def serve(
             max_message_size=max_message_size or server.DEFAULT_MAX_MESSAGE_SIZE,
             trust_client_options=trust_client_options,
         )
+    except OSError as exc:
+        raise CLIError(f"cannot serve on {host}:{port}: {exc.strerror or exc}", exit_code=1) from None
+
+
+def _serve_hud(taskset: str, host: str, port: int, env_options: str | None, refused: object) -> None:
+    """``serve --protocol hud``: :func:`hud_gym.protocols.hud_control.server.serve`."""
+    from hud_gym.protocols.hud_control.server import serve as serve_hud
+
+    if refused:
+        raise CLIError(
+            "--token-file, --max-message-size and --trust-client-options are the ws protocol's: HUD's control "
+            "channel is loopback and same-user only, and each session's tools have their own token"
+        )
+    try:
+        options = json.loads(env_options) if env_options is not None else {}
+    except json.JSONDecodeError as exc:
+        raise CLIError(f"--env-options: not JSON ({exc})") from None
+    if not isinstance(options, dict):
+        raise CLIError("--env-options: expected a JSON object of env keyword arguments")
+    try:
+        serve_hud(taskset, host, port, options)
+    except ValueError as exc:
+        raise CLIError(str(exc)) from None
     except OSError as exc:
         raise CLIError(f"cannot serve on {host}:{port}: {exc.strerror or exc}", exit_code=1) from None
 

@@ -290,3 +290,32 @@ def check_chat(body: dict[str, Any], headers: Any, frame: tuple[int, int] | None
     if max_images is not None and len(images) > max_images:
         problems.append(f"{len(images)} images in the chat, at most {max_images} expected")
     return problems
+
+
+def check_chat_tools(body: dict[str, Any], headers: Any, tools: set[str]) -> list[str]:
+    """The rules of a Chat Completions conversation driven through function tools (HUD's
+    ``OpenAIChatAgent`` over MCP tools): a bearer token, the offered ``tools``, the first turn the
+    user's, and every tool call of an assistant turn answered by a ``tool`` message with its id
+    before the next assistant turn."""
+    problems: list[str] = []
+    if not (headers.get("authorization") or "").startswith("Bearer "):
+        problems.append("no bearer token")
+    offered = {t.get("function", {}).get("name") for t in body.get("tools") or []}
+    if not tools <= offered:
+        problems.append(f"tools {sorted(tools - offered)} not offered (offered: {sorted(map(str, offered))})")
+    messages = [m for m in body.get("messages") or [] if m.get("role") != "system"]
+    if not messages or messages[0].get("role") != "user":
+        problems.append("the conversation must open with a user turn")
+    pending: set[str] = set()
+    for index, message in enumerate(messages):
+        if message.get("role") == "assistant":
+            if pending:
+                problems.append(f"message {index}: tool calls {sorted(pending)} were never answered")
+            pending = {c["id"] for c in message.get("tool_calls") or []}
+        elif message.get("role") == "tool":
+            if message.get("tool_call_id") not in pending:
+                problems.append(f"message {index}: a tool result for an unknown call {message.get('tool_call_id')!r}")
+            pending.discard(message.get("tool_call_id"))
+    if pending:
+        problems.append(f"tool calls {sorted(pending)} were never answered")
+    return problems

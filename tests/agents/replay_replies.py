@@ -149,3 +149,12 @@ class Fail:
                 "param": None,
             }
         }
+
+
+def chat_tool_call(name: str, arguments: dict[str, Any], model: str = "vlm-test") -> dict[str, Any]:
+    """A Chat Completions reply calling one function tool (as an MCP-tool agent such as HUD's gets)."""
+    import json
+
+    call = {"id": new_id("call"), "type": "function", "function": {"name": name, "arguments": json.dumps(arguments)}}
+    message = {"role": "assistant", "content": None, "tool_calls": [call]}
+    return chat_completion("", model=model, choice={"message": message, "finish_reason": "tool_calls"})

@@ -1,6 +1,7 @@
 """A loopback HTTP server (aiohttp) that stands in for the model providers in tests: it speaks
 Anthropic Messages (``POST /v1/messages``), OpenAI Responses (``POST /v1/responses``) and Chat
-Completions (``POST /v1/chat/completions``), replays scripted model turns, and checks every
+Completions (``POST /v1/chat/completions``; ``chat-tools`` scripts: the same API driven through
+function tools, as HUD's ``OpenAIChatAgent`` drives MCP tools), replays scripted model turns, and checks every
 request our agents send (:mod:`replay_checks`). A request that fails a check gets HTTP 400 with
 the problems (so the run fails, quoting them) and is kept in :attr:`ReplayServer.problems`.
 
@@ -19,7 +20,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from aiohttp import web
-from replay_checks import anthropic_frame, check_anthropic, check_chat, check_responses, image_size, responses_frame
+from replay_checks import (
+    anthropic_frame,
+    check_anthropic,
+    check_chat,
+    check_chat_tools,
+    check_responses,
+    image_size,
+    responses_frame,
+)
 from replay_replies import Fail
 
 Turn = dict[str, Any] | Callable[["Request"], dict[str, Any]] | Fail
@@ -47,6 +56,8 @@ class Script:
     fail_always: Fail | None = None
     max_images: int | None = None
     frame: tuple[int, int] | None = None
+    tools: set[str] = field(default_factory=set)
+    """For ``api="chat-tools"`` (Chat Completions through function tools): the tools every request offers."""
     requests: list[Request] = field(default_factory=list)
     calls: int = 0
 
@@ -186,9 +197,12 @@ class ReplayServer:
             else str(content)
         )
         script = self._find("chat", prompt)
-        problems = check_chat(
-            body, http.headers, script.frame if script else None, script.max_images if script else None
-        )
+        if script is None and (script := self._find("chat-tools", prompt)) is not None:
+            problems = check_chat_tools(body, http.headers, script.tools)
+        else:
+            problems = check_chat(
+                body, http.headers, script.frame if script else None, script.max_images if script else None
+            )
         turn = sum(1 for m in body.get("messages") or [] if m.get("role") == "assistant")
         frame = None
         if users and isinstance(users[-1].get("content"), list):
