@@ -52,7 +52,7 @@ def main() -> None:
     parser.add_argument("--kinds", default="office,files", help="comma-separated kinds of family")
     parser.add_argument("--seeds", type=int, default=3, help="tasks per family")
     args = parser.parse_args()
-    env = gymnasium.make("hud/Ubuntu-v0", max_steps=100_000, in_container=False, step_timeout=120)
+    env = gymnasium.make("hud/Ubuntu-v0", max_steps=100_000, in_container=False, step_timeout=120, reset_timeout=300)
     try:
         env.reset(seed=0)
         load = os.getloadavg()

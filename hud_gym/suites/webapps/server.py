@@ -36,7 +36,17 @@ from urllib.parse import parse_qs, urlsplit
 
 from hud_gym.suites.webapps.pages import Response, not_found
 
-__all__ = ["MAX_BODY", "MAX_FIELD", "App", "EpisodeDB", "Request", "base_url", "end_episode", "start_episode", "template"]
+__all__ = [
+    "MAX_BODY",
+    "MAX_FIELD",
+    "App",
+    "EpisodeDB",
+    "Request",
+    "base_url",
+    "end_episode",
+    "start_episode",
+    "template",
+]
 
 MAX_BODY = 64 * 1024
 """Bytes of a request body the server reads (a longer one is refused)."""
