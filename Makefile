@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 EXTRAS ?= dev,miniwob,ubuntu,sb3,ray,train,docker,agents,ui,mcp,osworld,office
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test test-fast check docs bench install system clean wheel-smoke
+.PHONY: demo test test-fast check docs bench bench-families install system clean wheel-smoke
 
 demo: install
 	$(PY) -m hud_gym.demo
@@ -43,6 +43,10 @@ install: $(STAMP)
 bench: install
 	bash scripts/install-system.sh chromium-driver
 	$(PY) -m benchmarks.run
+
+# Only the 100-seed proof of every task family (`make bench` runs it too; hours on 2 cores).
+bench-families: install
+	$(PY) -m benchmarks.families_check --seeds 100
 
 # The built wheel, installed into a clean venv, run from outside the checkout (CI runs it after `make test`).
 wheel-smoke: install

@@ -43,8 +43,9 @@ _DESCRIPTIONS = {
     "writer_headings": "give a document's paragraphs heading styles",
 }
 
-ENV_OPTIONS = {"max_steps": 1000, "step_timeout": 120.0}
-"""The env the families' check plays them in (an oracle's polling waits count as steps)."""
+ENV_OPTIONS = {"max_steps": 1000, "step_timeout": 120.0, "reset_timeout": 180.0}
+"""The env the families' check plays them in (an oracle's polling waits count as steps; a reset
+waits up to ``common.LAUNCH_TIMEOUT`` = 120 s for LibreOffice's window, so it may take 180 s)."""
 
 FAMILIES: tuple[Family, ...] = tuple(
     Family(

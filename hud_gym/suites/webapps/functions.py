@@ -1,8 +1,11 @@
 """The web apps' setup and evaluate functions, and the :class:`Task` a family's generator makes.
 
-``webapp_start(app, seed, path)`` makes the episode's database from the seed (a new SQLite file in
-the episode's own folder, :mod:`.server`), opens the app's page at ``path`` under the episode's
-token and binds the tab to the episode (:mod:`hud_gym.controllers.browser.binding`).
+``webapp_start(app, seed, path)`` makes the episode's database from the seed (a copy of the seed's
+template in the episode's own folder, :mod:`.server`), opens the app's page at ``path`` under the
+episode's token, drops the tab's history and binds the tab to the episode
+(:mod:`hud_gym.controllers.browser.binding`). A family's task has ``config["keep_page"]``: the
+reset leaves the previous page in place (its episode ended: its pages are 404s) instead of loading
+``about:blank`` first, so the app's page loads in the renderer already running.
 ``webapp_check(family, params)`` grades the state of *that* database (the one of the episode's
 token) with the family's check: 1 when the task is done, else 0; a page the agent left changes
 nothing (the state is the server's).
@@ -51,6 +54,13 @@ async def webapp_start(ctx: FunctionContext, app: str, seed: int, path: str = "/
     ctx.state[_STATE_KEY] = episode.token
     page = ctx.controller.state.page
     await page.goto(f"{base_url()}/e/{episode.token}/{app}{path}", wait_until="load", timeout=15_000)
+    # The task keeps its page at the reset (no detour by about:blank: a same-site navigation reuses
+    # the renderer); the tab's history, which the reset then keeps, is dropped here instead.
+    session = await page.context.new_cdp_session(page)
+    try:
+        await session.send("Page.resetNavigationHistory")
+    finally:
+        await session.detach()
     await bind(ctx, page)
 
 
@@ -90,7 +100,7 @@ def family_task(
         gym="hud-browser",
         setup=[("webapp_start", app, seed, path)],  # type: ignore[list-item]
         evaluate=[("webapp_check", family, params)],  # type: ignore[list-item]
-        config={"evaluate_every_step": True},
+        config={"evaluate_every_step": True, "keep_page": True},
         metadata={
             "benchmark": "webapps",
             "family": family,

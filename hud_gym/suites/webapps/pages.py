@@ -53,7 +53,7 @@ def layout(title: str, nav: Sequence[tuple[str, str]], content: str, flash: str 
     links = "".join(f'<a href="{esc(href)}">{esc(label)}</a>' for label, href in nav)
     note = f'<div class="flash">{esc(flash)}</div>' if flash else ""
     body = (
-        f"<!doctype html><html><head><meta charset=utf-8><title>{esc(title)}</title><style>{_CSS}</style></head>"
+        f"<!doctype html><html><head><meta charset=utf-8><title>{esc(title)}</title><link rel=icon href='data:,'><style>{_CSS}</style></head>"
         f"<body><header><b>{esc(title)}</b>{links}</header><main>{note}{content}</main></body></html>"
     )
     return Response(200, body)

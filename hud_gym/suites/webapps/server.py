@@ -3,7 +3,10 @@
 One server per process (stdlib ``ThreadingHTTPServer`` on 127.0.0.1, started on first use). Each
 episode is an :class:`EpisodeDB`: a random 128-bit token, an app, and a real SQLite database in the
 episode's own folder (``<private temp dir>/<token>/app.sqlite``, made by the host in a 0700 folder it
-created: no path comes from a task or an agent). The app's pages live under
+created: no path comes from a task or an agent). The database is a copy of the seed's *template*:
+the app's data made once per ``(app, seed)`` in memory and kept as the bytes of its SQLite file
+(:func:`template`, :meth:`sqlite3.Connection.serialize`); an episode writes only its own copy, so
+every episode of a seed starts from exactly the seed's state, at the cost of one file write. The app's pages live under
 ``/e/<token>/<app>/...``: a page of another episode, or of an episode that ended, is a 404, so an
 agent can change only its own episode's state, and the evaluator reads only that database.
 
@@ -17,6 +20,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import http.server
+import os
 import re
 import secrets
 import shutil
@@ -25,13 +29,24 @@ import tempfile
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from hud_gym.suites.webapps.pages import Response, not_found
 
-__all__ = ["MAX_BODY", "MAX_FIELD", "App", "EpisodeDB", "Request", "base_url", "end_episode", "start_episode"]
+__all__ = [
+    "MAX_BODY",
+    "MAX_FIELD",
+    "App",
+    "EpisodeDB",
+    "Request",
+    "base_url",
+    "end_episode",
+    "start_episode",
+    "template",
+]
 
 MAX_BODY = 64 * 1024
 """Bytes of a request body the server reads (a longer one is refused)."""
@@ -154,23 +169,31 @@ def base_url() -> str:
         return f"http://127.0.0.1:{_server.server_address[1]}"
 
 
+@lru_cache(maxsize=512)
+def template(app: App, seed: int) -> bytes:
+    """The SQLite file of ``app``'s data for ``seed`` (made once in memory, then cached)."""
+    conn = sqlite3.connect(":memory:")
+    try:
+        with conn:
+            app.create(conn, seed)
+        return conn.serialize()
+    finally:
+        conn.close()
+
+
 def start_episode(app: App, seed: int, owner: int) -> EpisodeDB:
-    """A new episode of ``app`` with the database of ``seed``; ``owner`` (the env's controller
-    id) has one live episode: its previous one is ended."""
+    """A new episode of ``app`` with the database of ``seed`` (a copy of its :func:`template`);
+    ``owner`` (the env's controller id) has one live episode: its previous one is ended."""
     base_url()
     assert _root is not None
+    data = template(app, seed)
     token = secrets.token_hex(16)
     folder = _root / token
     folder.mkdir(mode=0o700)
     episode = EpisodeDB(token=token, app=app, path=folder / "app.sqlite")
-    conn = sqlite3.connect(episode.path)
-    try:
-        conn.execute("PRAGMA journal_mode=MEMORY")
-        conn.execute("PRAGMA synchronous=OFF")
-        with conn:
-            app.create(conn, seed)
-    finally:
-        conn.close()
+    fd = os.open(episode.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    with os.fdopen(fd, "wb") as file:
+        file.write(data)
     with _lock:
         previous = _by_owner.get(owner)
         _episodes[token] = episode

@@ -3,13 +3,17 @@ reset, reachable only under the episode's live token, requests bounded."""
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 import urllib.error
 import urllib.request
+from pathlib import Path
 from urllib.parse import urlencode
 
 import pytest
 
+from hud_gym.core.gym_type import import_path
+from hud_gym.suites.webapps.functions import APPS
 from hud_gym.suites.webapps.mail import APP as MAIL
 from hud_gym.suites.webapps.server import MAX_BODY, EpisodeDB, base_url, end_episode, get_episode, start_episode
 
@@ -70,3 +74,31 @@ def test_unknown_tokens_apps_and_oversized_bodies_are_refused() -> None:
         assert _archived(episode) == 0
     finally:
         end_episode(episode.token)
+
+
+def _dump(path: Path) -> list[str]:
+    with contextlib.closing(sqlite3.connect(path)) as db:
+        return list(db.iterdump())
+
+
+@pytest.mark.parametrize("name", sorted(APPS))
+def test_an_episode_is_a_copy_of_the_seeds_template_and_its_writes_never_reach_the_next(name: str) -> None:
+    app = import_path(APPS[name])
+    with contextlib.closing(sqlite3.connect(":memory:")) as seeded:
+        app.create(seeded, 21)  # the seed's data made the slow way: what the template must hold
+        expected = list(seeded.iterdump())
+    first = start_episode(app, 21, owner=-105)
+    assert _dump(first.path) == expected
+    with contextlib.closing(sqlite3.connect(first.path)) as db, db:
+        for (table,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall():
+            db.execute(f"DELETE FROM {table}")  # the episode wipes every table of its copy
+    assert _dump(first.path) != expected
+    second = start_episode(app, 21, owner=-105)  # the env's next episode of the same seed
+    assert second.path != first.path and not first.path.exists()
+    assert _dump(second.path) == expected
+    other = start_episode(app, 22, owner=-106)  # another seed: other data
+    try:
+        assert _dump(other.path) != expected
+    finally:
+        end_episode(second.token)
+        end_episode(other.token)
