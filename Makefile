@@ -2,7 +2,7 @@
 PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
-EXTRAS ?= dev,miniwob,ubuntu,sb3,ray,train,docker,agents,ui,osworld,office
+EXTRAS ?= dev,miniwob,ubuntu,sb3,ray,train,docker,agents,ui,osworld,office,mcp
 STAMP  := $(VENV)/.installed
 
 .PHONY: demo test test-fast check docs bench install system clean wheel-smoke

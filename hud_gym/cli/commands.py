@@ -321,8 +321,30 @@ def serve(
             help="Import MODULE first (to register your own setup/evaluate functions); repeatable.",
         ),
     ] = None,
+    mcp: Annotated[bool, typer.Option("--mcp", help="Serve one env as an MCP server (the mcp extra).")] = False,
+    openenv: Annotated[
+        bool, typer.Option("--openenv", help="Serve one env through OpenEnv's HTTP/WebSocket contract.")
+    ] = False,
+    transport: Annotated[
+        str, typer.Option("--transport", help="With --mcp: stdio (default) or http (streamable HTTP, token).")
+    ] = "stdio",
+    task: Annotated[
+        str | None, typer.Option("--task", metavar="REF", help="With --mcp/--openenv: the served task (SET/ID).")
+    ] = None,
+    taskset: Annotated[
+        str | None, typer.Option("--taskset", metavar="NAME", help="With --mcp/--openenv: the served task set.")
+    ] = None,
+    env_options: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--option",
+            metavar="KEY=VALUE",
+            help="With --mcp/--openenv: an env option (VALUE read as JSON, else a string); repeatable.",
+        ),
+    ] = None,
 ) -> None:
-    """Serve the controllers of one gym type over WebSocket for remote envs (until Ctrl-C)."""
+    """Serve the controllers of one gym type over WebSocket for remote envs (until Ctrl-C); with
+    --mcp or --openenv, one env of that gym through that protocol instead."""
     import importlib
 
     from hud_gym.controllers.remote import server
@@ -339,6 +361,26 @@ def serve(
         except Exception as exc:  # noqa: BLE001  (the user's module: report it in one line)
             where = "--import" if module in (imports or ()) else f"${server.IMPORTS_ENV_VAR}:"
             raise CLIError(f"{where} {module}: {type(exc).__name__}: {exc}") from None
+    if mcp or openenv:
+        from hud_gym.cli.protocol_serve import serve_protocol
+
+        if mcp and openenv:
+            raise CLIError("--mcp and --openenv: serve one protocol at a time")
+        if trust_client_options:
+            raise CLIError("--trust-client-options is for the controller server: MCP and OpenEnv clients set no options")
+        serve_protocol(
+            "mcp" if mcp else "openenv",
+            gym,
+            transport=transport,
+            host=host,
+            port=port,
+            token=secret,
+            max_message_size=max_message_size,
+            task=task,
+            taskset=taskset,
+            options=env_options or [],
+        )
+        return
     try:
         gym = server.served_gym(gym)
     except ValueError as exc:
