@@ -367,7 +367,9 @@ def serve(
         if mcp and openenv:
             raise CLIError("--mcp and --openenv: serve one protocol at a time")
         if trust_client_options:
-            raise CLIError("--trust-client-options is for the controller server: MCP and OpenEnv clients set no options")
+            raise CLIError(
+                "--trust-client-options is for the controller server: MCP and OpenEnv clients set no options"
+            )
         serve_protocol(
             "mcp" if mcp else "openenv",
             gym,

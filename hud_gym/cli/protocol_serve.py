@@ -100,4 +100,3 @@ def serve_protocol(
         serve_openenv(lambda: served_env(gym, task, taskset, kwargs), host=host, port=port, token=token)
         return
     raise CLIError(f"unknown protocol {protocol!r}; one of {', '.join(PROTOCOLS)}")
-

@@ -34,6 +34,7 @@ from pydantic import BaseModel, Field
 
 from hud_gym.actions import parse_actions
 from hud_gym.bounds import STRING_CHARS, TASK_ID_CHARS, bound_info, clip_text
+from hud_gym.gyms import get_gym
 from hud_gym.task import Task
 from hud_gym.tasksets import available_tasksets, get_task
 
@@ -172,11 +173,14 @@ class ServedEnv:
         task (or a draw from the served task set).
 
         Raises:
-            ValueError: no such task.
+            ValueError: no such task, or a task of another gym.
         """
         options: dict[str, Any] = {}
         if task is not None:
-            options["task"] = pick_task(task, self.tasks)
+            options["task"] = picked = pick_task(task, self.tasks)
+            gym = get_gym(picked.gym).name if picked.gym else self.env.gym
+            if gym != self.env.gym:
+                raise ValueError(f"task {task!r} is for the {gym} gym; this server serves the {self.env.gym} gym")
         async with self.lock:
             observation, info = await self.env.areset(seed=seed, options=options)
             self.started = True

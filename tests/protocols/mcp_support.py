@@ -53,7 +53,9 @@ def http_server(tmp_path: Path, *args: str, token: str = "s3cret-token") -> Iter
         line = process.stdout.readline()
         if not line.startswith("HUD_GYM_MCP_READY "):
             process.kill()
-            raise AssertionError(f"the server did not start: {line!r} {process.stderr.read() if process.stderr else ''}")
+            raise AssertionError(
+                f"the server did not start: {line!r} {process.stderr.read() if process.stderr else ''}"
+            )
         yield line.split(" ", 1)[1].strip()
     finally:
         process.terminate()

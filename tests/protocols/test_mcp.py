@@ -58,6 +58,7 @@ def test_stdio_refuses_what_a_client_must_not_do(tmp_path: Path) -> None:
             seen = {"before": error_text(await client.call_tool("response", {"text": "Paris"}))}
             seen["path"] = error_text(await client.call_tool("setup", {"task": f"{secret}/x"}))
             seen["long"] = error_text(await client.call_tool("setup", {"task": "a" * 600}))
+            seen["gym"] = error_text(await client.call_tool("setup", {"task": "miniwob/click-test"}))
             report(await client.call_tool("reset", {"seed": 0}))
             seen["text"] = error_text(await client.call_tool("response", {"text": "x" * (STRING_CHARS + 1)}))
             seen["action"] = error_text(await client.call_tool("computer", {"action": "format_disk"}))
@@ -71,6 +72,7 @@ def test_stdio_refuses_what_a_client_must_not_do(tmp_path: Path) -> None:
     assert "reset" in seen["before"].lower()
     assert "no task" in seen["path"] and str(tmp_path) in seen["path"]
     assert "600" in seen["long"] or "at most" in seen["long"]
+    assert "this server serves the qa gym" in seen["gym"]
     assert "65536" in seen["text"] or "at most" in seen["text"]
     assert "format_disk" in seen["action"]
     assert "point" in seen["cla"]

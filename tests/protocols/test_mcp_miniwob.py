@@ -50,7 +50,9 @@ def test_click_test_over_stdio_with_claude_shape_and_custom_action() -> None:
     assert (by_claude["reward"], by_claude["status"], by_claude["terminated"]) == (1.0, "ok", True)
     assert by_claude["actions"][0]["type"] == "click"
     assert (by_ref["reward"], by_ref["status"]) == (1.0, "ok")
-    assert by_ref["actions"] == [{"type": "custom", "action": "click_element", "args": {"ref": by_ref["actions"][0]["args"]["ref"]}}]
+    assert by_ref["actions"] == [
+        {"type": "custom", "action": "click_element", "args": {"ref": by_ref["actions"][0]["args"]["ref"]}}
+    ]
 
 
 def test_click_test_over_http_with_openai_shape(tmp_path: Path) -> None:

@@ -21,9 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from mcp_support import server_env, serve_args, taskset_file
+from mcp_support import serve_args, server_env, taskset_file
 from overlay import run_in_overlay
 
 HAS_OPENENV = importlib.util.find_spec("openenv") is not None
@@ -50,7 +48,9 @@ def openenv_server(tmp_path: Path, *args: str) -> Iterator[str]:
         line = process.stdout.readline()
         if not line.startswith("HUD_GYM_OPENENV_READY "):
             process.kill()
-            raise AssertionError(f"the server did not start: {line!r} {process.stderr.read() if process.stderr else ''}")
+            raise AssertionError(
+                f"the server did not start: {line!r} {process.stderr.read() if process.stderr else ''}"
+            )
         yield line.split(" ", 1)[1].strip()
     finally:
         process.terminate()
@@ -75,7 +75,15 @@ def test_openenv_client_rewards_statuses_and_errors(tmp_path: Path) -> None:
     from hud_gym.protocols.openenv.client import HudGymEnvClient
     from hud_gym.protocols.openenv.models import HudGymAction, HudGymObservation
 
-    args = ("qa", "--taskset", str(taskset_file(tmp_path)), "--import", "failing_functions", "--option", "step_timeout=4")
+    args = (
+        "qa",
+        "--taskset",
+        str(taskset_file(tmp_path)),
+        "--import",
+        "failing_functions",
+        "--option",
+        "step_timeout=4",
+    )
     with openenv_server(tmp_path, *args) as url:
 
         async def main() -> dict[str, Any]:
@@ -105,7 +113,10 @@ def test_openenv_client_rewards_statuses_and_errors(tmp_path: Path) -> None:
             f"{url}/step", json={"action": {"actions": [{"type": "wait", "time": 1}]}}, auth=("hud", TOKEN), timeout=120
         )
         malformed = httpx.post(
-            f"{url}/step", json={"action": {"actions": [{"type": "click", "point": "x"}]}}, auth=("hud", TOKEN), timeout=60
+            f"{url}/step",
+            json={"action": {"actions": [{"type": "click", "point": "x"}]}},
+            auth=("hud", TOKEN),
+            timeout=60,
         )
         schema = httpx.get(f"{url}/schema", auth=("hud", TOKEN), timeout=60).json()
 
@@ -154,3 +165,73 @@ def test_openenv_client_solves_miniwob_click_test(tmp_path: Path) -> None:
 
         done = asyncio.run(main())
     assert (done.reward, done.done, done.observation.status) == (1.0, True, "ok")
+
+
+@pytest.fixture(scope="module")
+def openenv_qa(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    with openenv_server(tmp_path_factory.mktemp("openenv"), "qa", "--task", "qa-basic/capital-france") as url:
+        yield url
+
+
+@needs_openenv
+@pytest.mark.timeout(600)
+def test_cla_crosses_openenv_without_loss(openenv_qa: str) -> None:
+    """A property test over the action space: CLA actions sent with OpenEnv's client are executed
+    by the env as exactly the actions sent, whatever the step's status."""
+    from cla_strategies import cla_actions
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from hud_gym.actions import parse_action
+    from hud_gym.core.step_status import StepStatus
+    from hud_gym.protocols.openenv.client import HudGymEnvClient
+    from hud_gym.protocols.openenv.models import HudGymAction
+
+    statuses = {s.value for s in StepStatus}
+
+    @settings(max_examples=40, deadline=None)
+    @given(actions=st.lists(cla_actions, min_size=1, max_size=3))
+    def crosses(actions: list[Any]) -> None:
+        async def go() -> Any:
+            async with HudGymEnvClient(base_url=with_token(openenv_qa), message_timeout_s=120) as env:
+                await env.reset(seed=0)
+                return await env.step(HudGymAction(actions=actions))
+
+        done = asyncio.run(go())
+        assert [parse_action(a) for a in done.observation.actions] == actions
+        assert done.observation.status in statuses
+        assert done.reward is None or isinstance(done.reward, float)
+
+    crosses()
+
+
+@needs_openenv
+@pytest.mark.timeout(900)
+def test_trl_grpo_through_openenv(tmp_path: Path) -> None:
+    """TRL's OpenEnv path: a real ``GRPOTrainer`` (the tiny tool-calling model of the trainer
+    tests, 2 steps of 4 rollouts) whose episodes run on hud-gym envs behind the OpenEnv server;
+    the rewards it scores are the envs' (a failed grading NaN, never 0)."""
+    pytest.importorskip("trl")
+    import math
+
+    tests = Path(__file__).resolve().parent.parent
+    sys.path[:0] = [str(tests), str(tests.parent / "examples")]
+    from test_trl_trainer import run_grpo
+
+    from hud_gym.protocols.openenv.trl import openenv_trl_environment
+
+    args = ("qa", "--taskset", str(taskset_file(tmp_path)), "--import", "failing_functions")
+    with openenv_server(tmp_path, *args) as url:
+        env_cls = openenv_trl_environment(with_token(url))
+        moves = [("answer", {"text": "Paris"}), ("answer", {"text": "Lyon"}), ("type_text", {"text": "Paris"})]
+        rows = [{"task": "ok", "seed": 0}, {"task": "raises", "seed": 0}]
+        trainer, seen = run_grpo(env_cls, rows, moves, tmp_path)
+        assert {t.__name__ for t in trainer.tools} == {"click", "type_text", "answer"}
+        del trainer
+    assert len(seen) == 2 and all(len(rewards) == 4 for _, rewards in seen)
+    graded = [all(r in (0.0, 1.0) for r in rewards) for _, rewards in seen]
+    failed = [all(math.isnan(r) for r in rewards) for _, rewards in seen]
+    assert sorted(graded) == sorted(failed) == [False, True] and graded != failed
+    for prompts, _ in seen:
+        for prompt in prompts:
+            assert prompt[-1]["content"].count("Capital of France?") == 1, prompt

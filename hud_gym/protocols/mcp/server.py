@@ -38,6 +38,7 @@ MCP_PATH = "/mcp"
 READY_PREFIX = "HUD_GYM_MCP_READY "
 """The line the HTTP server prints on stdout, followed by its URL, once it accepts connections."""
 
+
 def build_server(served: ServedEnv, name: str = "hud-gym") -> Any:
     """An ``mcp`` ``MCPServer`` whose tools drive ``served`` (:mod:`.tools`); closing the server's
     lifespan closes the env."""
@@ -62,7 +63,9 @@ def build_server(served: ServedEnv, name: str = "hud-gym") -> Any:
     return server
 
 
-def http_app(server: Any, token: str, *, host: str = "127.0.0.1", max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE) -> Any:
+def http_app(
+    server: Any, token: str, *, host: str = "127.0.0.1", max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE
+) -> Any:
     """The ASGI app of ``server``'s streamable HTTP transport at :data:`MCP_PATH`, behind ``token``.
 
     Raises:

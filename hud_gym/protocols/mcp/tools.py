@@ -87,6 +87,7 @@ async def _guarded(served: ServedEnv, run: Any) -> Any:
 
 def add_tools(server: Any, served: ServedEnv) -> None:
     """Register the tools of the module docstring on ``server`` (an ``mcp`` ``MCPServer``)."""
+
     def tool(description: str) -> Any:
         return server.tool(description=description, structured_output=False)
 

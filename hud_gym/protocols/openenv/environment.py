@@ -3,7 +3,8 @@
 OpenEnv makes one :class:`HudGymEnvironment` per WebSocket session (and one per stateless HTTP
 ``/reset`` or ``/step``, closed after it) from the factory the server is given. ``reset`` takes
 ``seed``, ``episode_id`` and ``task`` (a reference: :func:`hud_gym.protocols.session.pick_task`);
-``step`` takes a :class:`~hud_gym.protocols.openenv.models.HudGymAction`. A step with no episode
+``step`` takes a :class:`~hud_gym.protocols.openenv.models.HudGymAction` (CLA actions, or
+``evaluate=true``: a grade of the current state, the episode left open). A step with no episode
 open (a stateless HTTP ``/step``) answers ``status="no_episode"``, ``reward=None``, ``done``.
 """
 
@@ -74,15 +75,19 @@ class HudGymEnvironment(Environment):  # type: ignore[misc]
             report = StepReport(status=NO_EPISODE, terminated=True, error="no episode: reset first")
             return observation(report, None)
         try:
-            report = await self.served.step(action.actions)
+            report = await (self.served.evaluate() if action.evaluate else self.served.step(action.actions))
         except (ActionError, ResetNeeded) as exc:
-            report = StepReport(status="action_error", error=f"{type(exc).__name__}: {exc}", step=self._state.step_count)
+            report = StepReport(
+                status="action_error", error=f"{type(exc).__name__}: {exc}", step=self._state.step_count
+            )
             return observation(report, self.served.screenshot)
         self._state.step_count = report.step
         self._state.status = report.status
         return observation(report, self.served.screenshot)
 
-    def reset(self, seed: int | None = None, episode_id: str | None = None, task: str | None = None) -> HudGymObservation:
+    def reset(
+        self, seed: int | None = None, episode_id: str | None = None, task: str | None = None
+    ) -> HudGymObservation:
         """Sync :meth:`reset_async` (from a thread without a running loop)."""
         import asyncio
 

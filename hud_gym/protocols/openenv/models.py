@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from openenv.core.env_server.types import Action, Observation, State
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from hud_gym.actions import CLA
 
@@ -21,9 +21,17 @@ __all__ = ["HudGymAction", "HudGymObservation", "HudGymState"]
 
 
 class HudGymAction(Action):  # type: ignore[misc]
-    """One env step: CLA actions executed in order."""
+    """One env step: CLA actions executed in order; or, with ``evaluate`` and no actions, a grade
+    of the current state (HUD's ``evaluate``: the reward, or ``None`` with ``eval_error``)."""
 
-    actions: list[CLA] = Field(min_length=1, max_length=100, description="CLA actions, executed in order")
+    actions: list[CLA] = Field(default_factory=list, max_length=100, description="CLA actions, executed in order")
+    evaluate: bool = Field(default=False, description="Grade the current state instead of stepping")
+
+    @model_validator(mode="after")
+    def _one_of(self) -> HudGymAction:
+        if bool(self.actions) == self.evaluate:
+            raise ValueError("give either actions (a step) or evaluate=true (a grade of the current state)")
+        return self
 
 
 class HudGymObservation(Observation):  # type: ignore[misc]
