@@ -22,7 +22,7 @@ from hud_gym.protocols.openenv.models import HudGymAction, HudGymObservation, Hu
 __all__ = ["HudGymEnvClient"]
 
 
-class HudGymEnvClient(EnvClient):  # type: ignore[misc]
+class HudGymEnvClient(EnvClient):
     """OpenEnv's ``EnvClient`` for hud-gym envs (``reset(seed=, task=)``, ``step(HudGymAction)``, ``state()``)."""
 
     def _step_payload(self, action: HudGymAction) -> dict[str, Any]:

@@ -41,7 +41,7 @@ def observation(report: StepReport, screenshot: Any) -> HudGymObservation:
     )
 
 
-class HudGymEnvironment(Environment):  # type: ignore[misc]
+class HudGymEnvironment(Environment):
     """One hud-gym env behind OpenEnv's ``reset`` / ``step`` / ``state``.
 
     Args:

@@ -20,7 +20,7 @@ from hud_gym.actions import CLA
 __all__ = ["HudGymAction", "HudGymObservation", "HudGymState"]
 
 
-class HudGymAction(Action):  # type: ignore[misc]
+class HudGymAction(Action):
     """One env step: CLA actions executed in order; or, with ``evaluate`` and no actions, a grade
     of the current state (HUD's ``evaluate``: the reward, or ``None`` with ``eval_error``)."""
 
@@ -34,7 +34,7 @@ class HudGymAction(Action):  # type: ignore[misc]
         return self
 
 
-class HudGymObservation(Observation):  # type: ignore[misc]
+class HudGymObservation(Observation):
     """What a reset or step of a hud-gym env observed and reported."""
 
     screenshot: str = Field(default="", description="The screen as a base64 PNG")
@@ -50,7 +50,7 @@ class HudGymObservation(Observation):  # type: ignore[misc]
     info: dict[str, Any] = Field(default_factory=dict, description="The env's info, bounded and JSON-safe")
 
 
-class HudGymState(State):  # type: ignore[misc]
+class HudGymState(State):
     """The episode of a hud-gym env."""
 
     task_id: str | None = None
