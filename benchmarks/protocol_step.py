@@ -1,7 +1,8 @@
 """One browser step in this process vs through each protocol a hud-gym env is served over.
 
 ``hud/Browser-v0`` at 1280x720 on the ``remote_step`` article page (one ``ClickAction`` on a
-button that toggles its colour, so every frame differs), stepped four ways in turn:
+button that toggles its colour, so every frame differs), or with ``--gym qa`` ``hud/QA-v0``
+(one ``TypeAction``, its 1280x720 screenshot rendered anew), stepped four ways in turn:
 
 - ``local``: ``env.step`` in this process (``controller="local"``);
 - ``ws``: the controller in hud-gym's WebSocket controller server (``controller="subprocess"``);
@@ -32,35 +33,39 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-import gymnasium
-
-import hud_gym  # noqa: F401  (registers the ids)
+import hud_gym
 from benchmarks.remote_step import BUTTON, HTML
 from hud_gym import Task
-from hud_gym.actions import ClickAction
+from hud_gym.actions import ClickAction, TypeAction
 
 TOKEN = "benchmark-token"
-TASK = {"id": "article", "prompt": "Toggle", "gym": "hud-browser", "setup": [["load_html_content", HTML]]}
-CLICK = ClickAction(point={"x": BUTTON[0], "y": BUTTON[1]})
+TASKS = {
+    "browser": {"id": "article", "prompt": "Toggle", "gym": "hud-browser", "setup": [["load_html_content", HTML]]},
+    "qa": {"id": "article", "prompt": "Type a letter at each step.", "gym": "qa", "target": "a"},
+}
+ACTIONS = {"browser": ClickAction(point={"x": BUTTON[0], "y": BUTTON[1]}), "qa": TypeAction(text="a")}
+GYM = {"name": "browser"}
 
 
 @contextlib.contextmanager
 def _server(folder: Path, protocol: str, ready: str) -> Any:
     tasks = folder / "tasks.json"
-    tasks.write_text(json.dumps({"id": "bench", "tasks": [TASK]}))
+    tasks.write_text(json.dumps({"id": "bench", "tasks": [TASKS[GYM["name"]]]}))
     (folder / "token").write_text(TOKEN)
     extra = ["--transport", "http"] if protocol == "mcp" else []
-    command = [sys.executable, "-m", "hud_gym.cli", "serve", "browser", f"--{protocol}", *extra]
-    command += [
+    command = [
+        sys.executable,
+        "-m",
+        "hud_gym.cli",
+        "serve",
+        GYM["name"],
+        f"--{protocol}",
+        *extra,
         "--taskset",
         str(tasks),
-        "--port",
-        "0",
-        "--token-file",
-        str(folder / "token"),
-        "--option",
-        "max_steps=1000000",
     ]
+    command += ["--port", "0", "--token-file", str(folder / "token"), "--option", "max_steps=1000000"]
+    command += ["--option", "reset_timeout=600", "--option", "step_timeout=600"]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
     try:
         line = process.stdout.readline() if process.stdout else ""
@@ -80,7 +85,7 @@ async def _mcp(url: str) -> AsyncIterator[Callable[[], Awaitable[None]]]:
     async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {TOKEN}"}, timeout=120) as http:
         async with Client(streamable_http_client(url, http_client=http)) as client:
             assert not (await client.call_tool("setup", {"task": "article", "seed": 0})).is_error
-            action = {"actions": CLICK.model_dump(mode="json", exclude_none=True)}
+            action = {"actions": ACTIONS[GYM["name"]].model_dump(mode="json", exclude_none=True)}
 
             async def step() -> None:
                 result = await client.call_tool("act", action)
@@ -96,7 +101,7 @@ async def _openenv(url: str) -> AsyncIterator[Callable[[], Awaitable[None]]]:
 
     async with HudGymEnvClient(base_url=url.replace("http://", f"http://hud:{TOKEN}@")) as env:
         await env.reset(task="article", seed=0)
-        action = HudGymAction(actions=[CLICK])
+        action = HudGymAction(actions=[ACTIONS[GYM["name"]]])
 
         async def step() -> None:
             result = await env.step(action)
@@ -106,11 +111,14 @@ async def _openenv(url: str) -> AsyncIterator[Callable[[], Awaitable[None]]]:
 
 
 def _env_step(controller: str) -> tuple[Any, Callable[[], Awaitable[None]]]:
-    env = gymnasium.make("hud/Browser-v0", controller=controller, max_steps=1_000_000)
-    env.reset(seed=0, options={"task": Task(**TASK)})
+    name = GYM["name"]
+    env = hud_gym.make(
+        name, controller=controller, max_steps=1_000_000, reset_timeout=600, step_timeout=600, taskset=[TASKS[name]]
+    )
+    env.reset(seed=0, options={"task": Task(**TASKS[name])})
 
     async def step() -> None:
-        _, _, _, _, info = await env.unwrapped.astep(CLICK)
+        _, _, _, _, info = await env.unwrapped.astep(ACTIONS[name])
         assert info["status"] == "ok", info
 
     return env, step
@@ -163,7 +171,9 @@ def main(argv: list[str] | None = None) -> None:
     """Print the medians."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--steps", type=int, default=40)
+    parser.add_argument("--gym", choices=sorted(TASKS), default="browser")
     args = parser.parse_args(argv)
+    GYM["name"] = args.gym
     for key, value in run(args.steps).items():
         print(f"{key:>12}: {value:8.2f}" + ("x" if "/" in key else " ms"))
 
