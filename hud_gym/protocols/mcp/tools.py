@@ -109,7 +109,7 @@ def add_tools(server: Any, served: ServedEnv) -> None:
 
     @tool(description="One action in Anthropic's computer-use shape; points in screenshot pixels.")
     async def computer(
-        action: ClaudeName,  # type: ignore[valid-type]
+        action: ClaudeName,
         coordinate: Pair | None = None,
         start_coordinate: Pair | None = None,
         text: Text | None = None,
@@ -132,7 +132,7 @@ def add_tools(server: Any, served: ServedEnv) -> None:
 
     @tool(description="One action in OpenAI's computer-use shape (a computer_call action's fields).")
     async def openai_computer(
-        type: OpenAIName,  # type: ignore[valid-type]  # noqa: A002  (OpenAI's field name)
+        type: OpenAIName,  # noqa: A002  (OpenAI's field name)
         x: int | None = None,
         y: int | None = None,
         button: Literal["left", "right", "wheel", "back", "forward"] | None = None,

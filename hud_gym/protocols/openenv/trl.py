@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from hud_gym.actions import ClickAction, ResponseAction, TypeAction
+from hud_gym.actions import ClickAction, Point, ResponseAction, TypeAction
 from hud_gym.protocols.openenv.client import HudGymEnvClient
 from hud_gym.protocols.openenv.models import HudGymAction
 
@@ -66,7 +66,7 @@ def openenv_trl_environment(base_url: str, *, timeout: float = 180.0) -> type:
                 x: pixels from the left.
                 y: pixels from the top.
             """
-            return self._act(ClickAction(point={"x": x, "y": y}))
+            return self._act(ClickAction(point=Point(x=x, y=y)))
 
         def type_text(self, text: str) -> str:
             """Type text.
