@@ -2,7 +2,7 @@
 PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
-EXTRAS ?= dev,miniwob,ubuntu,sb3,ray,train,docker,agents,ui,mcp,osworld,office
+EXTRAS ?= dev,miniwob,ubuntu,sb3,ray,train,docker,agents,ui,osworld,office,mcp
 STAMP  := $(VENV)/.installed
 
 .PHONY: demo test test-fast check docs bench bench-families install system clean wheel-smoke
@@ -73,6 +73,9 @@ $(STAMP): pyproject.toml Makefile scripts/install-system.sh scripts/overlay-venv
 	# verifiers 0.4 pins openai<3 (the agents extra needs openai 3): it gets a venv layered over this
 	# one, holding only what differs (tests/test_verifiers_v1.py runs itself there).
 	bash scripts/overlay-venv.sh $(PY) $(VENV)-verifiers "verifiers>=0.4,<0.5"
+	# OpenEnv (openenv-core 0.3) pins pillow<13 and pulls gradio and fastmcp: its server contract and
+	# client (hud_gym.protocols.openenv, tests/protocols/test_openenv.py) run in an overlay venv.
+	bash scripts/overlay-venv.sh $(PY) $(VENV)-openenv "openenv-core==0.3.0"
 	# OSWorld's own metric functions, for the grading-parity test (tests/osworld/test_parity.py):
 	# desktop-env without its dependencies (its pins: gymnasium 0.28, numpy<2, torch 2.5), plus only
 	# what its compared metric modules import.
@@ -84,4 +87,4 @@ $(STAMP): pyproject.toml Makefile scripts/install-system.sh scripts/overlay-venv
 	touch $@
 
 clean:
-	rm -rf $(VENV) $(VENV)-verifiers $(VENV)-osworld $(VENV)-hud build site *.egg-info .pytest_cache .hypothesis .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(VENV)-verifiers $(VENV)-osworld $(VENV)-hud $(VENV)-openenv build site *.egg-info .pytest_cache .hypothesis .mypy_cache .ruff_cache

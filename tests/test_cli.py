@@ -258,10 +258,9 @@ def test_tasksets_list_and_doctor() -> None:
         (["serve", "qa", "--import", "no_such_module_xyz"], ["--import no_such_module_xyz", "ModuleNotFoundError"]),
         (["serve", "--protocol", "hud", "qa-basic", "--host", "0.0.0.0"], ["--host 0.0.0.0", "loopback only"]),
         (["serve", "--protocol", "hud", "no-such-taskset"], ["no-such-taskset"]),
-        (["serve", "--protocol", "hud", "qa-basic", "--env-options", "[1]"], ["--env-options", "JSON object"]),
+        (["serve", "--protocol", "hud", "qa-basic", "--option", "[1]"], ["--option '[1]'", "KEY=VALUE"]),
         (["serve", "--protocol", "hud", "qa-basic", "--token-file", "t"], ["--token-file", "same-user"]),
         (["serve", "--protocol", "ftp", "qa"], ["--protocol 'ftp'", "ws or hud"]),
-        (["serve", "qa", "--env-options", "{}"], ["--env-options goes with --protocol hud"]),
         (["no-such-command"], ["no-such-command"]),
     ],
 )

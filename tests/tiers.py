@@ -46,6 +46,8 @@ E2E_MODULES = frozenset(
         "security/test_host_functions.py",
         "security/test_renderer_limits.py",
         "security/test_server_exposure.py",
+        "protocols/test_mcp_miniwob.py",
+        "protocols/test_openenv.py",
     }
 )
 """Modules outside :data:`E2E_FOLDERS` whose tests drive Chromium or the desktop."""
@@ -61,6 +63,8 @@ SLOW_MODULES = frozenset(
         "test_trl_trainer.py",
         "test_verifiers_v1.py",
         "test_orphans.py",
+        "protocols/test_mcp.py",
+        "protocols/test_mcp_fidelity.py",
     }
 )
 """Modules (paths under tests/) whose tests take more than about 10 s each."""

@@ -334,15 +334,32 @@ def serve(
             "(prints HUD_SERVE_PORT=<port>; loopback only).",
         ),
     ] = "ws",
+    mcp: Annotated[bool, typer.Option("--mcp", help="Serve one env as an MCP server (the mcp extra).")] = False,
+    openenv: Annotated[
+        bool, typer.Option("--openenv", help="Serve one env through OpenEnv's HTTP/WebSocket contract.")
+    ] = False,
+    transport: Annotated[
+        str, typer.Option("--transport", help="With --mcp: stdio (default) or http (streamable HTTP, token).")
+    ] = "stdio",
+    task: Annotated[
+        str | None, typer.Option("--task", metavar="REF", help="With --mcp/--openenv: the served task (SET/ID).")
+    ] = None,
+    taskset: Annotated[
+        str | None, typer.Option("--taskset", metavar="NAME", help="With --mcp/--openenv: the served task set.")
+    ] = None,
     env_options: Annotated[
-        str | None,
+        list[str] | None,
         typer.Option(
-            "--env-options", metavar="JSON", help="With --protocol hud: keyword arguments of every env (JSON)."
+            "--option",
+            metavar="KEY=VALUE",
+            help="With --mcp, --openenv or --protocol hud: an env option (VALUE read as JSON, else a string); "
+            "repeatable.",
         ),
     ] = None,
 ) -> None:
-    """Serve the controllers of one gym type over WebSocket for remote envs, or a task set on HUD's
-    control channel (--protocol hud), until Ctrl-C."""
+    """Serve the controllers of one gym type over WebSocket for remote envs (until Ctrl-C); with
+    --mcp or --openenv, one env of that gym through that protocol instead; with --protocol hud, a task
+    set on HUD 0.6's control channel."""
     import importlib
 
     from hud_gym.controllers.remote import server
@@ -354,8 +371,6 @@ def serve(
             gym, host, port or 0, env_options, refused=token_file or token or max_message_size or trust_client_options
         )
         return
-    if env_options is not None:
-        raise CLIError("--env-options goes with --protocol hud")
     if token is not None:
         raise CLIError(server.TOKEN_ON_COMMAND_LINE)
     try:
@@ -368,6 +383,28 @@ def serve(
         except Exception as exc:  # noqa: BLE001  (the user's module: report it in one line)
             where = "--import" if module in (imports or ()) else f"${server.IMPORTS_ENV_VAR}:"
             raise CLIError(f"{where} {module}: {type(exc).__name__}: {exc}") from None
+    if mcp or openenv:
+        from hud_gym.cli.protocol_serve import serve_protocol
+
+        if mcp and openenv:
+            raise CLIError("--mcp and --openenv: serve one protocol at a time")
+        if trust_client_options:
+            raise CLIError(
+                "--trust-client-options is for the controller server: MCP and OpenEnv clients set no options"
+            )
+        serve_protocol(
+            "mcp" if mcp else "openenv",
+            gym,
+            transport=transport,
+            host=host,
+            port=port,
+            token=secret,
+            max_message_size=max_message_size,
+            task=task,
+            taskset=taskset,
+            options=env_options or [],
+        )
+        return
     try:
         gym = server.served_gym(gym)
     except ValueError as exc:
@@ -386,7 +423,7 @@ def serve(
         raise CLIError(f"cannot serve on {host}:{port}: {exc.strerror or exc}", exit_code=1) from None
 
 
-def _serve_hud(taskset: str, host: str, port: int, env_options: str | None, refused: object) -> None:
+def _serve_hud(taskset: str, host: str, port: int, env_options: list[str] | None, refused: object) -> None:
     """``serve --protocol hud``: :func:`hud_gym.protocols.hud_control.server.serve`."""
     from hud_gym.protocols.hud_control.server import serve as serve_hud
 
@@ -395,12 +432,9 @@ def _serve_hud(taskset: str, host: str, port: int, env_options: str | None, refu
             "--token-file, --max-message-size and --trust-client-options are the ws protocol's: HUD's control "
             "channel is loopback and same-user only, and each session's tools have their own token"
         )
-    try:
-        options = json.loads(env_options) if env_options is not None else {}
-    except json.JSONDecodeError as exc:
-        raise CLIError(f"--env-options: not JSON ({exc})") from None
-    if not isinstance(options, dict):
-        raise CLIError("--env-options: expected a JSON object of env keyword arguments")
+    from hud_gym.cli.protocol_serve import env_options as parse_options
+
+    options = parse_options(env_options or [])
     try:
         serve_hud(taskset, host, port, options)
     except ValueError as exc:

@@ -44,7 +44,7 @@ def served(taskset: str, env_options: dict[str, Any] | None = None) -> Iterator[
     """``hud-gym serve --protocol hud TASKSET`` in its own process group; yields its control port."""
     command = [sys.executable, "-m", "hud_gym.cli", "serve", "--protocol", "hud", taskset]
     if env_options:
-        command += ["--env-options", json.dumps(env_options)]
+        command += [arg for key, value in env_options.items() for arg in ("--option", f"{key}={json.dumps(value)}")]
     server = subprocess.Popen(
         command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
     )

@@ -11,7 +11,7 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 
-import httpx
+import httpx2 as httpx
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -80,7 +80,7 @@ class Served:
             env.listeners.append(self.seen)
             headers = {"Authorization": f"Bearer {binding['params']['auth_token']}"}
             async with httpx.AsyncClient(headers=headers, timeout=120) as http:
-                async with streamable_http_client(binding["url"], http_client=http) as (read, write, _):
+                async with streamable_http_client(binding["url"], http_client=http) as (read, write):
                     async with ClientSession(read, write) as session:
                         await session.initialize()
                         self.ready.set_result(None)
@@ -125,11 +125,11 @@ def test_every_cla_action_reaches_the_env_unchanged(served: Served, action: Any)
     assert len(served.seen.actions) == before + 1, result
     assert parse_actions(served.seen.actions[-1]) == [action]
     report = json.loads(result.content[0].text)
-    assert report["status"] in {"ok", "action_error"} and result.isError == (
+    assert report["status"] in {"ok", "action_error"} and result.is_error == (
         report["status"] != "ok" or bool(report["error"])
     )
 
 
 def test_a_failed_action_is_an_error_result(served: Served) -> None:
     result = served.computer({"type": "click", "point": {"x": "left"}})
-    assert result.isError
+    assert result.is_error

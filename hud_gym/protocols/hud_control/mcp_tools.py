@@ -74,9 +74,7 @@ class McpTools:
 
     def __init__(self, sessions: SessionTable) -> None:
         self.sessions = sessions
-        self.server: Server[Any, Any] = Server("hud-gym")
-        self.server.list_tools()(self._list_tools)
-        self.server.call_tool()(self._call_tool)
+        self.server: Server[Any] = Server("hud-gym", on_list_tools=self._list_tools, on_call_tool=self._call_tool)
         self.manager = StreamableHTTPSessionManager(
             app=self.server,
             json_response=True,
@@ -105,19 +103,27 @@ class McpTools:
             return
         await self.manager.handle_request(scope, receive, send)
 
-    async def _list_tools(self) -> list[types.Tool]:
-        return TOOLS
+    async def _list_tools(self, ctx: Any, params: Any) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=TOOLS)
 
-    async def _call_tool(self, name: str, arguments: dict[str, Any]) -> types.CallToolResult:
-        session = self._session()
+    async def _call_tool(self, ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        """One tool call; a refused or failed call is an error result naming why."""
+        try:
+            return await self._run_tool(self._session(ctx), params.name, dict(params.arguments or {}))
+        except Exception as exc:  # noqa: BLE001  (reported to the client as the tool's error, bounded)
+            text = bound(f"{type(exc).__name__}: {exc}")[0]
+            return types.CallToolResult(content=[types.TextContent(type="text", text=str(text))], isError=True)
+
+    async def _run_tool(self, session: Session, name: str, arguments: dict[str, Any]) -> types.CallToolResult:
         if name == "screenshot":
             if session.observation is None:
                 raise RuntimeError("no observation yet: start a task first")
             return types.CallToolResult(content=[await _image(session.observation["screenshot"])], isError=False)
         if name != "computer":
             raise ValueError(f"unknown tool {name!r}")
-        action = arguments["action"]
-        observation, reward, terminated, truncated, info = await act(session, action)
+        if "action" not in arguments:
+            raise ValueError("the computer tool takes {'action': ...}")
+        observation, reward, terminated, truncated, info = await act(session, arguments["action"])
         report = {
             "status": info.get("status"),
             "reward": reward,
@@ -132,8 +138,8 @@ class McpTools:
         content: list[Any] = [types.TextContent(type="text", text=text), await _image(observation["screenshot"])]
         return types.CallToolResult(content=content, isError=failed)
 
-    def _session(self) -> Session:
-        request = self.server.request_context.request
+    def _session(self, ctx: Any) -> Session:
+        request = getattr(ctx, "request", None)
         header = request.headers.get("authorization", "") if request is not None else ""
         session = self.sessions.by_token(header.partition(" ")[2].strip())
         if session is None:

@@ -9,7 +9,7 @@ line HUD's process runtimes read.
 
 Trust: HUD's control channel has no credential, so the server binds loopback only and answers only
 connections from its own user (:mod:`.peers`); each session's MCP tools need that session's bearer
-token. Env options are the operator's (``--env-options``); a client chooses a task and its seed,
+token. Env options are the operator's (``--option KEY=VALUE``); a client chooses a task and its seed,
 nothing else. Frames are bounded (16 MiB), sessions too (:mod:`.sessions`).
 """
 
