@@ -118,6 +118,11 @@ class Store(TrajectoryStore):
         with self._write() as conn:
             conn.execute("UPDATE jobs SET metadata = ? WHERE id = ?", (to_json(metadata), job_id))
 
+    def rename_job(self, job_id: str, name: str) -> None:
+        """Give a job a new name."""
+        with self._write() as conn:
+            conn.execute("UPDATE jobs SET name = ? WHERE id = ?", (name, job_id))
+
     def job_row(self, id_or_prefix: str) -> sqlite3.Row:
         """The job whose id is ``id_or_prefix`` or the only one that starts with it.
 
