@@ -11,6 +11,7 @@ from typing import Annotated, Any
 import typer
 
 from hud_gym.cli.console import JOB_ID_HELP, load_job, progress_bar, stdout_console
+from hud_gym.cli.curves_command import jobs_curves
 from hud_gym.cli.errors import CLIError
 from hud_gym.cli.jobs_manage import jobs_delete, jobs_rename, jobs_tag, parse_tag_options
 
@@ -26,6 +27,7 @@ jobs_app = typer.Typer(
 jobs_app.command("rename")(jobs_rename)
 jobs_app.command("tag")(jobs_tag)
 jobs_app.command("delete")(jobs_delete)
+jobs_app.command("curves")(jobs_curves)
 
 
 @jobs_app.command("list")
