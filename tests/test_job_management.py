@@ -22,6 +22,7 @@ import hud_gym
 from hud_gym.actions import ResponseAction
 from hud_gym.cli.app import app
 from hud_gym.jobs import create_job, list_jobs, load_job
+from hud_gym.jobs.manage import tag_job
 from hud_gym.jobs.tags import parse_tags
 
 pytestmark = pytest.mark.timeout(180)
@@ -162,3 +163,52 @@ def test_a_job_whose_runs_all_failed_is_stored_failed(agents: str, home: Path) -
 
     partly = hud_gym.run_job(mixed, ["qa-basic/capital-france", "qa-basic/capital-japan"], "partly")
     assert partly.status == "completed" and partly.error is None  # one graded run is enough
+
+
+def _scalars(logdir: Path) -> dict[str, dict[int, float]]:
+    """The scalars of the TensorBoard event files under ``logdir`` (TFRecord framing: a uint64
+    length, its CRC, the ``Event`` proto, its CRC), read with tensorboardX's own proto."""
+    import struct
+
+    from tensorboardX.proto import event_pb2
+
+    found: dict[str, dict[int, float]] = {}
+    for path in logdir.glob("events.out.tfevents.*"):
+        data = path.read_bytes()
+        offset = 0
+        while offset < len(data):
+            (length,) = struct.unpack_from("<Q", data, offset)
+            event = event_pb2.Event.FromString(data[offset + 12 : offset + 12 + length])
+            offset += 12 + length + 4
+            for value in event.summary.value:
+                found.setdefault(value.tag, {})[event.step] = round(value.simple_value, 4)
+    return found
+
+
+def test_curves_across_tagged_jobs_print_and_go_to_tensorboard(agents: str, home: Path, tmp_path: Path) -> None:
+    _run(agents, "--tag", "ckpt=1200")
+    _run(agents, "--tag", "ckpt=800", agent="crash")  # every run failed: no success figure, not 0
+    words = hud_gym.run_job(
+        lambda o, h, t: [ResponseAction(text="Rome")],
+        hud_gym.TaskSet(tasks=[hud_gym.get_task("qa-basic/capital-france")], id="qa-basic"),
+        "wrong",
+        metadata={"tags": {"ckpt": "400"}},
+    )
+    assert tag_job(words.id, {"ckpt": "400"}) == {"ckpt": "400"}
+    _run(agents, "--tag", "ckpt=final")
+    result = invoke("jobs", "curves", "ckpt", "--json", "--tensorboard", str(tmp_path / "tb"))
+    assert result.exit_code == 0, result.output
+    points = json.loads(result.stdout)
+    assert [p["value"] for p in points] == ["400", "800", "1200", "final"]  # numeric order, then text
+    assert [p["success_rate"] for p in points] == [0.0, None, 1.0, 1.0]
+    assert points[0]["per_task"] == {"capital-france": 0.0} and points[1]["errors"] == 1
+    assert "left out (not integer steps): final" in result.stderr
+    assert _scalars(tmp_path / "tb") == {
+        "success/qa-basic": {400: 0.0, 1200: 1.0},
+        "success/qa-basic/capital-france": {400: 0.0, 1200: 1.0},
+        "reward/qa-basic": {400: 0.0, 1200: 1.0},
+    }
+    table = invoke("jobs", "curves", "ckpt")
+    assert table.exit_code == 0 and "success across ckpt" in table.stdout and "final" in table.stdout
+    missing = invoke("jobs", "curves", "step")
+    assert missing.exit_code == 2 and "no job is tagged 'step'" in missing.stderr and "ckpt" in missing.stderr

@@ -124,6 +124,7 @@ async def arun_job(
         else policy.__qualname__,
         "seed": seed,
         "max_steps": max_steps,
+        "env_kwargs": env_kwargs,
     }
     job = await asyncio.to_thread(
         create_job, name or f"run {tasks.id or 'tasks'}", {**(metadata or {}), "run": settings}, home=home

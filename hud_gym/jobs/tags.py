@@ -76,7 +76,7 @@ def job_settings(metadata: Mapping[str, Any]) -> dict[str, Any]:
     ``max_steps``, ``env_kwargs`` and ``tags`` (``None`` / empty when not recorded)."""
     run = metadata.get("run") if isinstance(metadata.get("run"), dict) else {}
     agent = metadata.get("agent") or run.get("agent")
-    env_kwargs = metadata.get("env_kwargs")
+    env_kwargs = metadata.get("env_kwargs", run.get("env_kwargs"))
     return {
         "agent": str(agent) if agent is not None else None,
         "taskset": run.get("taskset"),

@@ -247,7 +247,7 @@ function drawElements(ctx, elements, w, h) {
   const line = Math.max(1, Math.round(Math.min(w, h) / 300));
   ctx.lineWidth = line; ctx.font = `${Math.max(8, 4 * line + 6)}px sans-serif`;
   (elements || []).forEach((e, i) => {
-    const [x, y, bw, bh] = e.bbox;
+    const [x, y, bw, bh] = e.bbox.map(Math.round);
     ctx.strokeStyle = "rgba(0, 120, 255, 0.9)"; ctx.strokeRect(x + line / 2, y + line / 2, Math.max(0, bw - line), Math.max(0, bh - line));
     const tag = String(e.mark ?? e.ref ?? i);
     ctx.fillStyle = "rgba(0, 120, 255, 0.9)"; ctx.fillRect(x, y, ctx.measureText(tag).width + 4, 4 * line + 8);

@@ -40,8 +40,8 @@ function chart(options) {
   }
   parts.push(svgEl("line", { x1: left, x2: left, y1: top, y2: top + plotH, class: "axis axis-y" }),
     svgEl("line", { x1: left, x2: width - right, y1: top + plotH, y2: top + plotH, class: "axis axis-x" }));
-  labels.forEach((label, i) => parts.push(svgEl("text", { x: x(i), y: top + plotH + 16, class: "tick x-tick", "text-anchor": "middle" },
-    svgEl("title", {}, label), short(String(label), Math.max(4, Math.floor(slot / 7))))));
+  labels.forEach((label, i) => parts.push(svgEl("g", {}, svgEl("title", {}, label),
+    svgEl("text", { x: x(i), y: top + plotH + 16, class: "tick x-tick", "text-anchor": "middle" }, short(String(label), Math.max(4, Math.floor(slot / 7)))))));
   series.forEach((s, n) => {
     const color = PALETTE[n % PALETTE.length];
     if (kind === "bar") {
