@@ -71,10 +71,16 @@ def job_tags(metadata: Mapping[str, Any]) -> dict[str, str]:
     return {str(k)[:MAX_KEY_CHARS]: str(v)[:MAX_VALUE_CHARS] for k, v in list(tags.items())[:MAX_TAGS]}
 
 
+def _run(metadata: Mapping[str, Any]) -> dict[str, Any]:
+    """The run settings :func:`hud_gym.jobs.run.run_job` stores under ``"run"`` (none: empty)."""
+    run = metadata.get("run")
+    return run if isinstance(run, dict) else {}
+
+
 def job_settings(metadata: Mapping[str, Any]) -> dict[str, Any]:
     """What a job ran with, from its metadata: ``agent``, ``taskset``, ``seed``, ``group_size``,
     ``max_steps``, ``env_kwargs`` and ``tags`` (``None`` / empty when not recorded)."""
-    run = metadata.get("run") if isinstance(metadata.get("run"), dict) else {}
+    run = _run(metadata)
     agent = metadata.get("agent") or run.get("agent")
     env_kwargs = metadata.get("env_kwargs", run.get("env_kwargs"))
     return {
@@ -100,7 +106,7 @@ def matches(
     policy's name) on ``taskset`` and carries ``tags`` (a tag with the empty value matches any
     value of its key); ``None`` filters match all."""
     settings = job_settings(metadata)
-    run = metadata.get("run") if isinstance(metadata.get("run"), dict) else {}
+    run = _run(metadata)
     if agent is not None and agent not in (settings["agent"], run.get("agent")):
         return False
     if taskset is not None and settings["taskset"] != taskset:
