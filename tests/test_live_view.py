@@ -15,6 +15,7 @@ import os
 import signal
 import subprocess
 import sys
+import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -70,8 +71,14 @@ def _api(base: str, path: str) -> Any:
 
 def _run_id(url: str) -> str:
     prefix, run_id = url.split("#/live/")
-    assert run_id
+    assert run_id and "/" not in run_id
     return run_id
+
+
+def _env_id(url: str) -> str:
+    prefix, env_id = url.split("#/live/env/")
+    assert len(env_id) == 32
+    return env_id
 
 
 def test_without_an_app_the_first_reset_prints_the_command_and_the_url(
@@ -83,15 +90,16 @@ def test_without_an_app_the_first_reset_prints_the_command_and_the_url(
         err = capfd.readouterr().err
         url = env.unwrapped.live_url
         assert url is not None and info["live_url"] == url
-        assert url.startswith("http://127.0.0.1:8000/#/live/")
+        assert url.startswith("http://127.0.0.1:8000/#/live/env/")
         assert f"HUD_GYM_HOME={home} hud-gym ui" in err and url in err
-        run_id = _run_id(url)
+        run_id = _run_id(info["live_run_url"])
         jobs = hud_gym.list_jobs()
         assert [job.name for job in jobs] == ["live"]
         assert run_id in {t.trajectory_id for t in jobs[0].load_trajectories(include_running=True)}
         env.step(ResponseAction(text="Paris"))
-        _, info = env.reset(seed=1)  # a new episode: a new run and URL, printed once only
-        assert info["live_url"] == env.unwrapped.live_url != url
+        _, info = env.reset(seed=1)  # a new episode: a new run, the same env URL, printed once only
+        assert info["live_url"] == env.unwrapped.live_url == url
+        assert _run_id(info["live_run_url"]) != run_id
         assert "live view" not in capfd.readouterr().err
     finally:
         env.close()
@@ -105,10 +113,10 @@ def test_the_url_is_the_running_apps_and_its_api_follows_the_run(
     env = gymnasium.make("hud/QA-v0", task="qa-basic/capital-france", live_view=True, observation_size=(160, 90))
     try:
         _, info = env.reset(seed=0)
-        url = info["live_url"]
-        assert url.startswith(ui + "#/live/")
+        url = info["live_run_url"]
+        assert url.startswith(ui + "#/live/") and info["live_url"].startswith(ui + "#/live/env/")
         err = capfd.readouterr().err
-        assert url in err and "hud-gym ui`" not in err  # no command to start an app: one runs
+        assert info["live_url"] in err and "hud-gym ui`" not in err  # no command to start an app: one runs
         run_id = _run_id(url)
         assert run_id in [run["id"] for run in _api(ui, "/api/live")]
         run = _api(ui, f"/api/runs/{run_id}")
@@ -123,6 +131,35 @@ def test_the_url_is_the_running_apps_and_its_api_follows_the_run(
         assert run["status"] == "ok" and run["reward"] == 1.0
     finally:
         env.close()
+
+
+def test_the_env_url_follows_the_env_across_resets(home: Path, ui: str) -> None:
+    env = hud_gym.make("qa-basic/capital-france", live_view=True, observation_size=(160, 90))
+    other = hud_gym.make("qa-basic/capital-france", live_view=True, observation_size=(160, 90))
+    try:
+        _, info = env.reset(seed=0)
+        env_id, first_run = _env_id(info["live_url"]), _run_id(info["live_run_url"])
+        _, other_info = other.reset(seed=0)
+        assert _env_id(other_info["live_url"]) != env_id
+        shown = _api(ui, f"/api/live/env/{env_id}")
+        assert shown["id"] == first_run and shown["env_id"] == env_id and shown["status"] == "running"
+        env.step(ResponseAction(text="Paris"))
+        assert _api(ui, f"/api/live/env/{env_id}")["status"] == "ok"  # the episode ended; no new one yet
+        _, info = env.reset(seed=1)
+        second_run = _run_id(info["live_run_url"])
+        assert info["live_url"].endswith(env_id) and second_run != first_run
+        shown = _api(ui, f"/api/live/env/{env_id}")
+        assert shown["id"] == second_run and shown["status"] == "running" and shown["steps"] == []
+        env.step(ClickAction(point=Point(x=5, y=5)))
+        assert [s["actions"][0]["type"] for s in _api(ui, f"/api/live/env/{env_id}")["steps"]] == ["click"]
+        assert _api(ui, f"/api/live/env/{_env_id(other_info['live_url'])}")["id"] != second_run
+    finally:
+        env.close()
+        other.close()
+    for bad in ("nosuchenv", "0" * 32, "../" + "a" * 29):
+        with pytest.raises(urllib.error.HTTPError) as caught:
+            _api(ui, f"/api/live/env/{bad}")
+        assert caught.value.code == 404
 
 
 def test_the_app_address_file_lives_as_long_as_the_app(home: Path) -> None:
@@ -154,7 +191,7 @@ def test_the_env_variable_turns_it_on_and_a_given_job_records_it(
     try:
         assert env.unwrapped.live_view
         _, info = env.reset(seed=0)
-        assert _run_id(info["live_url"]) in {t.trajectory_id for t in job.load_trajectories(include_running=True)}
+        assert _run_id(info["live_run_url"]) in {t.trajectory_id for t in job.load_trajectories(include_running=True)}
         assert info["live_url"] in capfd.readouterr().err
     finally:
         env.close()

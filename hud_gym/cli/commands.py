@@ -15,6 +15,7 @@ from hud_gym.cli.console import DEBUG_ENV_VAR, one_line, stderr_console, stdout_
 from hud_gym.cli.errors import CLIError
 from hud_gym.cli.family_command import tasksets_check
 from hud_gym.cli.jobs_commands import write_report_or_fail
+from hud_gym.cli.jobs_manage import TAG_HELP, parse_tag_options
 
 __all__ = ["doctor", "run", "serve", "tasksets_app", "ui"]
 
@@ -80,6 +81,7 @@ def run(
     system_prompt: Annotated[
         str | None, typer.Option("--system-prompt", help="The model agent's system prompt.")
     ] = None,
+    tag: Annotated[list[str] | None, typer.Option("--tag", metavar="KEY=VALUE", help=TAG_HELP)] = None,
 ) -> None:
     """Run every task of TASKSET with an agent, as one job in the store; print its analytics."""
     from hud_gym.cli.running import execute_run, parse_env_kwargs, plan_run
@@ -88,6 +90,7 @@ def run(
     from hud_gym.jobs.store import StoreError, get_store
 
     get_store().require_writable()
+    tags = parse_tag_options(tag)
     agent_options = {
         "model": model,
         "base_url": base_url,
@@ -122,6 +125,7 @@ def run(
             max_steps=max_steps,
             seed=seed,
             timeout_s=timeout,
+            metadata={"tags": tags} if tags else None,
             console=err,
         )
     except KeyboardInterrupt:

@@ -11,7 +11,9 @@ from typing import Annotated, Any
 import typer
 
 from hud_gym.cli.console import JOB_ID_HELP, load_job, progress_bar, stdout_console
+from hud_gym.cli.curves_command import jobs_curves
 from hud_gym.cli.errors import CLIError
+from hud_gym.cli.jobs_manage import jobs_delete, jobs_rename, jobs_tag, parse_tag_options
 
 __all__ = ["jobs_app", "report", "write_report_or_fail"]
 
@@ -19,7 +21,13 @@ LINK_ABOVE_STEPS = 500
 """Past this many steps, ``hud-gym report`` links the screenshots instead of embedding them."""
 
 
-jobs_app = typer.Typer(help="List, show and export the jobs in the store ($HUD_GYM_HOME).", no_args_is_help=True)
+jobs_app = typer.Typer(
+    help="List, show, export, rename, tag and delete the jobs in the store ($HUD_GYM_HOME).", no_args_is_help=True
+)
+jobs_app.command("rename")(jobs_rename)
+jobs_app.command("tag")(jobs_tag)
+jobs_app.command("delete")(jobs_delete)
+jobs_app.command("curves")(jobs_curves)
 
 
 @jobs_app.command("list")
@@ -28,18 +36,27 @@ def jobs_list(
     as_json: Annotated[
         bool, typer.Option("--json", help="Print JSON (one object per job) instead of a table.")
     ] = False,
+    agent: Annotated[str | None, typer.Option("--agent", "-a", help="Only the jobs run by this agent.")] = None,
+    taskset: Annotated[str | None, typer.Option("--taskset", help="Only the jobs of this task set.")] = None,
+    tag: Annotated[
+        list[str] | None,
+        typer.Option("--tag", metavar="KEY[=VALUE]", help="Only the jobs with this tag (any value without =)."),
+    ] = None,
 ) -> None:
-    """The jobs in the store, newest first, with their figures."""
+    """The jobs in the store, newest first, with their figures; filtered by agent, task set, tags."""
     from hud_gym.cli.tables import jobs_table
-    from hud_gym.jobs.job import list_jobs
+    from hud_gym.jobs.manage import filter_jobs
+    from hud_gym.jobs.tags import job_settings
 
-    rows = [(job, job.get_analytics()) for job in list_jobs(limit)]
+    wanted = parse_tag_options(tag)
+    rows = [(job, job.get_analytics()) for job in filter_jobs(agent=agent, taskset=taskset, tags=wanted, limit=limit)]
     if as_json:
         typer.echo(
             json.dumps(
                 [
                     {
                         **job.to_dict(),
+                        **{k: v for k, v in job_settings(job.metadata).items() if k in ("agent", "taskset", "tags")},
                         "trajectories": a.trajectories,
                         "success_rate": a.success_rate,
                         "mean_reward": a.mean_reward,
@@ -54,6 +71,9 @@ def jobs_list(
     if not rows:
         from hud_gym.jobs.paths import resolve_home
 
+        if agent or taskset or wanted:
+            typer.echo(f"no job in {resolve_home()} matches the filters")
+            return
         typer.echo(f"no jobs in {resolve_home()} (run one with 'hud-gym run')")
         return
     stdout_console().print(jobs_table(rows))

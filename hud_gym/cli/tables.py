@@ -54,6 +54,15 @@ def summary_table(analytics: JobAnalytics, job: Any | None = None) -> Table:
     table.add_column("value")
     table.add_row("id", analytics.job_id)
     table.add_row("status", _status(analytics.status))
+    if job is not None and isinstance(getattr(job, "metadata", None), dict):
+        from hud_gym.jobs.tags import job_settings
+
+        settings = job_settings(job.metadata)
+        for key in ("agent", "taskset", "seed"):
+            if settings[key] is not None:
+                table.add_row(key, str(settings[key]))
+        if settings["tags"]:
+            table.add_row("tags", " ".join(f"{k}={v}" if v else k for k, v in settings["tags"].items()))
     table.add_row(
         "trajectories",
         f"{analytics.trajectories} ({analytics.finished} finished"

@@ -101,8 +101,8 @@ class HudEnv(gymnasium.Env[Observation, dict[str, Any]]):
         options: the gym's options (frozen), which its controller is made with.
         placement: where the controller runs (the ``controller=`` argument, normalised).
         live_view: whether the env shows a live view (the ``live_view`` argument, resolved).
-        live_url: with ``live_view``, the URL of the current episode's live page (also in the
-            reset's ``info["live_url"]``); ``None`` before the first reset.
+        live_url: with ``live_view``, the URL of the env's live page, which follows its episodes
+            across resets (also in the reset's ``info["live_url"]``); ``None`` before the first reset.
         suites: suite name to its extension in this env (:class:`~hud_gym.core.suite_hooks.EnvSuites`).
         episode: the env's episodes (:class:`~hud_gym.core.episode.EpisodeRunner`: reset, step,
             evaluate, end, close; its ``state`` holds the controller and the current episode).

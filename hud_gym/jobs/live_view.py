@@ -2,9 +2,11 @@
 
 An env with a live view is recorded like any env linked to a job (its ``job=``, else the current
 job, else a job of its own named ``"live"``, finished when the env closes). At each reset
-:class:`LiveView` sets ``env.live_url`` and ``info["live_url"]`` to the episode's live page,
-``<app>/#/live/<run id>``, which follows the run step by step as the store grows; at the first
-reset it prints the URL (stderr) and logs it (logger ``hud_gym.jobs.live_view``, INFO).
+:class:`LiveView` sets ``env.live_url`` and ``info["live_url"]`` to the env's live page,
+``<app>/#/live/env/<env id>``, which shows the env's newest episode step by step as the store
+grows, and moves on to the next episode at each reset (one URL for the env's whole life);
+``info["live_run_url"]`` is the episode's own page, ``<app>/#/live/<run id>``. At the first reset
+it prints the URL (stderr) and logs it (logger ``hud_gym.jobs.live_view``, INFO).
 
 The app's address: a running ``hud-gym ui`` writes it to :data:`UI_ADDRESS_FILE` in the store's
 directory when it starts listening (mode 0600: an exposed app's URL carries its token) and
@@ -111,7 +113,8 @@ def ui_hint(home: Path) -> tuple[str, str | None]:
 
 class LiveView:
     """The env listener behind ``live_view``: after ``recorder`` opened the episode's run, point
-    ``env.live_url`` and ``info["live_url"]`` at its live page; print it at the first reset. The
+    ``env.live_url`` and ``info["live_url"]`` at the env's live page (and ``info["live_run_url"]``
+    at the run's); print it at the first reset. The
     ``"live"`` job the env was given of its own (``owned_job``) is finished when the env closes."""
 
     def __init__(self, recorder: TrajectoryRecorder, owned_job: Job | None = None) -> None:
@@ -127,9 +130,10 @@ class LiveView:
             env.live_url = None
             return
         base, command = await asyncio.to_thread(ui_hint, self.recorder.home)
-        env.live_url = info["live_url"] = f"{base}#/live/{run_id}"
+        env.live_url = info["live_url"] = f"{base}#/live/env/{self.recorder.env_id}"
+        info["live_run_url"] = f"{base}#/live/{run_id}"
         if self.announced:
-            logger.info("%s: live view of the new episode: %s", env.gym or "env", env.live_url)
+            logger.info("%s: live view of the new episode: %s", env.gym or "env", info["live_run_url"])
             return
         self.announced = True
         job = f"{base}#/job/{self.recorder.job_id}"

@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, Any
 from hud_gym.actions import CLAAction, parse_actions
 from hud_gym.errors import HudGymWarning
 from hud_gym.evaluation import Grade
+from hud_gym.jobs.elements import compact_elements
 from hud_gym.jobs.rows import json_safe
 from hud_gym.jobs.store import Store, get_store
 from hud_gym.spaces import decode, is_encoded_action
@@ -79,6 +80,7 @@ class TrajectoryRecorder:
     def __init__(self, job: Job) -> None:
         self.job_id = job.id
         self.home: Path = job.home
+        self.env_id = new_id()  # the env's episodes carry it (metadata "env_id"): its live page follows them
         self._episode: _Episode | None = None
         self._ended: Trajectory | None = None  # the episode a step ended, until the next reset
         _live.add(self)
@@ -115,8 +117,11 @@ class TrajectoryRecorder:
             seed=info.get("seed"),
             prompt=info.get("prompt") or (task.prompt if task else ""),
             started_at=hint.started_at if hint else started,
-            metadata={"gym": env.gym, "placement": env.placement},
+            metadata={"gym": env.gym, "placement": env.placement, "env_id": self.env_id},
         )
+        initial_elements = compact_elements(info.get("elements"))
+        if initial_elements is not None:
+            trajectory.metadata["initial_elements"] = initial_elements
         self._episode = _Episode(trajectory, from_rollout=hint is not None)
         if not await self._io(
             info, self.store.start_trajectory, trajectory, self.job_id, initial_observation=observation
@@ -294,11 +299,17 @@ def actions_json(action: Any, env: HudEnv) -> list[dict[str, Any]]:
 
 
 def info_json(info: dict[str, Any]) -> dict[str, Any]:
-    """The step ``info`` entries worth keeping: scalars and short lists of scalars (the grade and
-    timings are stored in their own columns; element lists are left out)."""
+    """The step ``info`` entries worth keeping: scalars, short lists of scalars and the elements'
+    boxes (:func:`~hud_gym.jobs.elements.compact_elements`); the grade and timings are stored in
+    their own columns."""
     kept: dict[str, Any] = {}
     for key, value in info.items():
         if key in _SKIPPED_INFO_KEYS or value is None:
+            continue
+        if key == "elements":  # bounded boxes, drawn on the frame by the UI
+            elements = compact_elements(value)
+            if elements is not None:
+                kept[key] = elements
             continue
         value = json_safe(value)
         if (

@@ -28,7 +28,7 @@ import os
 from collections.abc import Callable, Sequence
 from contextlib import aclosing
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from hud_gym.agents.needs import check_tasks, merged_env_kwargs
 from hud_gym.agents.policy import HudAgentPolicy, as_policy
@@ -36,7 +36,7 @@ from hud_gym.jobs.env_defaults import check_options, taskset_env_defaults
 from hud_gym.jobs.job import Job, _final_status, create_job
 from hud_gym.jobs.run_watch import JobStoppedError, RunWatcher, logger
 from hud_gym.task import Task, TaskSet
-from hud_gym.trajectory import Trajectory
+from hud_gym.trajectory import FAILED, Trajectory
 
 __all__ = ["JobStoppedError", "arun_job", "as_policy", "run_job"]
 
@@ -95,7 +95,7 @@ async def arun_job(
         JobStoppedError: no env could start (the job is stored ``failed``).
 
     The job ends ``completed`` (failed runs are in it with their status), ``failed`` if the run
-    itself raised, ``interrupted`` if it was cancelled.
+    itself raised or every run failed (none graded), ``interrupted`` if it was cancelled.
     """
     from hud_gym.wrappers.rollout.grpo import rollout_groups
     from hud_gym.wrappers.rollout.pool import EnvPool
@@ -124,6 +124,7 @@ async def arun_job(
         else policy.__qualname__,
         "seed": seed,
         "max_steps": max_steps,
+        "env_kwargs": env_kwargs,
     }
     job = await asyncio.to_thread(
         create_job, name or f"run {tasks.id or 'tasks'}", {**(metadata or {}), "run": settings}, home=home
@@ -176,8 +177,17 @@ async def arun_job(
         raise
     watcher.__exit__(None, None, None)
     await pool.aclose()
-    await asyncio.to_thread(job.finish, "completed")
+    await asyncio.to_thread(job.finish, *_outcome(await asyncio.to_thread(job.store.status_counts, job.id)))
     return job
+
+
+def _outcome(counts: dict[str, int]) -> tuple[Literal["completed", "failed"], str | None]:
+    """How a job that ran to its end finishes: ``failed`` when it has runs and every one failed
+    (none graded: the setup is broken, not the agent), else ``completed``."""
+    if counts and all(status in FAILED for status in counts):
+        shown = ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))
+        return "failed", f"every run failed, none was graded ({shown})"
+    return "completed", None
 
 
 def run_job(

@@ -38,7 +38,7 @@ CSP = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
     "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 )
-STATIC = {"app.js": "text/javascript", "style.css": "text/css"}
+STATIC = {"app.js": "text/javascript", "charts.js": "text/javascript", "style.css": "text/css"}
 
 
 def is_loopback(host: str) -> bool:
@@ -102,6 +102,8 @@ def make_app(
     app.router.add_get("/api/runs/{run_id}", api_run)
     app.router.add_get("/api/groups/{group_id}", api_group)
     app.router.add_get("/api/live", api_live)
+    app.router.add_get("/api/live/env/{env_id}", api_env_run)
+    app.router.add_get("/api/curves", api_curves)
     app.router.add_get("/images/{path:.+}", image)
     return app
 
@@ -151,6 +153,14 @@ async def api_group(request: web.Request) -> web.Response:
 
 async def api_live(request: web.Request) -> web.Response:
     return await _call(request, "running_runs")
+
+
+async def api_env_run(request: web.Request) -> web.Response:
+    return await _call(request, "env_run", request.match_info["env_id"])
+
+
+async def api_curves(request: web.Request) -> web.Response:
+    return await _call(request, "curves", request.query.get("key", "")[:64])
 
 
 async def image(request: web.Request) -> web.StreamResponse:

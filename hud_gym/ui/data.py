@@ -12,21 +12,26 @@ A reward that is absent (a failed run) stays ``None`` here; the page shows it as
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 from typing import Any
 
 from hud_gym.advantages import group_advantages
 from hud_gym.bounds import SHOWN_CHARS, bound_info
 from hud_gym.jobs.analytics import compute_analytics, is_success
+from hud_gym.jobs.curves import learning_curves, tag_keys
+from hud_gym.jobs.elements import compact_elements
 from hud_gym.jobs.errors import JobNotFoundError, TrajectoryNotFoundError
 from hud_gym.jobs.export_common import describe_actions
 from hud_gym.jobs.rows import load_json
 from hud_gym.jobs.store import Store
+from hud_gym.jobs.tags import job_settings
 from hud_gym.trajectory import FAILED
 
 __all__ = ["StoreView"]
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp")
+ENV_ID = re.compile(r"[0-9a-f]{32}")
 
 
 def _shown(data: dict[str, Any], **kept: Any) -> dict[str, Any]:
@@ -70,14 +75,18 @@ class StoreView:
         figures: :func:`~hud_gym.jobs.analytics.compute_analytics`)."""
         out = []
         for job in self._rows(
-            "SELECT id, name, created_at, status, ended_at, error FROM jobs ORDER BY created_at DESC"
+            "SELECT id, name, created_at, status, ended_at, error, metadata FROM jobs ORDER BY created_at DESC"
         ):
             analytics = compute_analytics(
                 job["id"], job["name"], job["status"], self.store.trajectory_summaries(job["id"])
             )
+            settings = job_settings(load_json(job.pop("metadata"), {}))
             out.append(
                 {
                     **job,
+                    "agent": settings["agent"],
+                    "taskset": settings["taskset"],
+                    "tags": settings["tags"],
                     "runs": analytics.trajectories,
                     "running": analytics.running,
                     "errors": analytics.errors,
@@ -108,6 +117,7 @@ class StoreView:
             run.pop("grade", None)
         return {
             "job": {k: row[k] for k in ("id", "name", "created_at", "status", "ended_at", "error", "metadata")},
+            "settings": job_settings(row["metadata"]),
             "analytics": analytics.model_dump(mode="json"),
             "runs": runs,
         }
@@ -132,6 +142,15 @@ class StoreView:
         }
         return {"a": a, "b": b, "summary": summary, "tasks": sorted(rows, key=lambda r: r["task_id"])}
 
+    def curves(self, key: str) -> dict[str, Any]:
+        """Success per task set and per task across the jobs tagged ``key`` (every tag key in
+        the store under ``keys``; ``key`` empty: the first of them)."""
+        with self.store._read():
+            keys = tag_keys(self.store)
+            key = key or (keys[0] if keys else "")
+            points = learning_curves(self.store, key) if key in keys else []
+        return {"key": key, "keys": keys, "points": [_shown(p.model_dump(mode="json")) for p in points]}
+
     # ------------------------------------------------------------------ runs and groups
 
     def _image_url(self, path: str | None) -> str | None:
@@ -152,9 +171,12 @@ class StoreView:
             raise
         running = bool(trajectory.metadata.get("running"))
         before = self._image_url(trajectory.metadata.get("initial_observation_ref"))
+        elements_before = compact_elements(trajectory.metadata.get("initial_elements"))
         steps = []
         for step in trajectory.steps:
             after = self._image_url(step.observation_ref)
+            info = dict(step.info)
+            elements_after = compact_elements(info.pop("elements", None))
             steps.append(
                 _shown(
                     {
@@ -167,15 +189,18 @@ class StoreView:
                         "terminated": step.terminated,
                         "truncated": step.truncated,
                         "text": step.text,
-                        "info": step.info,
+                        "info": info,
                         "timings": step.timings,
                         "policy_trace": step.policy_trace,
                         "frame_before": before,
                         "frame_after": after,
+                        "elements_before": elements_before,
+                        "elements_after": elements_after,
                     }
                 )
             )
             before = after or before
+            elements_before = elements_after if after else elements_before
         return _shown(
             {
                 "id": trajectory.trajectory_id,
@@ -193,6 +218,7 @@ class StoreView:
                 "started_at": trajectory.started_at.isoformat(),
                 "ended_at": trajectory.ended_at.isoformat() if trajectory.ended_at else None,
                 "initial_frame": self._image_url(trajectory.metadata.get("initial_observation_ref")),
+                "initial_elements": compact_elements(trajectory.metadata.get("initial_elements")),
             },
             steps=steps,
         )
@@ -218,6 +244,24 @@ class StoreView:
             "runs": runs,
             "max_steps": max((len(r["steps"]) for r in runs), default=0),
         }
+
+    def env_run(self, env_id: str) -> dict[str, Any]:
+        """The newest run (episode) of the env ``env_id`` (its recorder's id, in each run's
+        metadata), as :meth:`run`: what an env's live page shows across its resets.
+
+        Raises:
+            TrajectoryNotFoundError: a malformed id, or no run of that env.
+        """
+        if not ENV_ID.fullmatch(env_id):
+            raise TrajectoryNotFoundError(f"no env with id {env_id[:40]!r}")
+        rows = self._rows(
+            "SELECT id FROM trajectories WHERE json_extract(metadata, '$.env_id') = ? "
+            "ORDER BY started_at DESC, rowid DESC LIMIT 1",
+            (env_id,),
+        )
+        if not rows:
+            raise TrajectoryNotFoundError(f"no run of env {env_id!r} yet")
+        return {**self.run(rows[0]["id"]), "env_id": env_id}
 
     def running_runs(self) -> list[dict[str, Any]]:
         """Runs in progress, newest first, with their newest step index."""

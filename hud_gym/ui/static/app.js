@@ -61,7 +61,7 @@ function table(key, columns, rows, options = {}) {
   }
   const head = el("tr", {}, columns.map((c) =>
     el("th", {
-      class: sort && sort.key === c.key ? `sorted-${sort.dir}` : null,
+      class: [c.num ? "num" : "", sort && sort.key === c.key ? `sorted-${sort.dir}` : ""].join(" ").trim() || null,
       "data-key": c.key,
       onclick: () => {
         const dir = sort && sort.key === c.key && sort.dir === "asc" ? "desc" : "asc";
@@ -93,13 +93,7 @@ function table(key, columns, rows, options = {}) {
   return el("div", { class: "table", "data-table": key }, filters, el("table", {}, el("thead", {}, head), el("tbody", {}, body)));
 }
 
-function bars(values, labels, max) {
-  const top = max ?? Math.max(1, ...values);
-  return el("div", {},
-    el("div", { class: "chart" }, values.map((v, i) =>
-      el("div", { class: "bar", title: `${labels[i]}: ${v}`, style: { height: `${Math.round((100 * v) / top)}%` } }))),
-    el("div", { class: "chart-labels" }, labels.map((l) => el("span", { title: l }, l))));
-}
+const tagsText = (tags) => Object.entries(tags || {}).map(([k, v]) => (v ? `${k}=${v}` : k)).join(" ");
 
 // ------------------------------------------------------------------ pages
 
@@ -124,13 +118,16 @@ async function jobsPage() {
         return box;
       } },
       { key: "name", label: "name", render: (j) => link(`#/job/${j.id}`, j.name) },
+      { key: "agent", label: "agent", render: (j) => j.agent || "—" },
+      { key: "taskset", label: "task set", render: (j) => j.taskset || "—" },
+      { key: "tags_text", label: "tags", render: (j) => el("span", { class: "tags" }, j.tags_text) },
       { key: "created_at", label: "created", render: (j) => when(j.created_at) },
       { key: "status", label: "status", render: (j) => el("span", { class: statusClass(j.status) }, j.status) },
       { key: "runs", label: "runs", num: true },
       { key: "success_rate", label: "success", num: true, render: (j) => pct(j.success_rate) },
       { key: "mean_reward", label: "mean reward", num: true, render: (j) => num(j.mean_reward) },
       { key: "errors", label: "errors", num: true, render: (j) => el("span", { class: j.errors ? "err" : "" }, String(j.errors)) },
-    ], jobs, { sort: { key: "created_at", dir: "desc" }, selects: ["status"] }),
+    ], jobs.map((j) => ({ ...j, tags_text: tagsText(j.tags) })), { sort: { key: "created_at", dir: "desc" }, selects: ["status", "agent", "taskset"] }),
     compare,
   ];
 }
@@ -149,17 +146,27 @@ async function jobPage(id, query) {
   for (const r of rewards) hist[Math.min(bins - 1, Math.floor(((r - lo) / (hi - lo || 1)) * bins))] += 1;
   const groups = a.per_group.map((g) => ({ ...g, id: g.group_id, runs: g.rewards.length,
     rewards_text: g.rewards.map((r) => (r === null ? "error" : num(r))).join(", ") }));
+  const st = data.settings;
+  const settings = [["agent", st.agent], ["task set", st.taskset], ["seed", st.seed], ["group size", st.group_size],
+    ["max steps", st.max_steps], ["env kwargs", Object.keys(st.env_kwargs).length ? JSON.stringify(st.env_kwargs) : "(defaults)"],
+    ["tags", tagsText(st.tags) || "(none)"]];
+  const ranges = hist.map((_, i) => `${num(lo + ((hi - lo) * i) / bins, 2)}–${num(lo + ((hi - lo) * (i + 1)) / bins, 2)}`);
   return [
     el("h1", {}, data.job.name, " ", el("span", { class: `muted ${statusClass(data.job.status)}` }, `(${data.job.status})`)),
     data.job.error ? el("pre", { class: "err" }, data.job.error) : null,
+    el("dl", { class: "settings", id: "settings" }, settings.map(([k, v]) =>
+      el("div", { "data-setting": k }, el("dt", {}, k), el("dd", {}, v === null || v === undefined ? "—" : String(v))))),
     el("div", { class: "cards" },
       [["runs", a.trajectories], ["running", a.running], ["success", pct(a.success_rate)], ["mean reward", num(a.mean_reward)],
        ["errors", a.errors], ["steps", a.steps_total], ["created", when(data.job.created_at)]].map(([k, v]) =>
         el("div", { class: "card" }, el("b", {}, String(v)), k))),
     el("h2", {}, "Reward histogram (graded runs)"),
-    bars(hist, hist.map((_, i) => `${num(lo + ((hi - lo) * i) / bins, 2)}–${num(lo + ((hi - lo) * (i + 1)) / bins, 2)}`)),
+    chart({ id: "histogram", kind: "bar", labels: ranges, series: [{ name: "runs", values: rewards.length ? hist : [] }],
+      format: (v) => String(Math.round(v * 100) / 100), xTitle: "reward", yTitle: "runs", empty: "no graded run yet: no reward to plot" }),
     el("h2", {}, "Success per task"),
-    bars(a.per_task.map((t) => t.success_rate ?? 0), a.per_task.map((t) => t.task_id || "(no id)"), 1),
+    chart({ id: "success", kind: "bar", labels: a.per_task.map((t) => t.task_id || "(no id)"),
+      series: [{ name: "success", values: a.per_task.map((t) => t.success_rate) }], yMax: 1, format: pct,
+      xTitle: "task", yTitle: "success", empty: "no graded run yet: no success rate to plot" }),
     el("h2", {}, "Per task"),
     table("tasks", [
       { key: "task_id", label: "task", render: (t) => link(`#/job/${id}?task=${encodeURIComponent(t.task_id || "")}`, t.task_id || "(no id)") },
@@ -236,17 +243,57 @@ function drawActions(canvas, img, actions) {
   }
 }
 
-function frame(src, actions, label) {
-  if (!src) return el("div", { class: "muted" }, `${label}: no frame stored`);
-  const img = el("img", { src, alt: label });
-  const canvas = el("canvas", {});
-  if (actions) {
-    const draw = () => drawActions(canvas, img, actions);
-    img.addEventListener("load", draw);
-    if (img.complete) draw();
-  }
-  return el("div", {}, el("div", { class: "muted" }, label), el("div", { class: "stage" }, img, actions ? canvas : null));
+function drawElements(ctx, elements, w, h) {
+  const line = Math.max(1, Math.round(Math.min(w, h) / 300));
+  ctx.lineWidth = line; ctx.font = `${Math.max(8, 4 * line + 6)}px sans-serif`;
+  (elements || []).forEach((e, i) => {
+    const [x, y, bw, bh] = e.bbox.map(Math.round);
+    ctx.strokeStyle = "rgba(0, 120, 255, 0.9)"; ctx.strokeRect(x + line / 2, y + line / 2, Math.max(0, bw - line), Math.max(0, bh - line));
+    const tag = String(e.mark ?? e.ref ?? i);
+    ctx.fillStyle = "rgba(0, 120, 255, 0.9)"; ctx.fillRect(x, y, ctx.measureText(tag).width + 4, 4 * line + 8);
+    ctx.fillStyle = "#ffffff"; ctx.fillText(tag, x + 2, y + 4 * line + 5);
+  });
 }
+
+// A frame with its overlay: the action (on the frame the agent saw) and the element boxes.
+function frame(src, actions, label, elements) {
+  if (!src) return el("div", { class: "muted frame-missing" }, `${label}: no frame stored`);
+  const img = el("img", { src, alt: label });
+  const shown = state.showElements !== false ? elements : null;
+  const canvas = actions || (shown && shown.length) ? el("canvas", {}) : null;
+  const draw = () => {
+    fitFrames();
+    if (!canvas || !img.naturalWidth) return;
+    drawActions(canvas, img, actions || []);
+    if (shown) drawElements(canvas.getContext("2d"), shown, img.naturalWidth, img.naturalHeight);
+  };
+  img.addEventListener("load", draw);
+  if (img.complete) setTimeout(draw, 0);
+  return el("div", { class: "frame" }, el("div", { class: "muted frame-label" }, label), el("div", { class: "stage" }, img, canvas));
+}
+
+// The player's frames fit the viewport: an integer zoom (crisp pixels) when the frame is smaller
+// than the room it has, a plain fit below 1x; the zoom control picks a fixed zoom instead.
+function fitFrames() {
+  const imgs = [...document.querySelectorAll(".player .stage img")].filter((i) => i.naturalWidth);
+  if (!imgs.length) return;
+  const player = document.querySelector(".player");
+  const w = Math.max(...imgs.map((i) => i.naturalWidth)), h = Math.max(...imgs.map((i) => i.naturalHeight));
+  const roomW = (player.clientWidth - 12 * (imgs.length - 1)) / imgs.length - 2;
+  const top = imgs[0].getBoundingClientRect().top + window.scrollY;
+  const roomH = Math.max(80, window.innerHeight - top - 10);
+  const fit = Math.min(roomW / w, roomH / h);
+  const zoom = state.zoom && state.zoom !== "fit" ? Number(state.zoom) : fit >= 1 ? Math.floor(fit) : fit;
+  for (const img of imgs) {
+    img.style.width = `${Math.round(img.naturalWidth * zoom)}px`;
+    img.style.height = `${Math.round(img.naturalHeight * zoom)}px`;
+    img.parentElement.classList.toggle("crisp", Number.isInteger(zoom) && zoom > 1);
+  }
+  player.dataset.zoom = String(Math.round(zoom * 1000) / 1000);
+  const label = document.getElementById("zoom-label");
+  if (label) label.textContent = Number.isInteger(zoom) ? `${zoom}x` : `${Math.round(zoom * 100)}%`;
+}
+window.addEventListener("resize", () => fitFrames());
 
 // ------------------------------------------------------------------ a run: the step player
 
@@ -254,20 +301,8 @@ function stopPlaying() {
   if (state.playing) { clearInterval(state.playing); state.playing = null; }
 }
 
-async function runPage(id, follow) {
-  const run = await api(`/api/runs/${encodeURIComponent(id)}`);
-  const n = run.steps.length;
-  if (follow || state.follow[id]) state.step[id] = Math.max(0, n - 1);
-  let i = Math.min(state.step[id] ?? 0, Math.max(0, n - 1));
-  state.step[id] = i;
-  const go = (k) => { state.step[id] = Math.max(0, Math.min(n - 1, k)); state.follow[id] = false; rerender(); };
-  document.onkeydown = (e) => {
-    if (e.target && ["INPUT", "SELECT", "TEXTAREA"].includes(e.target.tagName) && e.target.type !== "range") return;
-    if (e.key === "ArrowRight") { e.preventDefault(); go((state.step[id] ?? 0) + 1); }
-    if (e.key === "ArrowLeft") { e.preventDefault(); go((state.step[id] ?? 0) - 1); }
-  };
-  const step = run.steps[i];
-  const fps = el("select", { id: "fps" }, [1, 2, 5, 10].map((f) => el("option", { value: f }, `${f} fps`)));
+function playerControls(id, n, i, go) {
+  const fps = el("select", { id: "fps", title: "playback speed" }, [1, 2, 5, 10].map((f) => el("option", { value: f }, `${f} fps`)));
   fps.value = String(state.fps || 2);
   fps.onchange = () => { state.fps = Number(fps.value); };
   const play = el("button", { id: "play", onclick: () => {
@@ -278,37 +313,62 @@ async function runPage(id, follow) {
     }, 1000 / (state.fps || 2));
     rerender();
   } }, state.playing ? "pause" : "play");
+  const zoom = el("select", { id: "zoom", title: "frame zoom", onchange: (e) => { state.zoom = e.target.value; fitFrames(); } },
+    ["fit", "1", "2", "3", "4", "6", "8"].map((z) => el("option", { value: z }, z === "fit" ? "zoom: fit" : `zoom: ${z}x`)));
+  zoom.value = String(state.zoom || "fit");
+  const boxes = el("input", { type: "checkbox", id: "show-elements", onchange: (e) => { state.showElements = e.target.checked; rerender(); } });
+  boxes.checked = state.showElements !== false;
+  return el("div", { class: "controls" },
+    el("button", { onclick: () => go(i - 1), title: "previous step (←)" }, "◀"),
+    el("input", { type: "range", id: "scrubber", min: 0, max: n - 1, value: i, oninput: (e) => go(Number(e.target.value)) }),
+    el("button", { onclick: () => go(i + 1), title: "next step (→)" }, "▶"),
+    el("span", { id: "step-label" }, `step ${i + 1} / ${n}`), play, fps, zoom, el("span", { id: "zoom-label", class: "muted" }),
+    el("label", { class: "muted" }, boxes, " elements"));
+}
+
+async function runPage(id, follow, envId) {
+  const run = envId ? await api(`/api/live/env/${encodeURIComponent(envId)}`) : await api(`/api/runs/${encodeURIComponent(id)}`);
+  id = run.id;
+  const n = run.steps.length;
+  if (follow || state.follow[id]) state.step[id] = Math.max(0, n - 1);
+  const i = Math.min(state.step[id] ?? 0, Math.max(0, n - 1));
+  state.step[id] = i;
+  const go = (k) => { state.step[id] = Math.max(0, Math.min(n - 1, k)); state.follow[id] = false; rerender(); };
+  document.onkeydown = (e) => {
+    if (e.target && ["INPUT", "SELECT", "TEXTAREA"].includes(e.target.tagName) && e.target.type !== "range") return;
+    if (e.key === "ArrowRight") { e.preventDefault(); go((state.step[id] ?? 0) + 1); }
+    if (e.key === "ArrowLeft") { e.preventDefault(); go((state.step[id] ?? 0) - 1); }
+  };
+  const step = run.steps[i];
   const header = [
     el("h1", {}, `Run ${run.id.slice(0, 8)} · `, run.task_id || "(no task id)", " · ",
-      el("span", { class: statusClass(run.status), id: "run-status" }, run.status), " · reward ",
-      el("span", { id: "run-reward" }, num(run.reward))),
+      el("span", { class: statusClass(run.status), id: "run-status" }, run.status), " · ",
+      el("span", { class: "muted" }, "final grade "), el("span", { id: "run-reward", title: "the run's reward (its final grade)" }, num(run.reward))),
+    envId ? el("p", { class: "following", id: "following" }, `following env ${envId.slice(0, 8)}: its newest episode, updated as it resets and steps`) : null,
     el("p", {}, link(`#/job/${run.job_id}`, "job"), run.group_id ? [" · ", link(`#/group/${run.group_id}`, `group (run ${run.rollout_index})`)] : null,
-      ` · seed ${run.seed ?? "—"}`, run.status === "running" ? [" · ", link(`#/live/${run.id}`, "follow live")] : null),
-    el("pre", { id: "prompt" }, run.prompt),
+      ` · seed ${run.seed ?? "—"}`, run.status === "running" && !envId ? [" · ", link(`#/live/${run.id}`, "follow live")] : null),
+    el("pre", { id: "prompt", class: "prompt" }, run.prompt),
     run.error ? el("pre", { class: "err" }, run.error) : null,
   ];
-  if (!n) return [...header, el("p", { class: "muted" }, "no step yet"), frame(run.initial_frame, null, "reset frame")];
+  if (!n) return [...header, el("p", { class: "muted" }, "no step yet"), el("div", { class: "player" }, frame(run.initial_frame, null, "reset frame", run.initial_elements))];
   return [
     ...header,
-    el("div", { class: "controls" },
-      el("button", { onclick: () => go(i - 1) }, "◀"),
-      el("input", { type: "range", id: "scrubber", min: 0, max: n - 1, value: i, oninput: (e) => go(Number(e.target.value)) }),
-      el("button", { onclick: () => go(i + 1) }, "▶"),
-      el("span", { id: "step-label" }, `step ${i + 1} / ${n}`), play, fps),
-    el("div", { class: "caption", id: "caption" }, step.caption),
-    el("div", { class: "player" },
-      el("div", { id: "before" }, frame(step.frame_before, step.actions, "the frame the agent saw, with its action")),
-      el("div", { id: "after" }, frame(step.frame_after, null, "the frame after"))),
-    el("div", { class: "cards" },
-      [["reward", num(step.reward)], ["status", step.status], ["terminated", step.terminated], ["truncated", step.truncated]].map(([k, v]) =>
-        el("div", { class: "card" }, el("b", { class: k === "status" ? statusClass(String(v)) : "" }, String(v)), k))),
+    playerControls(id, n, i, go),
+    el("div", { class: "stepbar" },
+      el("div", { class: "caption", id: "caption", title: "the step's action" }, step.caption),
+      [["step reward", num(step.reward), "step-reward"], ["status", step.status, "step-status"],
+       ["ended", step.terminated ? "terminated" : step.truncated ? "truncated" : "no", "step-ended"]].map(([k, v, key]) =>
+        el("div", { class: "card" }, el("b", { id: key, class: k === "status" ? statusClass(String(v)) : "" }, String(v)), k))),
     step.error ? el("pre", { class: "err" }, step.error) : null,
+    el("div", { class: "player" },
+      el("div", { id: "before" }, frame(step.frame_before, step.actions, "the frame the agent saw, with its action", step.elements_before)),
+      el("div", { id: "after" }, frame(step.frame_after, null, "the frame after", step.elements_after))),
     el("h2", {}, "Action (CLA JSON)"), el("pre", { id: "actions" }, JSON.stringify(step.actions, null, 1)),
     el("h2", {}, "Text observation"), el("pre", { id: "text" }, step.text || "(none)"),
     el("h2", {}, "info"), el("pre", {}, JSON.stringify(step.info, null, 1)),
     el("h2", {}, "Timings"), el("pre", {}, JSON.stringify(step.timings, null, 1)),
     el("h2", {}, "Policy trace"), el("pre", { id: "trace" }, step.policy_trace === null ? "(none)" : JSON.stringify(step.policy_trace, null, 1)),
-    run.grade ? [el("h2", {}, "Grade"), el("pre", {}, JSON.stringify(run.grade, null, 1))] : null,
+    run.grade ? [el("h2", {}, "Final grade (the run's, after its last step)"), el("pre", { id: "grade" }, JSON.stringify(run.grade, null, 1))] : null,
     run.final_response !== null ? [el("h2", {}, "Final response"), el("pre", {}, run.final_response)] : null,
   ];
 }
@@ -350,6 +410,40 @@ async function comparePage(a, b) {
   ];
 }
 
+async function curvesPage(query) {
+  const c = await api(`/api/curves?key=${encodeURIComponent(query.get("key") || "")}`);
+  const keys = el("select", { id: "curve-key", onchange: (e) => { location.hash = `#/curves?key=${encodeURIComponent(e.target.value)}`; } },
+    c.keys.map((k) => el("option", { value: k }, k)));
+  keys.value = c.key;
+  const head = [el("h1", {}, "Learning curves across tagged jobs"),
+    el("p", { class: "muted" }, "Tag the jobs of each checkpoint (hud-gym run … --tag ckpt=1200, or hud-gym jobs tag ID ckpt=1200); "
+      + "success per task set is plotted in the order of the tag's values. Failed runs are left out of success, never counted 0.")];
+  if (!c.keys.length) return [...head, el("div", { class: "chart-empty", "data-chart": "curves" }, "no tagged job yet: tag jobs to plot their success across the tag's values")];
+  const values = [...new Set(c.points.map((p) => p.value))];
+  const tasksets = [...new Set(c.points.map((p) => p.taskset || "(tasks)"))].sort();
+  const at = (rows, v, pick) => { const hit = rows.filter((p) => p.value === v).map(pick).filter((x) => x !== null && x !== undefined);
+    return hit.length ? hit.reduce((a, b) => a + b, 0) / hit.length : null; };
+  const perSet = tasksets.map((ts) => ({ name: ts, values: values.map((v) => at(c.points.filter((p) => (p.taskset || "(tasks)") === ts), v, (p) => p.success_rate)) }));
+  const sections = tasksets.map((ts) => {
+    const rows = c.points.filter((p) => (p.taskset || "(tasks)") === ts);
+    const tasks = [...new Set(rows.flatMap((p) => Object.keys(p.per_task)))].sort();
+    return [el("h2", {}, `${ts}: success per task`),
+      chart({ id: `tasks-${ts}`, kind: "line", labels: values, series: tasks.map((t) => ({ name: t, values: values.map((v) => at(rows, v, (p) => p.per_task[t] ?? null)) })),
+        yMax: 1, format: pct, xTitle: c.key, yTitle: "success", empty: "no graded run in these jobs" })];
+  });
+  return [...head, el("p", {}, el("label", {}, "tag ", keys)),
+    el("h2", {}, "Success per task set"),
+    chart({ id: "curves", kind: "line", labels: values, series: perSet, yMax: 1, format: pct, xTitle: c.key, yTitle: "success", empty: "no graded run in these jobs" }),
+    sections,
+    el("h2", {}, "Jobs"),
+    table("curve-jobs", [
+      { key: "value", label: c.key }, { key: "name", label: "job", render: (p) => link(`#/job/${p.job_id}`, p.name) },
+      { key: "taskset", label: "task set", render: (p) => p.taskset || "—" }, { key: "runs", label: "runs", num: true },
+      { key: "errors", label: "errors", num: true }, { key: "success_rate", label: "success", num: true, render: (p) => pct(p.success_rate) },
+      { key: "mean_reward", label: "mean reward", num: true, render: (p) => num(p.mean_reward) },
+    ], c.points.map((p) => ({ ...p, id: p.job_id })))];
+}
+
 async function livePage() {
   const runs = await api("/api/live");
   return [
@@ -371,7 +465,9 @@ function route() {
   const parts = path.split("/").filter(Boolean).map(decodeURIComponent);
   if (parts[0] === "job" && parts[1]) return () => jobPage(parts[1], query);
   if (parts[0] === "run" && parts[1]) return () => runPage(parts[1], false);
+  if (parts[0] === "live" && parts[1] === "env" && parts[2]) return () => runPage(null, true, parts[2]);
   if (parts[0] === "live" && parts[1]) return () => runPage(parts[1], true);
+  if (parts[0] === "curves") return () => curvesPage(query);
   if (parts[0] === "live") return livePage;
   if (parts[0] === "group" && parts[1]) return () => groupPage(parts[1]);
   if (parts[0] === "compare" && parts[2]) return () => comparePage(parts[1], parts[2]);
@@ -385,6 +481,7 @@ function rerender() {
       const nodes = await route()();
       const focused = document.activeElement && document.activeElement.dataset ? document.activeElement.dataset.filter : null;
       main().replaceChildren(...[nodes].flat(3).filter((n) => n !== null && n !== undefined));
+      fitFrames();
       if (focused) { const f = document.querySelector(`[data-filter="${focused}"]`); if (f) f.focus(); }
       document.body.dataset.rendered = String(Date.now());
     } catch (error) {
@@ -398,10 +495,12 @@ async function poll() {
   try {
     const version = await api("/api/version");
     document.getElementById("live-dot").className = "on";
+    document.getElementById("live-label").textContent = "live";
     if (state.version !== null && version !== state.version) await rerender();
     state.version = version;
   } catch (error) {
     document.getElementById("live-dot").className = "";
+    document.getElementById("live-label").textContent = "offline";
   }
   setTimeout(poll, 1000);
 }
