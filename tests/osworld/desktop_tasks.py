@@ -1,0 +1,90 @@
+"""Helpers of the end-to-end tests of real OSWorld task files (``test_real_tasks*.py``): the
+tasks of ``tests/data/osworld`` (unchanged), their input files served from an offline mirror
+(``HUD_GYM_OSWORLD_FILES``, ``by-url/<sha256 of the URL>``) at the tasks' own URLs, and
+:func:`run_task`: the grade of the untouched desktop, then of the desktop after a scripted
+solution made of CLA actions only (mouse, keys and typing, as an agent would)."""
+
+from __future__ import annotations
+
+import shutil
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import gymnasium
+import numpy as np
+import pytest
+
+from hud_gym import WaitAction
+from hud_gym.suites.osworld.files import url_key
+from hud_gym.suites.osworld.taskset import load_osworld
+
+SAMPLE = Path(__file__).resolve().parents[1] / "data" / "osworld"
+TASKS = {task.id: task for task in load_osworld(SAMPLE)}
+"""The sample's tasks that run here, by id."""
+
+
+def need_desktop() -> None:
+    """Skip without the desktop's programs or LibreOffice."""
+    from hud_gym.controllers.ubuntu.display import DesktopNotAvailableError, require_programs
+
+    try:
+        require_programs("openbox")
+    except DesktopNotAvailableError as exc:
+        pytest.skip(str(exc))
+    if shutil.which("soffice") is None:
+        pytest.skip("LibreOffice is not installed (docker/ubuntu/packages.txt)")
+
+
+def task_urls(task: Any) -> tuple[str, str]:
+    """The task's input URL (its download step) and its expected file's URL (cloud_file)."""
+    (step,) = [s for s in task.setup[0].args[0] if s["type"] == "download"]
+    return step["parameters"]["files"][0]["url"], task.evaluate[0].args[0]["expected"]["path"]
+
+
+def serve(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, files: dict[str, Callable[[Path], None]]) -> None:
+    """An offline mirror holding each URL's file (built by its function), and an empty cache."""
+    mirror = tmp_path / "mirror" / "by-url"
+    mirror.mkdir(parents=True)
+    for url, build in files.items():
+        build(mirror / url_key(url))
+    monkeypatch.setenv("HUD_GYM_OSWORLD_FILES", str(mirror.parent))
+    monkeypatch.setenv("HUD_GYM_HOME", str(tmp_path / "hud-home"))
+
+
+def wait_ready(env: Any, text: str, timeout: float = 180.0) -> None:
+    """Until the window ``text`` shows LibreOffice's menu bar (its first paint is the bare grid,
+    which takes no input yet; a cold start takes tens of seconds on a loaded box)."""
+    controller = env.unwrapped.controller
+    deadline = time.monotonic() + timeout
+    titles: list[str] = []
+    while time.monotonic() < deadline:
+        titles = [w["title"] for w in env.unwrapped._runner.run(controller.windows(), timeout=10)]
+        if any(text in t for t in titles):
+            observation, *_ = env.step(WaitAction(time=500))
+            menu = np.asarray(observation["screenshot"])[22:36, 5:35]
+            if (menu.max(axis=-1) < 100).sum() > 10:  # the dark letters of "File" at the top left
+                time.sleep(2.0)
+                return
+        time.sleep(1.0)
+    pytest.fail(f"no ready window {text!r} in {timeout} s: {titles}")
+
+
+def run_task(task: Any, title: str, solution: list[Any]) -> tuple[float, float]:
+    """The grade of the untouched desktop, then, in a fresh episode, of the desktop after ``solution``."""
+    env = gymnasium.make("hud/Ubuntu-v0", task=task, in_container=False)
+    grades = []
+    try:
+        for actions in ([], solution):
+            _, info = env.reset(seed=0)
+            assert info["status"] == "ok", info
+            wait_ready(env, title)
+            for action in actions:
+                env.step(action)
+            grade = env.unwrapped.evaluate()
+            assert not grade.is_error, grade.content
+            grades.append(grade.reward)
+        return grades[0], grades[1]
+    finally:
+        env.close()
