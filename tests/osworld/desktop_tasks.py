@@ -23,6 +23,8 @@ from hud_gym.suites.osworld.taskset import load_osworld
 SAMPLE = Path(__file__).resolve().parents[1] / "data" / "osworld"
 TASKS = {task.id: task for task in load_osworld(SAMPLE)}
 """The sample's tasks that run here, by id."""
+STEP_TIMEOUT = 120.0
+"""Seconds a step or the grading may take (the default 30 is short for a save on a loaded box)."""
 
 
 def need_desktop() -> None:
@@ -53,14 +55,55 @@ def serve(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, files: dict[str, Call
     monkeypatch.setenv("HUD_GYM_HOME", str(tmp_path / "hud-home"))
 
 
+def _titles(env: Any) -> list[str]:
+    controller = env.unwrapped.controller
+    return [w["title"] for w in env.unwrapped._runner.run(controller.windows(), timeout=10)]
+
+
+def until_window(text: str, present: bool = True, timeout: float = 180.0) -> Callable[[Any], None]:
+    """A step of a solution: look until a window whose title holds ``text`` is there (or, with
+    ``present=False``, gone), as an agent looks at the screen before its next action (a dialog
+    opens, a save ends: seconds on a loaded box)."""
+
+    def wait(env: Any) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if any(text in t for t in _titles(env)) == present:
+                time.sleep(1.0)  # its first paint
+                return
+            time.sleep(0.5)
+        pytest.fail(f"the window {text!r} is {'not there' if present else 'still there'} after {timeout} s")
+
+    return wait
+
+
+def until_still(timeout: float = 180.0) -> Callable[[Any], None]:
+    """A step of a solution: look at the screen until it stops changing (two looks 2 s apart that
+    differ in fewer pixels than a blinking text cursor has), as an agent waits for its typing to
+    show before it goes on (a loaded box paints seconds late)."""
+
+    def wait(env: Any) -> None:
+        deadline = time.monotonic() + timeout
+        observation, *_ = env.step(WaitAction(time=500))
+        before = np.asarray(observation["screenshot"])
+        while time.monotonic() < deadline:
+            observation, *_ = env.step(WaitAction(time=2000))
+            now = np.asarray(observation["screenshot"])
+            if int((now != before).any(axis=-1).sum()) < 100:
+                return
+            before = now
+        pytest.fail(f"the screen still changes after {timeout} s")
+
+    return wait
+
+
 def wait_ready(env: Any, text: str, timeout: float = 180.0) -> None:
     """Until the window ``text`` shows LibreOffice's menu bar (its first paint is the bare grid,
     which takes no input yet; a cold start takes tens of seconds on a loaded box)."""
-    controller = env.unwrapped.controller
     deadline = time.monotonic() + timeout
     titles: list[str] = []
     while time.monotonic() < deadline:
-        titles = [w["title"] for w in env.unwrapped._runner.run(controller.windows(), timeout=10)]
+        titles = _titles(env)
         if any(text in t for t in titles):
             observation, *_ = env.step(WaitAction(time=500))
             menu = np.asarray(observation["screenshot"])[22:36, 5:35]
@@ -72,8 +115,10 @@ def wait_ready(env: Any, text: str, timeout: float = 180.0) -> None:
 
 
 def run_task(task: Any, title: str, solution: list[Any]) -> tuple[float, float]:
-    """The grade of the untouched desktop, then, in a fresh episode, of the desktop after ``solution``."""
-    env = gymnasium.make("hud/Ubuntu-v0", task=task, in_container=False)
+    """The grade of the untouched desktop, then, in a fresh episode, of the desktop after ``solution``
+    (CLA actions, and :func:`until_window` looks)."""
+    # A save in the grading's postconfig takes tens of seconds on a loaded box.
+    env = gymnasium.make("hud/Ubuntu-v0", task=task, in_container=False, step_timeout=STEP_TIMEOUT)
     grades = []
     try:
         for actions in ([], solution):
@@ -81,7 +126,10 @@ def run_task(task: Any, title: str, solution: list[Any]) -> tuple[float, float]:
             assert info["status"] == "ok", info
             wait_ready(env, title)
             for action in actions:
-                env.step(action)
+                if callable(action):
+                    action(env)  # a look at the screen (until_window)
+                else:
+                    env.step(action)
             grade = env.unwrapped.evaluate()
             assert not grade.is_error, grade.content
             grades.append(grade.reward)

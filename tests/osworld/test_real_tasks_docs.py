@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from hud_gym import ClickAction, PressAction, TypeAction, WaitAction
-from tests.osworld.desktop_tasks import TASKS, need_desktop, run_task, serve, task_urls
+from tests.osworld.desktop_tasks import TASKS, need_desktop, run_task, serve, task_urls, until_still, until_window
 
 docx = pytest.importorskip("docx")
 pptx = pytest.importorskip("pptx")
@@ -63,7 +63,7 @@ def _typing(paragraphs: list[str]) -> list[Any]:
             actions.append(PressAction(keys=["Return"]))
         if text:
             actions.append(TypeAction(text=text))
-    return actions
+    return [*actions, until_still()]
 
 
 def test_writer_an_empty_line_after_each_sentence(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -119,16 +119,11 @@ def test_impress_save_the_slides_as_pre_pptx(tmp_path: Path, monkeypatch: pytest
     assert source == gold  # the input is the expected file
     serve(tmp_path, monkeypatch, {source: _saved_by_libreoffice})
     solution: list[Any] = [
-        PressAction(keys=["ctrl", "shift", "s"]),  # the Save As dialog (GTK's, 1280x720)
-        WaitAction(time=3000),
-        ClickAction(point=(144, 131)),  # "Desktop" in its side bar
-        WaitAction(time=1500),
-        ClickAction(point=(668, 44)),  # its name field
+        PressAction(keys=["ctrl", "shift", "s"]),
+        until_window("Save"),  # the Save As dialog (GTK's)
         PressAction(keys=["ctrl", "a"]),
-        TypeAction(text="pre.pptx"),
+        TypeAction(text="~/Desktop/pre.pptx"),
         PressAction(keys=["Return"]),
-        WaitAction(time=3000),
-        PressAction(keys=["Return"]),  # "Use PowerPoint Format!" when LibreOffice asks
-        WaitAction(time=3000),
+        until_window("pre.pptx - LibreOffice Impress"),  # saved: the document is pre.pptx now
     ]
     assert run_task(TASKS[SAVE_AS], "Secrets-of-Monetizing-Video.pptx", solution) == (0.0, 1.0)
