@@ -23,6 +23,8 @@ from hud_gym.suites.osworld.taskset import load_osworld
 SAMPLE = Path(__file__).resolve().parents[1] / "data" / "osworld"
 TASKS = {task.id: task for task in load_osworld(SAMPLE)}
 """The sample's tasks that run here, by id."""
+START = "_osworld_test_start_frame"
+"""Where :func:`run_task` keeps the screen as the solution starts (for :func:`until_still`)."""
 STEP_TIMEOUT = 120.0
 """Seconds a step or the grading may take (the default 30 is short for a save on a loaded box)."""
 
@@ -77,22 +79,24 @@ def until_window(text: str, present: bool = True, timeout: float = 180.0) -> Cal
     return wait
 
 
-def until_still(timeout: float = 180.0) -> Callable[[Any], None]:
-    """A step of a solution: look at the screen until it stops changing (two looks 2 s apart that
-    differ in fewer pixels than a blinking text cursor has), as an agent waits for its typing to
-    show before it goes on (a loaded box paints seconds late)."""
+def until_still(timeout: float = 240.0) -> Callable[[Any], None]:
+    """A step of a solution: look at the screen until it shows the solution's work and stops
+    changing: it differs from the screen before the solution (:data:`START`), and two looks 2 s
+    apart differ in fewer pixels than a blinking text cursor has; as an agent waits for its typing
+    to show before it goes on (a loaded box paints tens of seconds late)."""
 
     def wait(env: Any) -> None:
         deadline = time.monotonic() + timeout
-        observation, *_ = env.step(WaitAction(time=500))
-        before = np.asarray(observation["screenshot"])
+        start = env.unwrapped.__dict__[START]
+        before = None
         while time.monotonic() < deadline:
             observation, *_ = env.step(WaitAction(time=2000))
             now = np.asarray(observation["screenshot"])
-            if int((now != before).any(axis=-1).sum()) < 100:
+            changed = int((now != start).any(axis=-1).sum()) > 500
+            if changed and before is not None and int((now != before).any(axis=-1).sum()) < 100:
                 return
             before = now
-        pytest.fail(f"the screen still changes after {timeout} s")
+        pytest.fail(f"the screen did not show the solution's work, still, within {timeout} s")
 
     return wait
 
@@ -125,6 +129,8 @@ def run_task(task: Any, title: str, solution: list[Any]) -> tuple[float, float]:
             _, info = env.reset(seed=0)
             assert info["status"] == "ok", info
             wait_ready(env, title)
+            observation, *_ = env.step(WaitAction(time=500))
+            env.unwrapped.__dict__[START] = np.asarray(observation["screenshot"])
             for action in actions:
                 if callable(action):
                     action(env)  # a look at the screen (until_window)

@@ -13,11 +13,11 @@ from typing import Any
 import pytest
 
 from hud_gym import ClickAction, PressAction, TypeAction, WaitAction
-from tests.osworld.desktop_tasks import TASKS, need_desktop, run_task, serve, task_urls
+from tests.osworld.desktop_tasks import TASKS, need_desktop, run_task, serve, task_urls, until_still
 
 openpyxl = pytest.importorskip("openpyxl")
 
-pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(900)]
 
 FREEZE = "4188d3a4-077d-46b7-9c86-23e1a036f6c1"  # Calc: freeze A1:B1 to keep the headers visible
 ZOOM = "1334ca3e-f9e3-4db8-9ca7-b4c653be7d17"  # Calc: the cells are too big: zoom out
@@ -60,6 +60,7 @@ def test_calc_freeze_the_header_cells(tmp_path: Path, monkeypatch: pytest.Monkey
         PressAction(keys=["Right"]),
         PressAction(keys=["Down"]),
         *command("Freeze Rows and Columns"),
+        until_still(),
     ]
     assert run_task(TASKS[FREEZE], "Freeze_row_column.xlsx", solution) == (0.0, 1.0)
 
@@ -70,6 +71,7 @@ def test_calc_zoom_out_of_oversized_cells(tmp_path: Path, monkeypatch: pytest.Mo
     serve(tmp_path, monkeypatch, {source: lambda p: _book(p, zoom=300), gold: _book})
     # The "-" of the zoom slider at the status bar's right end (1280x720), a few steps down.
     solution: list[Any] = [a for _ in range(4) for a in (ClickAction(point=(1098, 709)), WaitAction(time=1000))]
+    solution.append(until_still())
     assert run_task(TASKS[ZOOM], "Zoom_Out_Oversized_Cells.xlsx", solution) == (0.0, 1.0)
 
 
@@ -82,6 +84,6 @@ def test_calc_rename_the_sheet(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
         PressAction(keys=["ctrl", "a"]),
         TypeAction(text="LARS_Science_Assessment"),
         PressAction(keys=["Return"]),
-        WaitAction(time=1000),
+        until_still(),
     ]
     assert run_task(TASKS[RENAME], "LARS_Science_Assessment_Resource_List_7-30-21.xlsx", solution) == (0.0, 1.0)
