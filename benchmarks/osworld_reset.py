@@ -16,8 +16,10 @@ is timed in three marks:
   no input yet): the agent's first action can land.
 
 CPU: this process, and the episode's processes (all born in the reset) at the ready mark.
-``--profile``: one more reset under cProfile (this process only: the host's share), its top
-functions by cumulative time.
+Phases (wall ms, per reset): the reset's parts timed in place (:data:`PHASES`: killing the old
+episode, the X reset, emptying the home and laying down its profile, the ``download`` step, the
+``open`` step). ``--profile``: one more reset under cProfile in the env's event-loop thread (where
+the reset runs: the host's Python share), its top functions by internal time.
 
 Run: ``python -m benchmarks.osworld_reset [--resets 5] [--profile]``.
 """
@@ -25,13 +27,18 @@ Run: ``python -m benchmarks.osworld_reset [--resets 5] [--profile]``.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import cProfile
+import functools
+import inspect
 import io
 import os
 import pstats
 import statistics
 import tempfile
 import time
+from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +49,11 @@ import psutil
 import hud_gym  # noqa: F401  (registers the ids)
 from benchmarks.density_probe import cpu_seconds, env_processes
 from hud_gym.actions import WaitAction
+from hud_gym.controllers.ubuntu.lifecycle import DesktopLifecycle
+from hud_gym.controllers.ubuntu.processes import TaskProcesses
+from hud_gym.controllers.ubuntu.session import DesktopSession
 from hud_gym.envs.ubuntu import UbuntuEnv
+from hud_gym.suites.osworld import steps
 from hud_gym.suites.osworld.files import url_key
 from hud_gym.suites.osworld.taskset import load_osworld
 
@@ -50,6 +61,46 @@ SAMPLE = Path(__file__).resolve().parents[1] / "tests" / "data" / "osworld"
 TASK_ID = "7efeb4b1-3d19-4762-b163-63328d66303b"
 TITLE = "Order_Sales_Serial#.xlsx"
 TIMEOUT = 180.0
+
+
+PHASES: dict[str, tuple[Any, str]] = {
+    "controller reset (all)": (DesktopLifecycle, "reset"),
+    "kill the old episode": (TaskProcesses, "kill_all"),
+    "X reset (close windows)": (DesktopLifecycle, "_x_reset"),
+    "empty the home, lay down the profile": (DesktopSession, "prepare_episode"),
+    "download step (cache)": (steps, "osworld_download"),
+    "open step (start Calc)": (steps, "_open"),
+}
+"""The parts of a reset timed in place: ``(owner, attribute)`` wrapped by :func:`time_phases`."""
+
+
+def time_phases(spent: dict[str, list[float]]) -> None:
+    """Wrap each of :data:`PHASES` to add its wall ms to ``spent[name]``."""
+    for name, (owner, attribute) in PHASES.items():
+        original: Callable[..., Any] = getattr(owner, attribute)
+
+        def timed(original: Callable[..., Any], name: str) -> Callable[..., Any]:
+            if inspect.iscoroutinefunction(original):
+
+                async def run_async(*args: Any, **kwargs: Any) -> Any:
+                    started = time.perf_counter()
+                    try:
+                        return await original(*args, **kwargs)
+                    finally:
+                        spent[name].append((time.perf_counter() - started) * 1000)
+
+                return functools.wraps(original)(run_async)
+
+            def run(*args: Any, **kwargs: Any) -> Any:
+                started = time.perf_counter()
+                try:
+                    return original(*args, **kwargs)
+                finally:
+                    spent[name].append((time.perf_counter() - started) * 1000)
+
+            return functools.wraps(original)(run)
+
+        setattr(owner, attribute, timed(original, name))
 
 
 def _serve(task: Any, root: Path) -> None:
@@ -100,13 +151,18 @@ def timed_reset(env: UbuntuEnv, task: Any) -> dict[str, float]:
 
 
 def profile_reset(env: UbuntuEnv, task: Any, top: int = 25) -> str:
-    """cProfile of one ``env.reset`` in this process: the top functions by cumulative time."""
+    """cProfile of one ``env.reset`` in the env's event-loop thread: top functions by internal time."""
     profiler = cProfile.Profile()
-    profiler.enable()
+
+    async def switch(on: bool) -> None:
+        profiler.enable() if on else profiler.disable()
+        await asyncio.sleep(0)
+
+    env._runner.run(switch(True))
     env.reset(options={"task": task})
-    profiler.disable()
+    env._runner.run(switch(False))
     out = io.StringIO()
-    pstats.Stats(profiler, stream=out).sort_stats("cumulative").print_stats(top)
+    pstats.Stats(profiler, stream=out).sort_stats("tottime").print_stats(top)
     return out.getvalue()
 
 
@@ -116,6 +172,8 @@ def main() -> None:
     parser.add_argument("--profile", action="store_true")
     args = parser.parse_args()
     task = {t.id: t for t in load_osworld(SAMPLE)}[TASK_ID]
+    spent: dict[str, list[float]] = defaultdict(list)
+    time_phases(spent)
     with tempfile.TemporaryDirectory(prefix="hud-gym-osworld-reset-") as root:
         _serve(task, Path(root))
         env = UbuntuEnv(screen_size=(1280, 720), max_steps=10**9, in_container=False)
@@ -129,6 +187,9 @@ def main() -> None:
                 print(
                     f"median {key}: {statistics.median(values):,.0f} (min {min(values):,.0f}, max {max(values):,.0f})"
                 )
+            for name, values in spent.items():
+                later = values[1:] or values
+                print(f"phase {name}: median {statistics.median(later):,.0f} ms (first {values[0]:,.0f})")
             if args.profile:
                 print(profile_reset(env, task))
             print(f"load average after: {os.getloadavg()}")

@@ -101,9 +101,9 @@ def until_still(timeout: float = 240.0) -> Callable[[Any], None]:
     return wait
 
 
-def wait_ready(env: Any, text: str, timeout: float = 180.0) -> None:
+def wait_ready(env: Any, text: str, timeout: float = 400.0) -> None:
     """Until the window ``text`` shows LibreOffice's menu bar (its first paint is the bare grid,
-    which takes no input yet; a cold start takes tens of seconds on a loaded box)."""
+    which takes no input yet; a start takes minutes at a load average of 100)."""
     deadline = time.monotonic() + timeout
     titles: list[str] = []
     while time.monotonic() < deadline:

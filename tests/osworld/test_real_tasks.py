@@ -20,7 +20,7 @@ from tests.osworld.desktop_tasks import TASKS, need_desktop, run_task, serve, ta
 openpyxl = pytest.importorskip("openpyxl")
 docx = pytest.importorskip("docx")
 
-pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(1500)]
 
 SEQ = "7efeb4b1-3d19-4762-b163-63328d66303b"  # Calc: fill "Seq No." as "No. #"
 LOWER = "d53ff5ee-3b1a-431e-b2be-30ed2673079b"  # Writer: upper case to lower case

@@ -17,7 +17,7 @@ from tests.osworld.desktop_tasks import TASKS, need_desktop, run_task, serve, ta
 
 openpyxl = pytest.importorskip("openpyxl")
 
-pytestmark = [pytest.mark.e2e, pytest.mark.timeout(900)]
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(1500)]
 
 FREEZE = "4188d3a4-077d-46b7-9c86-23e1a036f6c1"  # Calc: freeze A1:B1 to keep the headers visible
 ZOOM = "1334ca3e-f9e3-4db8-9ca7-b4c653be7d17"  # Calc: the cells are too big: zoom out

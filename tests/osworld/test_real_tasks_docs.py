@@ -23,7 +23,7 @@ from tests.osworld.desktop_tasks import TASKS, need_desktop, run_task, serve, ta
 docx = pytest.importorskip("docx")
 pptx = pytest.importorskip("pptx")
 
-pytestmark = [pytest.mark.e2e, pytest.mark.timeout(900)]
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(1500)]
 
 SPLIT = "88fe4b2d-3040-4c70-9a70-546a47764b48"  # Writer: an empty line after each sentence of paragraph 1
 CITE = "adf5e2c3-64c7-4644-b7b6-d2f0167927e7"  # Writer: add a reference and cite it at "<add here>"
