@@ -16,7 +16,8 @@ import gymnasium
 import numpy as np
 import pytest
 
-from hud_gym import WaitAction
+from hud_gym import PressAction, WaitAction
+from hud_gym.controllers.ubuntu.homefs import HomeFiles
 from hud_gym.suites.osworld.files import url_key
 from hud_gym.suites.osworld.taskset import load_osworld
 
@@ -99,6 +100,33 @@ def until_still(timeout: float = 240.0) -> Callable[[Any], None]:
         pytest.fail(f"the screen did not show the solution's work, still, within {timeout} s")
 
     return wait
+
+
+def saved(path: str, timeout: float = 300.0) -> list[Any]:
+    """Steps of a solution: save (Ctrl+S) and look until the file ``path`` (``~/...``) is written,
+    as an agent saves its work and watches the save end (the grading's own Ctrl+S then finds
+    nothing to save; on a loaded box a save takes longer than the grading waits for one)."""
+
+    def wait(env: Any) -> None:
+        controller = env.unwrapped.controller
+        files = HomeFiles(Path(controller.home), getattr(controller, "file_owner", None))
+        resolved = controller.resolve_path(path)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            modified = files.mtime(resolved)
+            if modified is not None and modified >= pressed[0] - 1.0:
+                time.sleep(1.0)  # the rename that ends the save
+                return
+            time.sleep(0.5)
+        pytest.fail(f"{path} was not saved within {timeout} s")
+
+    pressed = [0.0]
+
+    def press(env: Any) -> None:
+        pressed[0] = time.time()
+        env.step(PressAction(keys=["ctrl", "s"]))
+
+    return [press, wait]
 
 
 def wait_ready(env: Any, text: str, timeout: float = 400.0) -> None:

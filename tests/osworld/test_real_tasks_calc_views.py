@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from hud_gym import ClickAction, PressAction, TypeAction, WaitAction
-from tests.osworld.desktop_tasks import TASKS, need_desktop, run_task, serve, task_urls, until_still
+from tests.osworld.desktop_tasks import TASKS, need_desktop, run_task, saved, serve, task_urls, until_still
 
 openpyxl = pytest.importorskip("openpyxl")
 
@@ -61,6 +61,7 @@ def test_calc_freeze_the_header_cells(tmp_path: Path, monkeypatch: pytest.Monkey
         PressAction(keys=["Down"]),
         *command("Freeze Rows and Columns"),
         until_still(),
+        *saved("~/Freeze_row_column.xlsx"),
     ]
     assert run_task(TASKS[FREEZE], "Freeze_row_column.xlsx", solution) == (0.0, 1.0)
 
@@ -71,7 +72,7 @@ def test_calc_zoom_out_of_oversized_cells(tmp_path: Path, monkeypatch: pytest.Mo
     serve(tmp_path, monkeypatch, {source: lambda p: _book(p, zoom=300), gold: _book})
     # The "-" of the zoom slider at the status bar's right end (1280x720), a few steps down.
     solution: list[Any] = [a for _ in range(4) for a in (ClickAction(point=(1098, 709)), WaitAction(time=1000))]
-    solution.append(until_still())
+    solution += [until_still(), *saved("~/Zoom_Out_Oversized_Cells.xlsx")]
     assert run_task(TASKS[ZOOM], "Zoom_Out_Oversized_Cells.xlsx", solution) == (0.0, 1.0)
 
 
@@ -85,5 +86,6 @@ def test_calc_rename_the_sheet(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
         TypeAction(text="LARS_Science_Assessment"),
         PressAction(keys=["Return"]),
         until_still(),
+        *saved("~/LARS_Science_Assessment_Resource_List_7-30-21.xlsx"),
     ]
     assert run_task(TASKS[RENAME], "LARS_Science_Assessment_Resource_List_7-30-21.xlsx", solution) == (0.0, 1.0)

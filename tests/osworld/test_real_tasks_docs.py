@@ -18,7 +18,16 @@ from typing import Any
 import pytest
 
 from hud_gym import ClickAction, PressAction, TypeAction, WaitAction
-from tests.osworld.desktop_tasks import TASKS, need_desktop, run_task, serve, task_urls, until_still, until_window
+from tests.osworld.desktop_tasks import (
+    TASKS,
+    need_desktop,
+    run_task,
+    saved,
+    serve,
+    task_urls,
+    until_still,
+    until_window,
+)
 
 docx = pytest.importorskip("docx")
 pptx = pytest.importorskip("pptx")
@@ -55,15 +64,15 @@ def _essay(done: bool) -> list[str]:
     ]
 
 
-def _typing(paragraphs: list[str]) -> list[Any]:
-    """Select the whole document and type ``paragraphs`` over it."""
+def _typing(paragraphs: list[str], path: str) -> list[Any]:
+    """Select the whole document, type ``paragraphs`` over it, save it (``path``)."""
     actions: list[Any] = [ClickAction(point=(640, 400)), WaitAction(time=1000), PressAction(keys=["ctrl", "a"])]
     for i, text in enumerate(paragraphs):
         if i:
             actions.append(PressAction(keys=["Return"]))
         if text:
             actions.append(TypeAction(text=text))
-    return [*actions, until_still()]
+    return [*actions, until_still(), *saved(path)]
 
 
 def test_writer_an_empty_line_after_each_sentence(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -76,7 +85,7 @@ def test_writer_an_empty_line_after_each_sentence(tmp_path: Path, monkeypatch: p
         monkeypatch,
         {source: lambda p: _document(p, [" ".join(SENTENCES), rest]), gold: lambda p: _document(p, [*spaced, rest])},
     )
-    solution = _typing([*spaced, rest])
+    solution = _typing([*spaced, rest], "~/Desktop/CCCH9003_Tutorial_guidelines.docx")
     assert run_task(TASKS[SPLIT], "CCCH9003_Tutorial_guidelines.docx", solution) == (0.0, 1.0)
 
 
@@ -88,7 +97,11 @@ def test_writer_add_a_reference_and_cite_it(tmp_path: Path, monkeypatch: pytest.
         monkeypatch,
         {source: lambda p: _document(p, _essay(False)), gold: lambda p: _document(p, _essay(True))},
     )
-    assert run_task(TASKS[CITE], "Essay_Writing_English_for_uni.docx", _typing(_essay(True))) == (0.0, 1.0)
+    assert run_task(
+        TASKS[CITE],
+        "Essay_Writing_English_for_uni.docx",
+        _typing(_essay(True), "~/Desktop/Essay_Writing_English_for_uni.docx"),
+    ) == (0.0, 1.0)
 
 
 def _saved_by_libreoffice(path: Path) -> None:
