@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from hud_gym.suites.osworld.support import METRICS
+from tests.osworld.parity_cases import sheet_rule_cases, slides_cases
 
 ROOT = Path(__file__).resolve().parents[2]
 RUNNER = Path(__file__).with_name("osworld_metrics_runner.py")
@@ -34,12 +35,14 @@ MODULES = {
     "compare_csv": "table",
     "compare_table": "table",
     "compare_docx_files": "docs",
+    "compare_pptx_files": "slides",
 }
 """Where each supported metric lives in OSWorld's ``desktop_env/evaluators/metrics``."""
 
 openpyxl = pytest.importorskip("openpyxl")
 docx = pytest.importorskip("docx")
 pytest.importorskip("odf")
+pytest.importorskip("pptx")
 
 
 def _overlay_python() -> Path:
@@ -219,6 +222,9 @@ def _ours(func: str, args: list[Any], kwargs: dict[str, Any]) -> float | dict[st
 def test_our_metrics_score_as_osworlds_own(tmp_path: Path) -> None:
     python = _overlay_python()
     cases = _text_cases(tmp_path) + _table_cases(tmp_path) + _docx_cases(tmp_path) + _image_cases(tmp_path)
+    for name, more in (("slides", slides_cases), ("sheets", sheet_rule_cases)):
+        (tmp_path / name).mkdir()
+        cases += more(tmp_path / name)
     payload = [{"module": MODULES[f], "func": f, "args": a, "kwargs": k} for f, a, k in cases]
     done = subprocess.run(
         [str(python), str(RUNNER)], input=json.dumps(payload), capture_output=True, text=True, timeout=500, check=True

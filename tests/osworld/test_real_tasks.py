@@ -8,50 +8,26 @@ the agent's ``FAIL``.
 
 from __future__ import annotations
 
-import shutil
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import gymnasium
-import numpy as np
 import pytest
 
 from hud_gym import ClickAction, PressAction, ResponseAction, TypeAction, WaitAction
-from hud_gym.suites.osworld.files import url_key
-from hud_gym.suites.osworld.taskset import load_osworld
+from tests.osworld.desktop_tasks import TASKS, need_desktop, run_task, serve, task_urls
 
 openpyxl = pytest.importorskip("openpyxl")
 docx = pytest.importorskip("docx")
 
-pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(1500)]
 
-SAMPLE = Path(__file__).resolve().parents[1] / "data" / "osworld"
-TASKS = {task.id: task for task in load_osworld(SAMPLE)}
 SEQ = "7efeb4b1-3d19-4762-b163-63328d66303b"  # Calc: fill "Seq No." as "No. #"
 LOWER = "d53ff5ee-3b1a-431e-b2be-30ed2673079b"  # Writer: upper case to lower case
 SPARK = "2bd59342-0664-4ccb-ba87-79379096cc08"  # Calc, infeasible: sparkline charts
 SORT = "51b11269-2ca8-4b2a-9163-f21758420e78"  # Calc: sort the records by amount, ascending
 TITLE = "e528b65e-1107-4b8c-8988-490e4fece599"  # Writer: capitalize the first letter of each word
 RECORDS = [("Dora", 40), ("Bob", 10), ("Eve", 30), ("Carl", 20)]
-
-
-def _need_desktop() -> None:
-    from hud_gym.controllers.ubuntu.display import DesktopNotAvailableError, require_programs
-
-    try:
-        require_programs("openbox")
-    except DesktopNotAvailableError as exc:
-        pytest.skip(str(exc))
-    if shutil.which("soffice") is None:
-        pytest.skip("LibreOffice is not installed (docker/ubuntu/packages.txt)")
-
-
-def _urls(task: Any) -> tuple[str, str]:
-    """The task's input URL (its download step) and its expected file's URL (cloud_file)."""
-    (step,) = [s for s in task.setup[0].args[0] if s["type"] == "download"]
-    return step["parameters"]["files"][0]["url"], task.evaluate[0].args[0]["expected"]["path"]
 
 
 def _seq_book(path: Path, filled: bool) -> None:
@@ -86,67 +62,21 @@ def _lower_doc(path: Path, gold: bool) -> None:
     document.save(path)
 
 
-def _mirror(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, files: dict[str, Callable[[Path], None]]) -> None:
-    mirror = tmp_path / "mirror" / "by-url"
-    mirror.mkdir(parents=True)
-    for url, build in files.items():
-        build(mirror / url_key(url))
-    monkeypatch.setenv("HUD_GYM_OSWORLD_FILES", str(mirror.parent))
-    monkeypatch.setenv("HUD_GYM_HOME", str(tmp_path / "hud-home"))
-
-
-def _wait_ready(env: Any, text: str, timeout: float = 180.0) -> None:
-    """Until the window ``text`` shows LibreOffice's menu bar (its first paint is the bare grid,
-    which takes no input yet; a cold start takes tens of seconds on a loaded box)."""
-    controller = env.unwrapped.controller
-    deadline = time.monotonic() + timeout
-    titles: list[str] = []
-    while time.monotonic() < deadline:
-        titles = [w["title"] for w in env.unwrapped._runner.run(controller.desktop.windows(), timeout=10)]
-        if any(text in t for t in titles):
-            observation, *_ = env.step(WaitAction(time=500))
-            menu = np.asarray(observation["screenshot"])[22:36, 5:35]
-            if (menu.max(axis=-1) < 100).sum() > 10:  # the dark letters of "File" at the top left
-                time.sleep(2.0)
-                return
-        time.sleep(1.0)
-    pytest.fail(f"no ready window {text!r} in {timeout} s: {titles}")
-
-
-def _run(task: Any, title: str, solution: list[Any]) -> tuple[float, float]:
-    """The grade of the untouched desktop, then, in a fresh episode, of the desktop after ``solution``."""
-    env = gymnasium.make("hud/Ubuntu-v0", task=task, in_container=False)
-    grades = []
-    try:
-        for actions in ([], solution):
-            _, info = env.reset(seed=0)
-            assert info["status"] == "ok", info
-            _wait_ready(env, title)
-            for action in actions:
-                env.step(action)
-            grade = env.unwrapped.evaluate()
-            assert not grade.is_error, grade.content
-            grades.append(grade.reward)
-        return grades[0], grades[1]
-    finally:
-        env.close()
-
-
 def test_calc_fill_sequence_numbers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    _need_desktop()
-    source, gold = _urls(TASKS[SEQ])
-    _mirror(tmp_path, monkeypatch, {source: lambda p: _seq_book(p, False), gold: lambda p: _seq_book(p, True)})
+    need_desktop()
+    source, gold = task_urls(TASKS[SEQ])
+    serve(tmp_path, monkeypatch, {source: lambda p: _seq_book(p, False), gold: lambda p: _seq_book(p, True)})
     # Click A2 (Calc's layout at 1280x720, once its menu bar is up), type down the column.
     typing: list[Any] = [ClickAction(point=(70, 208)), WaitAction(time=1000)]
     for i in range(1, 5):
         typing += [TypeAction(text=f"No. {i}"), PressAction(keys=["Return"])]
-    assert _run(TASKS[SEQ], "Order_Sales_Serial#.xlsx", typing) == (0.0, 1.0)
+    assert run_task(TASKS[SEQ], "Order_Sales_Serial#.xlsx", typing) == (0.0, 1.0)
 
 
 def test_writer_upper_case_to_lower_case(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    _need_desktop()
-    source, gold = _urls(TASKS[LOWER])
-    _mirror(tmp_path, monkeypatch, {source: lambda p: _lower_doc(p, False), gold: lambda p: _lower_doc(p, True)})
+    need_desktop()
+    source, gold = task_urls(TASKS[LOWER])
+    serve(tmp_path, monkeypatch, {source: lambda p: _lower_doc(p, False), gold: lambda p: _lower_doc(p, True)})
     typing = [
         ClickAction(point=(640, 400)),  # into the page
         WaitAction(time=1000),
@@ -155,25 +85,25 @@ def test_writer_upper_case_to_lower_case(tmp_path: Path, monkeypatch: pytest.Mon
         PressAction(keys=["Return"]),
         TypeAction(text="Bring the notes."),
     ]
-    assert _run(TASKS[LOWER], "presentation_instruction_2023_Feb.docx", typing) == (0.0, 1.0)
+    assert run_task(TASKS[LOWER], "presentation_instruction_2023_Feb.docx", typing) == (0.0, 1.0)
 
 
 def test_calc_sort_records_by_amount(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    _need_desktop()
-    source, gold = _urls(TASKS[SORT])
-    _mirror(tmp_path, monkeypatch, {source: lambda p: _records_book(p, False), gold: lambda p: _records_book(p, True)})
+    need_desktop()
+    source, gold = task_urls(TASKS[SORT])
+    serve(tmp_path, monkeypatch, {source: lambda p: _records_book(p, False), gold: lambda p: _records_book(p, True)})
     # Retype the records in order from A2: Tab to the next column, Enter back to column A.
     typing: list[Any] = [ClickAction(point=(70, 208)), WaitAction(time=1000)]
     for name, amount in sorted(RECORDS, key=lambda r: r[1]):
         typing += [TypeAction(text=name), PressAction(keys=["tab"]), TypeAction(text=str(amount))]
         typing.append(PressAction(keys=["Return"]))
-    assert _run(TASKS[SORT], "Arrang_Value_min_to_max.xlsx", typing) == (0.0, 1.0)
+    assert run_task(TASKS[SORT], "Arrang_Value_min_to_max.xlsx", typing) == (0.0, 1.0)
 
 
 def test_writer_capitalize_each_word(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    _need_desktop()
-    source, gold = _urls(TASKS[TITLE])
-    _mirror(tmp_path, monkeypatch, {source: lambda p: _title_doc(p, False), gold: lambda p: _title_doc(p, True)})
+    need_desktop()
+    source, gold = task_urls(TASKS[TITLE])
+    serve(tmp_path, monkeypatch, {source: lambda p: _title_doc(p, False), gold: lambda p: _title_doc(p, True)})
     typing = [
         ClickAction(point=(640, 400)),
         WaitAction(time=1000),
@@ -182,11 +112,11 @@ def test_writer_capitalize_each_word(tmp_path: Path, monkeypatch: pytest.MonkeyP
         PressAction(keys=["Return"]),
         TypeAction(text="A Walk By The Sea"),
     ]
-    assert _run(TASKS[TITLE], "Geography_And_Magical_Realism.docx", typing) == (0.0, 1.0)
+    assert run_task(TASKS[TITLE], "Geography_And_Magical_Realism.docx", typing) == (0.0, 1.0)
 
 
 def test_an_infeasible_task_grades_the_agents_fail() -> None:
-    _need_desktop()
+    need_desktop()
     env = gymnasium.make("hud/Ubuntu-v0", task=TASKS[SPARK], in_container=False)
     try:
         env.reset(seed=0)

@@ -98,7 +98,7 @@ def test_why_not_names_each_reason() -> None:
             {"type": "execute", "parameters": {"command": "echo password | sudo -S touch /x", "shell": True}},
         ],
         "evaluator": {
-            "func": ["compare_table", "compare_pptx_files"],
+            "func": ["compare_table", "check_transition"],
             "result": [{"type": "vm_file"}, {"type": "accessibility_tree"}],
             "options": [{"rules": [{"type": "sheet_data"}, {"type": "chart"}]}, {}],
         },
@@ -108,7 +108,7 @@ def test_why_not_names_each_reason() -> None:
         "config step execute: runs sudo (the sandbox's user has no root)",
         "getter accessibility_tree: the desktop has no AT-SPI accessibility tree exported yet",
         "compare_table rule chart: not yet",
-        "metric compare_pptx_files: not yet",
+        "metric check_transition: not yet",
     ]
     assert why_not({"evaluator": {"func": "infeasible"}}) == []
     assert why_not({"evaluator": {"func": "x"}}, domain="vs_code") == [

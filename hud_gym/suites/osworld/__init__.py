@@ -4,8 +4,9 @@
   grade), or why it does not run here (:mod:`.support`); ``format="osworld"``
   (:mod:`hud_gym.formats.osworld`) converts files and directories of examples with it;
 - :mod:`.steps`: OSWorld's ``config`` / ``postconfig`` steps in the episode's sandbox;
-- :mod:`.getters`, :mod:`.metrics_text`, :mod:`.metrics_office`, :mod:`.grading`: OSWorld's
-  getters and metric functions, and its way of combining them;
+- :mod:`.getters`, :mod:`.metrics_text`, :mod:`.metrics_office` (with :mod:`.metrics_sheets`),
+  :mod:`.metrics_slides`, :mod:`.grading`: OSWorld's getters and metric functions, and its way of
+  combining them;
 - :mod:`.files`: the content cache and the offline mirror (``HUD_GYM_OSWORLD_FILES``);
 - :mod:`.taskset`: ``OSWorld-Ubuntu`` from a local checkout (``HUD_GYM_OSWORLD``).
 

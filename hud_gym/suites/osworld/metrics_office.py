@@ -1,7 +1,7 @@
 """OSWorld's metric functions over office files, with OSWorld's semantics: ``compare_table``
 (``metrics/table.py``: the rule types in :data:`TABLE_RULES`), ``compare_docx_files``
-(``metrics/docs.py``) (``compare_pptx_files`` and the
-rest are not yet: see ``docs/osworld.md``). OSWorld is Apache-2.0; the parity is measured
+(``metrics/docs.py``) (``compare_pptx_files``: :mod:`.metrics_slides`; the rest are not yet:
+see ``docs/osworld.md``). OSWorld is Apache-2.0; the parity is measured
 by ``tests/osworld/test_parity.py``.
 
 The libraries are OSWorld's own (openpyxl, pandas, python-docx, odfpy, RapidFuzz: the
@@ -12,14 +12,18 @@ of the desktop's files (size-bounded); a file that does not parse scores 0, as i
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
+
+from hud_gym.suites.osworld.metrics_sheets import SHEET_RULES
 
 __all__ = ["TABLE_RULES", "compare_docx_files", "compare_table"]
 
-TABLE_RULES = frozenset({"sheet_name", "sheet_data"})
-"""The ``compare_table`` rule types supported (OSWorld's others: ``chart``, ``pivot_table``,
-``check_cell``, ``sheet_print``, ``sheet_fuzzy``, ``style``, ``freeze``, ``zoom``,
-``row_props``, ``data_validation``, are not yet: a task using one does not run here)."""
+TABLE_RULES = frozenset({"sheet_name", "sheet_data", *SHEET_RULES})
+"""The ``compare_table`` rule types supported (``freeze``, ``zoom``, ``row_props``, ``col_props``:
+:mod:`.metrics_sheets`; OSWorld's others: ``chart``, ``pivot_table``, ``check_cell``,
+``sheet_print``, ``sheet_fuzzy``, ``style``, ``data_validation``, ``filter``, are not yet: a task
+using one does not run here)."""
 
 
 def _sheet_name(index: int | str, result_names: list[str], expected_names: list[str] | None) -> tuple[str, str]:
@@ -43,6 +47,24 @@ def _sheet_name(index: int | str, result_names: list[str], expected_names: list[
     raise ValueError(f"compare_table: unrecognized sheet index {index!r}")
 
 
+def _sheet_data(books: dict[str, Any], name: Callable[[Any], tuple[str, str]], rule: dict[str, Any]) -> bool:
+    """``sheet_data``: the two sheets read by pandas, rounded to ``precision`` (4) decimals, are equal
+    (a missing sheet is OSWorld's ``None``: never equal)."""
+    import pandas as pd
+
+    sheets = []
+    for key in ("sheet_idx0", "sheet_idx1"):
+        book, sheet = name(rule[key])
+        try:
+            sheets.append(pd.read_excel(books[book], sheet))
+        except Exception:  # noqa: BLE001  (OSWorld's _load_sheet: a missing sheet is None)
+            sheets.append(None)
+    if sheets[0] is None or sheets[1] is None:
+        return False
+    precision = rule.get("precision", 4)
+    return bool(sheets[0].round(precision).equals(sheets[1].round(precision)))
+
+
 def compare_table(result: str | None, expected: str | None = None, **options: Any) -> float:
     """1 when every rule holds (0 at the first that fails), as OSWorld's ``compare_table``:
     ``sheet_name``: the two books' sheet names are equal; ``sheet_data``: the two sheets read by
@@ -53,32 +75,28 @@ def compare_table(result: str | None, expected: str | None = None, **options: An
     if result is None:
         return 0.0
     try:
-        openpyxl.load_workbook(filename=result)
+        sheets_of: dict[str, Any] = {"result": openpyxl.load_workbook(filename=result)}
         books: dict[str, Any] = {"result": pd.ExcelFile(result)}
     except Exception:  # noqa: BLE001  (a result that is not a workbook scores 0)
         return 0.0
     result_names = list(books["result"].sheet_names)
     expected_names = None
     if expected is not None:
-        openpyxl.load_workbook(filename=expected)
+        sheets_of["expected"] = openpyxl.load_workbook(filename=expected)
         books["expected"] = pd.ExcelFile(expected)
         expected_names = list(books["expected"].sheet_names)
+
+    def name(index: int | str) -> tuple[str, str]:
+        return _sheet_name(index, result_names, expected_names)
+
     for rule in options["rules"]:
         kind = rule["type"]
-        if kind == "sheet_name":
+        if kind in SHEET_RULES:
+            ok = SHEET_RULES[kind](sheets_of, name, rule)
+        elif kind == "sheet_name":
             ok = result_names == expected_names
         elif kind == "sheet_data":
-            sheets = []
-            for key in ("sheet_idx0", "sheet_idx1"):
-                book, name = _sheet_name(rule[key], result_names, expected_names)
-                try:
-                    sheets.append(pd.read_excel(books[book], name))
-                except Exception:  # noqa: BLE001  (OSWorld's _load_sheet: a missing sheet is None)
-                    sheets.append(None)
-            if sheets[0] is None:
-                return 0.0
-            precision = rule.get("precision", 4)
-            ok = sheets[1] is not None and sheets[0].round(precision).equals(sheets[1].round(precision))
+            ok = _sheet_data(books, name, rule)
         else:
             raise NotImplementedError(f"compare_table: rule type {kind!r} is not supported here")
         if not ok:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from hud_gym.suites.osworld import metrics_office, metrics_text
+from hud_gym.suites.osworld import metrics_office, metrics_slides, metrics_text
 
 __all__ = ["GETTERS", "METRICS", "SETUP_STEPS", "UNSUPPORTED_GETTERS", "UNSUPPORTED_STEPS", "why_not"]
 
@@ -62,6 +62,7 @@ METRICS: Mapping[str, Metric] = {
     "check_image_size": metrics_text.check_image_size,
     "compare_table": metrics_office.compare_table,
     "compare_docx_files": metrics_office.compare_docx_files,
+    "compare_pptx_files": metrics_slides.compare_pptx_files,
 }
 """The metric functions supported, by OSWorld's name (``infeasible`` is graded by the agent's answer)."""
 
