@@ -286,9 +286,10 @@ class HudEnv(EnvCore, gymnasium.Env[Observation, dict[str, Any]]):
         """
         return self._call(self._reset(seed, options))
 
-    def step(self, action: Any) -> StepResult:  # type: ignore[override]  # reward None: the step was not graded
+    def step(self, action: Any) -> StepResult:
         """Execute ``action`` (a CLA, a CLA dict, a list of them, or an action-space sample).
-        The reward is ``None`` when the step failed (see :mod:`hud_gym.core.episode`)."""
+        The reward is the float ``NaN`` when the step failed, ``info["status"]`` saying why (see
+        :mod:`hud_gym.core.episode`)."""
         return self._call(self._step(action))
 
     def evaluate(self) -> Grade:

@@ -14,8 +14,10 @@ Episode rules:
   ``truncated`` comes after ``max_steps`` steps or when a step times out.
 - The reward is the evaluator's reward on the final step (on every step with
   ``evaluate_every_step=True``), else 0.
-- **A reward is graded or absent, never a silent 0**: a step that fails returns ``reward=None``,
-  with ``info["status"]`` naming the failure and ``info["error"]`` the message:
+- **A reward is graded or absent, never a silent 0**: a step that fails returns the float
+  ``reward=nan`` (a float, as Gymnasium's wrappers such as ``RecordEpisodeStatistics`` add
+  rewards up; :func:`hud_gym.trajectory.graded_reward` reads it as ``None``), with
+  ``info["status"]`` naming the failure and ``info["error"]`` the message:
 
   - ``env_error``: the controller failed (dead browser or display); the episode ends and the next
     ``reset`` restarts the controller;
@@ -90,7 +92,7 @@ if TYPE_CHECKING:
 __all__ = ["EnvCore", "Observation"]
 
 Observation = dict[str, Any]
-StepResult = tuple[Observation, "float | None", bool, bool, dict[str, Any]]
+StepResult = tuple[Observation, float, bool, bool, dict[str, Any]]
 
 
 class EnvCore:
@@ -281,7 +283,7 @@ class EnvCore:
             warnings.warn("step() called after the episode ended; call reset()", stacklevel=3)
             outcome.set(StepStatus.EPISODE_OVER)
             info = self._finish_info(outcome.info, outcome.timings, started)
-            return self._repeat_observation(), outcome.reward, outcome.terminated, outcome.truncated, info
+            return self._repeat_observation(), outcome.graded, outcome.terminated, outcome.truncated, info
         controller = self._controller
         assert controller is not None and self._context is not None
 
@@ -364,7 +366,8 @@ class EnvCore:
         info = outcome.info
         info.update(self._context.info)
         info["status"] = outcome.status.value
-        observation, reward = self._finish_step(observation, outcome.reward, terminated, truncated, info)
+        observation, graded = self._finish_step(observation, outcome.reward, terminated, truncated, info)
+        reward = math.nan if graded is None else float(graded)  # absent: NaN, with info["status"]
         info = self._finish_info(info, outcome.timings, started)
         for listener in self.listeners:
             await listener.on_step(cast("HudEnv", self), action, observation, reward, terminated, truncated, info)

@@ -33,6 +33,7 @@ from hud_gym.advantages import group_advantages
 from hud_gym.agents.policy import PolicyOutput, start_run
 from hud_gym.core.env import HudEnv
 from hud_gym.make import make
+from hud_gym.rewards import graded_reward
 from hud_gym.task import Task
 from hud_gym.tasksets import resolve_task
 from hud_gym.trajectory import FAILED, Trajectory, TrajectoryGroup, TrajectoryStep, new_id, utc_now
@@ -181,7 +182,7 @@ async def _run(
         step = TrajectoryStep(index=index, actions=_dump(decision.actions), policy_trace=decision.trace)
         observation, reward, terminated, truncated, info = await env.astep(decision.actions)
         step.ended_at = utc_now()
-        step.reward = None if reward is None else float(reward)
+        step.reward = graded_reward(reward)
         step.terminated, step.truncated = bool(terminated), bool(truncated)
         step.text, step.status, step.error = (
             observation["text"],
@@ -197,12 +198,12 @@ async def _run(
             grade = info.get("grade")
             trajectory.final_response = env.final_response
             trajectory.grade = grade.model_dump(exclude={"raw"}) if grade is not None else None
-            if step.status in FAILED or reward is None:
+            if step.status in FAILED or step.reward is None:
                 trajectory.status, trajectory.reward = step.status, None  # type: ignore[assignment]
                 trajectory.error = step.error
             else:
                 trajectory.status = "truncated" if truncated and not terminated else "ok"
-                trajectory.reward = float(reward)
+                trajectory.reward = step.reward
             return
 
 
