@@ -138,7 +138,7 @@ class HudSB3VecEnv(VecEnv):
                 f"{vector_env.autoreset_mode}; use to_sb3_vec_env(), which switches it"
             )
         self.vector_env = vector_env
-        self.action_mapper = ActionMapper(vector_env.envs[0].observation_size, action_mode, grid, keys, texts)
+        self.action_mapper = ActionMapper(vector_env.envs[0].unwrapped.observation_size, action_mode, grid, keys, texts)
         self.observation_mapper = ObservationMapper(observation_size, text, text_length)
         self._stepping = False
         self._observed = False

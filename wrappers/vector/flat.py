@@ -78,7 +78,7 @@ class FlatVectorEnv(VectorWrapper):
             )
         super().__init__(env)
         self.hud_env = env
-        size = env.envs[0].observation_size
+        size = env.envs[0].unwrapped.observation_size
         text: TextMode = "drop" if observation == "image" else "codes"
         self.observation_mapper = ObservationMapper(size, text, text_length)
         self.action_mapper = ActionMapper(size, action_mode, grid, keys, texts)
