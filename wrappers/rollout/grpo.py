@@ -31,12 +31,13 @@ import numpy as np
 from hud_gym.actions import CLAAction
 from hud_gym.advantages import group_advantages
 from hud_gym.agents.policy import PolicyOutput, start_run
+from hud_gym.bounds import clip_text
 from hud_gym.core.env import HudEnv
 from hud_gym.make import make
 from hud_gym.rewards import graded_reward
 from hud_gym.task import Task
 from hud_gym.tasksets import resolve_task
-from hud_gym.trajectory import FAILED, Trajectory, TrajectoryGroup, TrajectoryStep, new_id, utc_now
+from hud_gym.trajectory import FAILED, Trajectory, TrajectoryGroup, TrajectoryStep, crash_error, new_id, utc_now
 from hud_gym.wrappers.rollout.pool import EnvPool
 
 __all__ = ["Policy", "PolicyOutput", "group_advantages", "rollout", "rollout_group", "rollout_groups"]
@@ -165,7 +166,7 @@ async def _run(
             await asyncio.to_thread(policy.reset)
     except Exception as exc:  # noqa: BLE001  (the agent itself failed)
         trajectory.status, trajectory.reward = "policy_error", None
-        trajectory.error = f"agent reset raised {type(exc).__name__}: {exc}"
+        trajectory.error = crash_error(f"agent reset raised {type(exc).__name__}: {clip_text(str(exc), 1000)}", exc)
         return
     trajectory.prompt = info.get("prompt") or task.prompt
     trajectory.initial_observation = observation if keep_observations else None
@@ -175,7 +176,7 @@ async def _run(
             decision = await _decide(policy, observation, trajectory.steps, task, info)
         except Exception as exc:  # noqa: BLE001  (the policy itself failed)
             trajectory.status, trajectory.reward = "policy_error", None
-            trajectory.error = f"policy raised {type(exc).__name__}: {exc}"
+            trajectory.error = crash_error(f"policy raised {type(exc).__name__}: {clip_text(str(exc), 1000)}", exc)
             return
         # A malformed action is the policy's mistake within the episode: the env reports it
         # (status "action_error") and the episode goes on.
