@@ -43,7 +43,10 @@ Episode rules:
 - ``info`` carries ``status``, ``action_error``/``error`` messages, the ``grade``, ``timings`` in
   seconds, the ``step`` count, the ``task_id`` and the ``screen_mapping`` (observation pixels to
   screen pixels: ``screen = offset + observation * scale``, :meth:`ScreenMapping.as_info`), plus whatever the controller reports
-  (``position``, ...) and what the setup functions reported (``FunctionContext.info``).
+  (``position``, ...) and what the setup functions reported (``FunctionContext.info``);
+  ``observed`` says what a step's screenshot shows: ``"after"`` its actions, ``"repeated"`` (the
+  step failed before observing: the frame before its actions) or ``"cover"`` (a suite's
+  end-of-task cover, such as MiniWoB++'s, not the page acted on).
   ``env.evaluate()`` returns the :class:`Grade` itself (``is_error`` set when grading failed).
 - Setup and evaluate functions never run on the event loop when they are sync
   (:mod:`hud_gym.evaluation.calls`), so a hanging one cannot freeze the other envs and its step
@@ -282,6 +285,7 @@ class EnvCore:
         if self._episode_over:
             warnings.warn("step() called after the episode ended; call reset()", stacklevel=3)
             outcome.set(StepStatus.EPISODE_OVER)
+            outcome.info["observed"] = "repeated"
             info = self._finish_info(outcome.info, outcome.timings, started)
             return self._repeat_observation(), outcome.graded, outcome.terminated, outcome.truncated, info
         controller = self._controller
@@ -291,6 +295,7 @@ class EnvCore:
         observation = None if outcome.failed else await self._observe_phase(controller, outcome)
         if observation is None:
             observation = self._repeat_observation()
+            outcome.info["observed"] = "repeated"
         self._steps += 1
         limit = self.max_episode_steps
         if not outcome.terminated and limit is not None and self._steps >= limit:
@@ -324,6 +329,7 @@ class EnvCore:
                 frame = await within(controller.observe(), timeout=self.step_timeout)
                 observation = self._observation(frame)
                 outcome.info.update(frame.info)
+                outcome.info["observed"] = "after"
                 return observation
             except asyncio.TimeoutError:
                 outcome.set(StepStatus.TIMEOUT, f"the observation did not finish within {self.step_timeout} s")
