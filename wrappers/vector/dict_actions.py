@@ -43,7 +43,7 @@ def batch_actions(envs: VectorEnv, actions: Sequence[Any]) -> dict[str, Any]:
     """
     if isinstance(actions, (str, bytes)) or len(actions) != envs.num_envs:
         raise ValueError(f"batch_actions takes one CLA action per env: {envs.num_envs}, got {len(actions)}")
-    config: ActionSpaceConfig = envs.get_attr("action_space_config")[0]
+    config: ActionSpaceConfig = envs.get_attr("action_space_config")[0]  # type: ignore[attr-defined]
     encoded = []
     for i, action in enumerate(actions):
         try:
@@ -54,5 +54,6 @@ def batch_actions(envs: VectorEnv, actions: Sequence[Any]) -> dict[str, Any]:
         except ActionError as exc:
             raise ActionError(f"env {i}: {exc}") from None
     space = envs.single_action_space
-    result: dict[str, Any] = concatenate(space, encoded, create_empty_array(space, envs.num_envs))
-    return result
+    out: Any = create_empty_array(space, envs.num_envs)
+    result: Any = concatenate(space, encoded, out)
+    return dict(result)

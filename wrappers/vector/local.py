@@ -261,8 +261,9 @@ class HudVectorEnv(SendRecvVectorEnv):
             env.set_wrapper_attr(name, value)
 
     def render(self) -> tuple[np.ndarray | None, ...]:  # type: ignore[override]  # None: a sub-env with no frame yet
-        """The last screenshot of every sub-env."""
-        return tuple(env.render() for env in self.envs)
+        """The last screenshot of every sub-env (a list of them for ``RenderCollection``'s)."""
+        frames: list[Any] = [env.render() for env in self.envs]
+        return tuple(frames)
 
     def close_extras(self, **kwargs: Any) -> None:
         """Close every sub-env (pending steps are cancelled first)."""
