@@ -21,6 +21,7 @@ import gymnasium
 
 import hud_gym  # noqa: F401  (registers the gym ids)
 from hud_gym.actions import CLAAction, PressAction, ResponseAction, TypeAction
+from hud_gym.rewards import graded_reward
 from hud_gym.task import Task
 from hud_gym.tasksets import load_taskset
 
@@ -130,9 +131,10 @@ def qa_demo(taskset_name: str = "qa-basic") -> int:
         env.reset(seed=index, options={"task": task})
         _, reward, _, _, info = env.step(qa_actions(task, index))
         grade = info["grade"]
-        shown = "—" if reward is None else f"{float(reward):.2f}"  # None: not graded (info's status says why)
-        if reward is not None:
-            rewards.append(float(reward))
+        graded = graded_reward(reward)  # None: not graded (info's status says why)
+        shown = "—" if graded is None else f"{graded:.2f}"
+        if graded is not None:
+            rewards.append(graded)
         detail = f"{getattr(env.unwrapped, 'final_response', None)!r} -> {grade.content if grade else info['status']}"
         print(f"{task.id:<20} {shown:>6}  {(time.perf_counter() - t0) * 1000:>6.1f}  {detail}")
     env.close()

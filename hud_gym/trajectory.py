@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 import io
 import json
+import traceback
 import uuid
 from datetime import datetime, timezone
 from typing import Any, Literal
@@ -23,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from hud_gym.advantages import group_advantages
 from hud_gym.task import Task
 
-__all__ = ["Status", "Trajectory", "TrajectoryGroup", "TrajectoryStep", "new_id", "utc_now"]
+__all__ = ["Status", "Trajectory", "TrajectoryGroup", "TrajectoryStep", "crash_error", "new_id", "utc_now"]
 
 Status = Literal[
     "ok", "truncated", "env_error", "timeout", "eval_error", "policy_error", "interrupted", "record_error", "ungraded"
@@ -41,6 +42,22 @@ FAILED: frozenset[str] = frozenset(
     {"env_error", "timeout", "eval_error", "policy_error", "interrupted", "record_error", "ungraded"}
 )
 """The statuses of a failed step or run: its reward is absent (``None``; NaN in a float array)."""
+
+
+TRACEBACK_HEAD = "Traceback (most recent call last):"
+"""Where a run's ``error`` keeps the traceback of a crash (:func:`crash_error`)."""
+TRACEBACK_CHARS = 16_000
+"""The most of a traceback a run keeps (its end: the frame that raised and the exception)."""
+
+
+def crash_error(message: str, exc: BaseException) -> str:
+    """A run's ``error`` for a crash: ``message`` on the first line, then the traceback of
+    ``exc`` (its last :data:`TRACEBACK_CHARS` characters: an agent's exception message is
+    its own, so it is bounded like every string it controls)."""
+    text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__)).rstrip()
+    if len(text) > TRACEBACK_CHARS:
+        text = f"{TRACEBACK_HEAD}\n  … [{len(text) - TRACEBACK_CHARS:,} characters cut]\n{text[-TRACEBACK_CHARS:]}"
+    return f"{message}\n\n{text}"
 
 
 def new_id() -> str:
@@ -109,6 +126,17 @@ class Trajectory(BaseModel):
     def step_rewards(self) -> list[float | None]:
         """The reward of every step (``None`` for a failed step)."""
         return [s.reward for s in self.steps]
+
+    @property
+    def error_summary(self) -> str:
+        """The first line of :attr:`error` (``""`` when none): what a table shows."""
+        return (self.error or "").split("\n", 1)[0]
+
+    @property
+    def traceback(self) -> str | None:
+        """The traceback :attr:`error` keeps for a crash (the agent raised: :func:`crash_error`), else ``None``."""
+        head = (self.error or "").find(TRACEBACK_HEAD)
+        return None if head < 0 else (self.error or "")[head:]
 
     @property
     def failed(self) -> bool:

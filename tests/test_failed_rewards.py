@@ -26,6 +26,7 @@ from hud_gym import ResponseAction, Task, TypeAction
 from hud_gym.envs.qa import QAEnv
 from hud_gym.evaluation.worker_pool import get_worker_pool
 from hud_gym.jobs import list_jobs, load_job
+from hud_gym.rewards import graded_reward
 from hud_gym.wrappers.rollout.grpo import group_advantages, rollout_group
 from hud_gym.wrappers.vector import HudVectorEnv
 
@@ -82,7 +83,7 @@ def gone(pid: int) -> bool:
 
 def test_an_evaluator_that_raises_is_an_eval_error_without_a_reward() -> None:
     reward, info, job = answer_in_a_job(qa_task("failing_raises"))
-    assert reward is None and info["status"] == "eval_error"
+    assert math.isnan(reward) and info["status"] == "eval_error"
     assert "RuntimeError: evaluator bug" in info["error"] and info["grade"].is_error
     assert_stored_as_failed(job, "eval_error")
 
@@ -93,7 +94,7 @@ def test_a_failed_evaluation_mid_episode_goes_on_and_an_abandoned_episode_keeps_
     try:
         env.reset(seed=0)
         _, reward, terminated, truncated, info = env.step(TypeAction(text="Par"))
-        assert (reward, terminated, truncated, info["status"]) == (None, False, False, "eval_error")
+        assert (graded_reward(reward), terminated, truncated, info["status"]) == (None, False, False, "eval_error")
         env.reset(seed=1)  # abandons the episode right after its failed step
     finally:
         env.close()
@@ -105,7 +106,7 @@ def test_a_failed_evaluation_mid_episode_goes_on_and_an_abandoned_episode_keeps_
 @pytest.mark.parametrize("value", [math.nan, math.inf, -math.inf, 1e300, -0.25, 1.5])
 def test_a_reward_that_is_not_finite_or_outside_its_range_is_an_eval_error(value: float) -> None:
     reward, info, job = answer_in_a_job(qa_task(("failing_returns", value)))
-    assert reward is None and info["status"] == "eval_error", info
+    assert math.isnan(reward) and info["status"] == "eval_error", info
     assert info["grade"].is_error and info["grade"].info["bad_reward"] == repr(value)
     assert_stored_as_failed(job, "eval_error")
 
@@ -114,16 +115,16 @@ def test_a_declared_or_task_reward_range_admits_its_rewards() -> None:
     reward, info, _ = answer_in_a_job(qa_task(("failing_signed", -0.5)))
     assert (reward, info["status"]) == (-0.5, "ok")
     reward, info, _ = answer_in_a_job(qa_task(("failing_signed", 1.5)))
-    assert (reward, info["status"]) == (None, "eval_error") and "[-1, 1]" in info["error"]
+    assert (graded_reward(reward), info["status"]) == (None, "eval_error") and "[-1, 1]" in info["error"]
     reward, info, _ = answer_in_a_job(qa_task(("failing_returns", 7.0), reward_range=[0, 10]))
     assert (reward, info["status"]) == (7.0, "ok")
     reward, info, _ = answer_in_a_job(qa_task(("failing_returns", 0.5), reward_range="wide"))
-    assert (reward, info["status"]) == (None, "eval_error") and "reward_range" in info["error"]
+    assert (graded_reward(reward), info["status"]) == (None, "eval_error") and "reward_range" in info["error"]
 
 
 def test_an_error_grade_such_as_an_invalid_task_regex_is_an_eval_error() -> None:
     reward, info, job = answer_in_a_job(qa_task(("match_regex", "(unclosed")))
-    assert reward is None and info["status"] == "eval_error" and "invalid regex" in info["error"]
+    assert math.isnan(reward) and info["status"] == "eval_error" and "invalid regex" in info["error"]
     assert_stored_as_failed(job, "eval_error")
     env = QAEnv(task=qa_task(("match_regex", "(unclosed")))
     try:
@@ -142,7 +143,7 @@ def test_catastrophic_task_regexes_finish() -> None:
     assert (reward, info["status"]) == (0.0, "ok")
     # Overlapping alternatives backtrack exponentially: the match times out, an eval_error.
     reward, info, job = answer_in_a_job(qa_task(("match_regex", r"(a|aa)+$")), answer="a" * 40 + "!")
-    assert reward is None and info["status"] == "eval_error" and "did not finish matching" in info["error"]
+    assert math.isnan(reward) and info["status"] == "eval_error" and "did not finish matching" in info["error"]
     assert_stored_as_failed(job, "eval_error")
 
 
@@ -157,7 +158,9 @@ def test_a_hanging_sync_evaluator_times_out_while_it_still_hangs() -> None:
         _, reward, terminated, truncated, info = env.step(ResponseAction(text="Paris"))
         # The step came back while the evaluator was still blocked: it did not run on the loop.
         assert started.is_set() and not finished.is_set()
-        assert (reward, truncated, info["status"]) == (None, True, "timeout") and "within 1.0 s" in info["error"]
+        assert (graded_reward(reward), truncated, info["status"]) == (None, True, "timeout") and "within 1.0 s" in info[
+            "error"
+        ]
         release.set()
         assert finished.wait(30)
         env.reset(seed=1)  # the controller was restarted; the env goes on
@@ -199,7 +202,7 @@ def test_a_hanging_isolated_evaluator_has_its_worker_process_killed() -> None:
     [worker] = pool.pids
     killed = pool.killed
     reward, info, job = answer_in_a_job(qa_task(("failing_sleeps", 3600.0)), step_timeout=1.0)
-    assert (reward, info["status"]) == (None, "timeout")
+    assert (graded_reward(reward), info["status"]) == (None, "timeout")
     assert_stored_as_failed(job, "timeout")
     assert pool.killed == killed + 1 and worker not in pool.pids
     assert gone(worker)
@@ -210,7 +213,7 @@ def test_a_hanging_isolated_evaluator_has_its_worker_process_killed() -> None:
 def test_an_isolated_evaluator_that_kills_its_worker_is_an_eval_error() -> None:
     assert get_worker_pool().wait_ready(60)  # (on a thread, before a worker is ready, it would exit pytest)
     reward, info, job = answer_in_a_job(qa_task("failing_exits"))
-    assert reward is None and info["status"] == "eval_error"
+    assert math.isnan(reward) and info["status"] == "eval_error"
     assert "WorkerDied" in info["error"] and "exit code 3" in info["error"]
     assert_stored_as_failed(job, "eval_error")
     reward, info, _ = answer_in_a_job(qa_task(("failing_returns", 1.0)))  # the pool goes on

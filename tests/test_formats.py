@@ -8,6 +8,7 @@ loopback page; the Xvfb desktop with a loopback download).
 from __future__ import annotations
 
 import json
+import math
 import shutil
 import warnings
 from collections.abc import Iterator
@@ -271,7 +272,7 @@ def test_webvoyager_task_runs_in_the_browser_gym(tmp_path: Path, loopback: tuple
     ungraded_task = load_taskset(data)[0]
     _, info = env.reset(seed=0, options={"task": ungraded_task})
     _, reward, terminated, _, info = env.step(ResponseAction(text="coconut oil"))
-    assert terminated and reward is None and info["status"] == "eval_error"  # ungraded: no reward, not a 0
+    assert terminated and math.isnan(reward) and info["status"] == "eval_error"  # ungraded: no reward, not a 0
     assert info["grade"].is_error and info["grade"].info["status"] == "ungraded"
     assert info["grade"].info["response"] == "coconut oil"
 

@@ -69,12 +69,13 @@ CHILD = textwrap.dedent(
     import failing_functions
     from hud_gym import ResponseAction, Task
     from hud_gym.envs.qa import QAEnv
+    from hud_gym.rewards import graded_reward
 
     task = Task(id="t", prompt="Capital of France?", gym="qa", evaluate=("failing_blocks", 3600.0))
     env = QAEnv(task=task, step_timeout=1.0)
     env.reset(seed=0)
     _, reward, _, _, info = env.step(ResponseAction(text="Paris"))
-    assert (reward, info["status"]) == (None, "timeout"), info
+    assert (graded_reward(reward), info["status"]) == (None, "timeout"), info
     env.close()
     print("closed", flush=True)
     """

@@ -27,6 +27,7 @@ from hud_gym.controllers.process_utils import alive
 from hud_gym.controllers.temp_folders import make_temp_folder, owner_of, sweep
 from hud_gym.envs.qa import QAEnv
 from hud_gym.evaluation.worker_pool import get_worker_pool
+from hud_gym.rewards import graded_reward
 
 sys.path.insert(0, str(Path(__file__).parent))
 import failing_functions  # noqa: F401  (registers the evaluators)
@@ -52,7 +53,7 @@ def test_the_children_of_a_killed_evaluation_worker_die_with_it(tmp_path: Path) 
     try:
         env.reset(seed=0)
         _, reward, _, _, info = env.step(ResponseAction(text="Paris"))
-        assert (reward, info["status"]) == (None, "timeout")
+        assert (graded_reward(reward), info["status"]) == (None, "timeout")
         children = [int(p) for p in pid_file.read_text().split()]
         assert len(children) == 5
     finally:

@@ -563,8 +563,12 @@ def test_observations_are_fresh_objects(make_controller_env):
 
 
 def test_render_returns_a_copy_of_the_last_screenshot(make_controller_env):
-    env = make_controller_env(task=FRANCE)
-    assert env.render() is None  # nothing rendered yet
+    """Issue 28, items 4 and 5: no render mode by default, as Gymnasium's envs; ``render()``
+    before ``reset()`` is Gymnasium's ``ResetNeeded``, not a ``None`` a frame-tiler chokes on."""
+    assert make_controller_env(task=FRANCE).unwrapped.render_mode is None
+    env = make_controller_env(task=FRANCE, render_mode="rgb_array")
+    with pytest.raises(ResetNeeded, match="before calling `env.reset\\(\\)`"):
+        env.render()  # nothing rendered yet
     obs, _ = env.reset(seed=0)
     frame = env.render()
     assert frame is not obs["screenshot"] and np.array_equal(frame, obs["screenshot"])
@@ -573,7 +577,7 @@ def test_render_returns_a_copy_of_the_last_screenshot(make_controller_env):
     assert np.array_equal(frame, obs["screenshot"])
     frame[:] = 0
     assert np.array_equal(env.render(), obs["screenshot"])
-    no_render = make_controller_env(task=FRANCE, render_mode=None)
+    no_render = make_controller_env(task=FRANCE)
     no_render.reset(seed=0)
     assert no_render.render() is None
 

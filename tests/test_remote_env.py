@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import signal
 from collections.abc import Callable, Iterator
@@ -112,7 +113,7 @@ def test_functions_unknown_to_the_server_are_reported(make_env: Callable[..., An
     )
     env.reset(seed=0)
     _, reward, terminated, _, info = env.step(ResponseAction(text="A"))
-    assert terminated and reward is None and info["status"] == "eval_error" and info["grade"].is_error
+    assert terminated and math.isnan(reward) and info["status"] == "eval_error" and info["grade"].is_error
     assert "only_in_this_process" in info["grade"].content and "--import" in info["grade"].content
 
 
@@ -228,7 +229,7 @@ def test_a_server_killed_mid_episode_is_an_env_error_then_reset_starts_a_new_one
     os.kill(first.pid, signal.SIGKILL)
     psutil.Process(first.pid).wait(timeout=30)
     obs, reward, terminated, truncated, info = env.step(TypeAction(text="x"))
-    assert info["status"] == "env_error" and terminated and reward is None
+    assert info["status"] == "env_error" and terminated and math.isnan(reward)
     assert "controller server" in info["error"]
     obs, info = env.reset(seed=0, options={"task": task})
     assert info["status"] == "ok" and info["url"].endswith("/input.html")

@@ -8,6 +8,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+import gymnasium
 import numpy as np
 import pytest
 from gymnasium.vector import AutoresetMode
@@ -31,6 +32,7 @@ N = 3
 SIZE = (64, 48)
 # Discrete actions with grid (2, 2), keys ("enter",), texts ("Paris", "4"):
 # 0-3 click a cell, 4 press enter, 5 type "Paris", 6 type "4".
+TASK = Task(id="sum", prompt="2+2?", target="4", gym="qa")
 VOCABULARY = {"action_mode": "discrete", "grid": (2, 2), "keys": ("enter",), "texts": ("Paris", "4")}
 ENTER, PARIS, FOUR = 4, 5, 6
 # Per step, per env: env 0 answers in two steps (then again), env 1 mixes answers and clicks,
@@ -65,6 +67,7 @@ def venv() -> Iterator[HudSB3VecEnv]:
         observation_size=SIZE,
         text="codes",
         text_length=64,
+        render_mode="rgb_array",
         **VOCABULARY,
     )
     yield envs
@@ -168,6 +171,36 @@ def test_sub_env_access_and_rendering(venv: HudSB3VecEnv) -> None:
     assert tiled.ndim == 3 and tiled.shape[2] == 3 and tiled.size >= N * images[0].size
     with pytest.raises(AttributeError):
         venv.get_attr("no_such_attribute")
+
+
+def test_render_before_reset_and_one_env_given_thrice_are_refused_as_sb3_refuses_them() -> None:
+    """Issue 28, item 5, checked against SB3's own DummyVecEnv over the same envs: ``render()``
+    before ``reset()`` is Gymnasium's ``ResetNeeded`` (it was ``[None] * n``, on which SB3's
+    ``tile_images`` failed), and the same env instance passed three times is a ``ValueError``."""
+    from gymnasium.error import ResetNeeded
+
+    reference = DummyVecEnv(
+        [lambda: SB3ObservationWrapper(gymnasium.make("hud/QA-v0", task=TASK, render_mode="rgb_array"), size=SIZE)] * 2
+    )
+    with pytest.raises(ResetNeeded):
+        reference.render()
+    reference.close()
+    venv = to_sb3_vec_env("hud/QA-v0", 2, task=TASK, render_mode="rgb_array", observation_size=SIZE)
+    try:
+        with pytest.raises(ResetNeeded, match="before calling `env.reset"):
+            venv.render()
+        venv.reset()
+        tiled = venv.render()
+        assert tiled.ndim == 3 and tiled.shape[2] == 3
+    finally:
+        venv.close()
+
+    one = gymnasium.make("hud/QA-v0", task=TASK)
+    with pytest.raises(ValueError, match="returned the same instance"):
+        DummyVecEnv([lambda: one] * 3)
+    with pytest.raises(ValueError, match="returned the same instance"):
+        to_sb3_vec_env(HudVectorEnv([lambda: one] * 3))
+    one.close()
 
 
 def test_bad_action_is_refused_and_the_env_goes_on(venv: HudSB3VecEnv) -> None:

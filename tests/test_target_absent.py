@@ -4,6 +4,7 @@ of the call's reward range, not an error, ``done`` when the instance is gone for
 
 from __future__ import annotations
 
+import math
 import pickle
 
 import pytest
@@ -69,7 +70,7 @@ def test_a_final_absence_ends_an_every_step_episode() -> None:
 
 def test_a_broken_evaluator_is_still_an_eval_error() -> None:
     reward, info = answer(("broken_evaluator_test",))
-    assert reward is None and info["status"] == "eval_error" and not is_absent(info["grade"]), info  # type: ignore[arg-type]
+    assert math.isnan(reward) and info["status"] == "eval_error" and not is_absent(info["grade"]), info  # type: ignore[arg-type]
 
 
 def test_target_absent_pickles_whole() -> None:

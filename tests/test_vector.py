@@ -15,6 +15,7 @@ import hud_gym
 from hud_gym import ResponseAction, Task, TypeAction, WaitAction
 from hud_gym.controllers.base import ControllerError
 from hud_gym.envs.qa import QAEnv
+from hud_gym.rewards import graded_reward
 from hud_gym.wrappers.vector import HudVectorEnv, qa_vector_env
 
 pytestmark = pytest.mark.timeout(60)
@@ -176,7 +177,7 @@ def test_a_hung_evaluator_is_a_timeout_not_a_hang() -> None:
     try:
         env.reset(seed=0)
         _, reward, terminated, truncated, info = env.step(ResponseAction(text="x"))
-        assert (reward, terminated, truncated, info["status"]) == (None, True, True, "timeout")
+        assert (graded_reward(reward), terminated, truncated, info["status"]) == (None, True, True, "timeout")
         assert info["grade"].is_error and "0.3 s" in info["error"]
         env.reset(seed=1)  # the controller was restarted
     finally:

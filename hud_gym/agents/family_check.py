@@ -31,6 +31,7 @@ from hud_gym.agents.random_agent import RandomAgent
 from hud_gym.core.family import Family, family_taskset, make_oracle
 from hud_gym.core.gym_type import get_gym, import_path
 from hud_gym.evaluation.hacking import Attack, play
+from hud_gym.rewards import graded_reward
 from hud_gym.task import Task
 
 __all__ = ["ATTACK_TASKS", "FLOOR_LIMIT", "RANDOM_STEPS", "FamilyReport", "check_family", "run_agent"]
@@ -78,7 +79,7 @@ def run_agent(env: gymnasium.Env, task: Task, act: Act, max_steps: int) -> tuple
         status = str(info.get("status"))
         if status not in ("ok", "action_error"):
             bad.append(f"{task.id} step {steps}: {status} {str(info.get('error') or '')[:200]}")
-        best = max(best, float(reward) if reward is not None else 0.0)
+        best = max(best, graded_reward(reward) or 0.0)  # a failed step solves nothing
         if terminated or truncated or action is None:
             return best, steps, bad
 

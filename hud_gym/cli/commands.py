@@ -82,6 +82,9 @@ def run(
         str | None, typer.Option("--system-prompt", help="The model agent's system prompt.")
     ] = None,
     tag: Annotated[list[str] | None, typer.Option("--tag", metavar="KEY=VALUE", help=TAG_HELP)] = None,
+    debug: Annotated[
+        bool, typer.Option("--debug", help="Print the traceback of every agent crash (and of a failed run).")
+    ] = False,
 ) -> None:
     """Run every task of TASKSET with an agent, as one job in the store; print its analytics."""
     from hud_gym.cli.running import execute_run, parse_env_kwargs, plan_run
@@ -135,7 +138,7 @@ def run(
     except JobStoppedError as exc:
         raise CLIError(f"{exc} (the job is stored as 'failed')", exit_code=1) from None
     except Exception as exc:  # e.g. a bad --env-kwarg makes every env fail to start
-        if os.environ.get(DEBUG_ENV_VAR):
+        if debug or os.environ.get(DEBUG_ENV_VAR):
             raise
         damage = store_damage(exc) if isinstance(exc, sqlite3.DatabaseError) else None
         if damage is not None:
@@ -164,7 +167,7 @@ def run(
         _fail_if_nothing_graded(analytics)
         return
     print_analytics(stdout_console(), analytics, job_)
-    _first_error(job_, analytics)
+    _first_error(job_, analytics, debug)
     if report_path is not None:
         typer.echo(f"report: {report_path}")
     typer.echo(f"job id: {job_.id}")
@@ -178,15 +181,22 @@ def _fail_if_nothing_graded(analytics: Any) -> None:
         raise CLIError(f"every run failed, none was graded ({counts}): see the first error above", exit_code=1)
 
 
-def _first_error(job: Any, analytics: Any) -> None:
-    """When runs failed, show the first error so a broken setup (a bad --env-kwarg) is obvious."""
+def _first_error(job: Any, analytics: Any, debug: bool) -> None:
+    """When runs failed, show the first error so a broken setup (a bad --env-kwarg) is obvious;
+    with ``debug``, the traceback of every agent crash."""
+    from hud_gym.cli.tables import print_crashes
+
     if not analytics.errors:
         return
     failed = job.load_trajectories(status=list(analytics.error_counts))
     if failed and failed[0].error:
+        hint = "" if debug or failed[0].traceback is None else " (--debug or `hud-gym jobs show` for the traceback)"
         stderr_console().print(
-            f"first error ({failed[0].status}, task {failed[0].task_id}): {one_line(failed[0].error)}", markup=False
+            f"first error ({failed[0].status}, task {failed[0].task_id}): {one_line(failed[0].error_summary)}{hint}",
+            markup=False,
         )
+    if debug:
+        print_crashes(stderr_console(), failed, limit=len(failed))
 
 
 # ---------------------------------------------------------------------- task sets

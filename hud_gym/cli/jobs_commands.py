@@ -85,8 +85,8 @@ def jobs_show(
     trajectories: Annotated[bool, typer.Option("--trajectories", "-t", help="Also list every trajectory.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the job and its analytics as JSON.")] = False,
 ) -> None:
-    """A job's summary, per-task and per-group tables."""
-    from hud_gym.cli.tables import print_analytics, trajectories_table
+    """A job's summary, per-task and per-group tables, and the tracebacks of agent crashes."""
+    from hud_gym.cli.tables import print_analytics, print_crashes, trajectories_table
 
     job = load_job(job_id)
     analytics = job.get_analytics()
@@ -97,6 +97,8 @@ def jobs_show(
     print_analytics(console, analytics, job)
     if trajectories:
         console.print(trajectories_table(job.load_trajectories()))
+    if analytics.error_counts.get("policy_error"):
+        print_crashes(console, job.load_trajectories(status=["policy_error"]))
 
 
 class ExportFormatChoice(str, Enum):

@@ -184,6 +184,22 @@ def trajectories_table(trajectories: Sequence[Trajectory]) -> Table:
             _status(t.status),
             reward,
             str(len(t.steps)),
-            (t.error or "")[:80],
+            t.error_summary[:80],
         )
     return table
+
+
+def print_crashes(console: Console, trajectories: Sequence[Trajectory], *, limit: int = 3) -> None:
+    """The tracebacks of the runs whose agent crashed (``policy_error`` with a traceback), each
+    distinct one once with the runs it ended, at most ``limit`` of them."""
+    crashes: dict[str, list[Trajectory]] = {}
+    for t in trajectories:
+        if t.traceback is not None:
+            crashes.setdefault(t.traceback, []).append(t)
+    for shown, (text, runs) in enumerate(crashes.items()):
+        if shown == limit:
+            console.print(f"... and {len(crashes) - limit} more distinct traceback(s)", markup=False)
+            break
+        ids = ", ".join(f"{t.trajectory_id[:12]} ({t.task_id})" for t in runs[:5]) + (" ..." if len(runs) > 5 else "")
+        console.print(f"{runs[0].error_summary}: {len(runs)} run(s): {ids}", style="red", markup=False)
+        console.print(text, markup=False, highlight=False)

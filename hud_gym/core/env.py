@@ -19,6 +19,7 @@ from typing import Any, ClassVar, TypeVar
 import gymnasium
 import numpy as np
 from gymnasium.envs.registration import EnvSpec
+from gymnasium.error import ResetNeeded
 
 from hud_gym.controllers.base import Controller, Frame
 from hud_gym.core.episode import EpisodeRunner, Observation, StepResult
@@ -56,7 +57,9 @@ class HudEnv(gymnasium.Env[Observation, dict[str, Any]]):
             ``"qa-basic/capital-france"`` (task set name, then task id).
         taskset: tasks to draw from at each reset (a :class:`TaskSet`, a list, a bundled name or a
             file path); the draw uses the env's seeded ``np_random``.
-        render_mode: ``"rgb_array"`` (``render()`` returns the last screenshot) or ``None``.
+        render_mode: ``None`` (the default, as Gymnasium's envs: ``render()`` returns nothing) or
+            ``"rgb_array"`` (``render()`` returns the last screenshot; ``"rgb_array_list"``
+            through ``gymnasium.make``, which adds its ``RenderCollection``).
         screen_size: ``(width, height)`` of the controlled screen (or ``"1280x720"``).
         observation_size: ``(width, height)`` of the screenshot observation; actions are then in
             observation pixels and mapped to the screen. Defaults to the observed region's size.
@@ -72,7 +75,8 @@ class HudEnv(gymnasium.Env[Observation, dict[str, Any]]):
         step_timeout: seconds one ``step`` may take before it reports ``status="timeout"``.
         reset_timeout: seconds one ``reset`` may take.
         max_text_length: length of the observation's ``text`` space.
-        action_space_config: limits of the action ``Dict`` (width/height follow the observation).
+        action_space_config: limits of the action ``Dict`` (width/height follow the observation;
+            waits and click delays are cut to fit ``step_timeout``: :meth:`ActionSpaceConfig.bounded_by`).
         evaluate_combine: how several evaluate calls combine (``mean``, ``min``, ``max``,
             ``product``); a task's ``config["evaluate_combine"]`` overrides it.
         job: a :class:`hud_gym.jobs.Job` (or job id) that records every episode of this env;
@@ -128,7 +132,7 @@ class HudEnv(gymnasium.Env[Observation, dict[str, Any]]):
         task: Task | dict[str, Any] | str | None = None,
         taskset: TaskSet | Sequence[Task] | str | None = None,
         *,
-        render_mode: str | None = "rgb_array",
+        render_mode: str | None = None,
         screen_size: tuple[int, int] = (1280, 720),
         observation_size: tuple[int, int] | None = None,
         observation_crop: tuple[int, int, int, int] | None = None,
@@ -178,7 +182,8 @@ class HudEnv(gymnasium.Env[Observation, dict[str, Any]]):
 
         width, height = self.observation_size
         config = action_space_config or ActionSpaceConfig()
-        self.action_space_config = ActionSpaceConfig(**{**config.__dict__, "width": width, "height": height})
+        config = ActionSpaceConfig(**{**config.__dict__, "width": width, "height": height})
+        self.action_space_config = config.bounded_by(step_timeout)  # a sampled action fits in a step
         self.action_space = make_action_space(self.action_space_config)
         self.observation_space = make_observation_space(width, height, max_text_length)
 
@@ -282,9 +287,10 @@ class HudEnv(gymnasium.Env[Observation, dict[str, Any]]):
         """
         return self._call(self.episode.reset(seed, options))
 
-    def step(self, action: Any) -> StepResult:  # type: ignore[override]  # reward None: the step was not graded
+    def step(self, action: Any) -> StepResult:
         """Execute ``action`` (a CLA, a CLA dict, a list of them, or an action-space sample).
-        The reward is ``None`` when the step failed (see :mod:`hud_gym.core.episode`)."""
+        The reward is the float ``NaN`` when the step failed, ``info["status"]`` saying why (see
+        :mod:`hud_gym.core.episode`)."""
         return self._call(self.episode.step(action))
 
     def evaluate(self) -> Grade:
@@ -297,7 +303,7 @@ class HudEnv(gymnasium.Env[Observation, dict[str, Any]]):
         """End the current episode with a failure that is not the env's own, such as
         ``policy_error`` (the policy raised) or ``timeout`` (the caller's budget for the run ran
         out): the next ``step`` needs a ``reset``, and a job linked to the env stores the episode
-        now with this ``status``, ``error`` and ``reward=None``. No-op when no episode is open.
+        now with this ``status``, ``error`` and no reward. No-op when no episode is open.
 
         Raises:
             ValueError: ``status`` is not a failure status (:data:`hud_gym.trajectory.FAILED`).
@@ -305,9 +311,20 @@ class HudEnv(gymnasium.Env[Observation, dict[str, Any]]):
         self._call(self.episode.end_episode(status, error))
 
     def render(self) -> np.ndarray | None:
-        """A copy of the last screenshot observation (``rgb_array``), or ``None``."""
-        if self.render_mode != "rgb_array" or self._last_screenshot is None:
+        """A copy of the last screenshot observation (``rgb_array``), or ``None`` (no render mode,
+        with Gymnasium's warning).
+
+        Raises:
+            gymnasium.error.ResetNeeded: no frame yet (no ``reset``), as ``gymnasium.make``'s
+                ``OrderEnforcing`` says, rather than a ``None`` a frame-tiler cannot take.
+        """
+        if self.render_mode is None:
+            gymnasium.logger.warn(
+                "render() was called without a render_mode: make the env with render_mode='rgb_array'"
+            )
             return None
+        if self._last_screenshot is None:
+            raise ResetNeeded("Cannot call `env.render()` before calling `env.reset()`: there is no frame yet")
         return self._last_screenshot.copy()
 
     def close(self) -> None:

@@ -17,8 +17,10 @@ Episode rules:
   ``truncated`` comes after ``max_steps`` steps or when a step times out.
 - The reward is the evaluator's reward on the final step (on every step with
   ``evaluate_every_step=True``), else 0.
-- **A reward is graded or absent, never a silent 0**: a step that fails returns ``reward=None``,
-  with ``info["status"]`` naming the failure and ``info["error"]`` the message:
+- **A reward is graded or absent, never a silent 0**: a step that fails returns the float
+  ``reward=nan`` (a float, as Gymnasium's wrappers such as ``RecordEpisodeStatistics`` add
+  rewards up; :func:`hud_gym.rewards.graded_reward` reads it as ``None``), with
+  ``info["status"]`` naming the failure and ``info["error"]`` the message:
 
   - ``env_error``: the controller failed (dead browser or display); the episode ends and the next
     ``reset`` restarts the controller;
@@ -44,7 +46,10 @@ Episode rules:
 - ``info`` carries ``status``, ``action_error``/``error`` messages, the ``grade``, ``timings`` in
   seconds, the ``step`` count, the ``task_id`` and the ``screen_mapping`` (observation pixels to
   screen pixels: ``screen = offset + observation * scale``, :meth:`ScreenMapping.as_info`), plus whatever the controller reports
-  (``position``, ...) and what the setup functions reported (``FunctionContext.info``).
+  (``position``, ...) and what the setup functions reported (``FunctionContext.info``);
+  ``observed`` says what a step's screenshot shows: ``"after"`` its actions, ``"repeated"`` (the
+  step failed before observing: the frame before its actions) or ``"cover"`` (a suite's
+  end-of-task cover, such as MiniWoB++'s, not the page acted on).
   ``env.evaluate()`` returns the :class:`Grade` itself (``is_error`` set when grading failed).
 - Setup and evaluate functions never run on the event loop when they are sync
   (:mod:`hud_gym.evaluation.calls`), so a hanging one cannot freeze the other envs and its step

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 __all__ = ["EpisodeHost", "EpisodeState", "Observation", "StepResult"]
 
 Observation = dict[str, Any]
-StepResult = tuple[Observation, "float | None", bool, bool, dict[str, Any]]
+StepResult = tuple[Observation, float, bool, bool, dict[str, Any]]
 
 
 class EpisodeHost(Protocol):

@@ -64,8 +64,10 @@ class StepRunner:
         if state.episode_over:
             warnings.warn("step() called after the episode ended; call reset()", stacklevel=3)
             outcome.set(StepStatus.EPISODE_OVER)
+            outcome.info["observed"] = "repeated"
             info = self._finish_info(outcome.info, outcome.timings, started)
-            return host._repeat_observation(), outcome.reward, outcome.terminated, outcome.truncated, info
+            reward = math.nan if outcome.reward is None else outcome.reward  # absent: NaN, with info["status"]
+            return host._repeat_observation(), reward, outcome.terminated, outcome.truncated, info
         controller = state.controller
         assert controller is not None and state.context is not None
 
@@ -73,6 +75,7 @@ class StepRunner:
         observation = None if outcome.failed else await self._observe_phase(controller, outcome)
         if observation is None:
             observation = host._repeat_observation()
+            outcome.info["observed"] = "repeated"
         state.steps += 1
         limit = host.max_episode_steps
         if not outcome.terminated and limit is not None and state.steps >= limit:
@@ -113,6 +116,7 @@ class StepRunner:
                 frame = await within(controller.observe(), timeout=timeout)
                 observation = self.host._observation(frame)
                 outcome.info.update(frame.info)
+                outcome.info["observed"] = "after"
                 return observation
             except asyncio.TimeoutError:
                 outcome.set(StepStatus.TIMEOUT, f"the observation did not finish within {timeout} s")
@@ -157,7 +161,8 @@ class StepRunner:
         info.update(state.context.info)
         info["status"] = outcome.status.value
         # The suite of the episode's task has the last word (MiniWoB's reward processors and black terminal frame).
-        observation, reward = host.suites.finish_step(host, observation, outcome.reward, terminated, info)
+        observation, graded = host.suites.finish_step(host, observation, outcome.reward, terminated, info)
+        reward = math.nan if graded is None else float(graded)  # absent: NaN, with info["status"]
         info = self._finish_info(info, outcome.timings, started)
         for listener in host.listeners:
             await listener.on_step(host, action, observation, reward, terminated, truncated, info)

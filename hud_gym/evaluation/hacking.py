@@ -19,6 +19,7 @@ from typing import Any
 import gymnasium
 
 from hud_gym.actions import ResponseAction
+from hud_gym.rewards import graded_reward
 from hud_gym.task import Task
 
 __all__ = ["Attack", "Episode", "Verdict", "always", "play"]
@@ -51,7 +52,7 @@ class Episode:
         if self.over:
             return self.info
         self.observation, reward, terminated, truncated, info = self.env.step(action)
-        self.reward = None if reward is None else float(reward)
+        self.reward = graded_reward(reward)
         self.info = info
         self.statuses.append(str(info["status"]))
         if info.get("error"):

@@ -24,6 +24,7 @@ import numpy as np
 
 from hud_gym.core.env import HudEnv
 from hud_gym.evaluation import Grade
+from hud_gym.rewards import graded_reward
 from hud_gym.task import Task
 from hud_gym.tasksets import resolve_task
 
@@ -111,7 +112,7 @@ class Environment:
         self._fresh = False
         self._observation = Observation(observation)
         info["truncated"] = truncated
-        return self._observation, reward, bool(terminated or truncated), info
+        return self._observation, graded_reward(reward), bool(terminated or truncated), info
 
     async def _observe(self) -> Observation:
         controller = self.env.controller

@@ -93,6 +93,7 @@ def trajectory_record(trajectory: Trajectory, *, images: ImageMode = "path") -> 
             "error": step.error,
             "text": step.text,
             "image": _image(step.observation_ref, images),
+            "image_shows": step.info.get("observed", "after"),
             "started_at": step.started_at.isoformat(),
             "ended_at": step.ended_at.isoformat() if step.ended_at else None,
         }
@@ -134,8 +135,13 @@ def export_jsonl(
     ``prompt``, ``seed``, ``status``, ``failed``, ``reward`` (``null`` for failed runs: they are
     not the task's doing), ``error``, ``final_response``, ``grade``, times, ``step_rewards``,
     ``initial_image``, ``steps`` (``index``, ``actions`` as CLA JSON, ``reward``, ``terminated``,
-    ``truncated``, ``status``, ``error``, ``text``, ``image``, and ``policy_trace`` when set), the
-    ``task`` and the ``metadata``. Returns the path written.
+    ``truncated``, ``status``, ``error``, ``text``, ``image``, ``image_shows`` and
+    ``policy_trace`` when set), the ``task`` and the ``metadata``. Returns the path written.
+
+    A step's ``image`` is the screen **after** its actions (``initial_image`` is the one before
+    the first step's); ``image_shows`` says so: ``"after"``, ``"repeated"`` (the step failed
+    before observing: the image repeats the screen before its actions) or ``"cover"`` (after its
+    actions, a suite's end-of-task cover such as MiniWoB++'s START screen, not the page).
     """
     _check_choice("images", images, IMAGE_MODES)
     trajectories = _trajectories(source)

@@ -46,6 +46,7 @@ from hud_gym.evaluation import Grade
 from hud_gym.jobs.elements import compact_elements
 from hud_gym.jobs.rows import json_safe
 from hud_gym.jobs.store import Store, get_store
+from hud_gym.rewards import graded_reward
 from hud_gym.spaces import decode, is_encoded_action
 from hud_gym.trajectory import FAILED, Trajectory, TrajectoryStep, new_id, utc_now
 
@@ -147,7 +148,7 @@ class TrajectoryRecorder:
         step = TrajectoryStep(
             index=episode.steps,
             actions=actions_json(action, env),
-            reward=None if reward is None else float(reward),
+            reward=graded_reward(reward),
             terminated=bool(terminated),
             truncated=bool(truncated),
             text=str(observation.get("text", "")) if isinstance(observation, dict) else "",

@@ -105,7 +105,8 @@ def trajectory_frames(
     (:func:`hud_gym.jobs.overlay.draw_overlay`), then the screen it ended on; as ``(H, W, 3)``
     uint8 arrays of one size (even width and
     height, as video codecs need). A missing screenshot repeats the previous frame (grey if there
-    is none yet). Small screenshots are scaled up to ``min_width`` (nearest neighbour), large ones
+    is none yet), and so does a suite's end cover (``info["observed"] == "cover"``: MiniWoB++'s
+    START screen), so a replay ends on the last real frame. Small screenshots are scaled up to ``min_width`` (nearest neighbour), large ones
     down to ``max_width``. With ``caption``, a band under each frame says what happened.
 
     Returns an empty list when the trajectory has no readable screenshot at all (e.g. its reset
@@ -113,7 +114,12 @@ def trajectory_frames(
     """
     from PIL import Image, ImageDraw, ImageFont
 
-    refs = [_initial_ref(trajectory), *(s.observation_ref for s in trajectory.steps)]
+    # A step whose screenshot is a suite's end cover (MiniWoB++'s START screen: info "observed")
+    # shows no page: the replay repeats the last real frame instead.
+    refs = [
+        _initial_ref(trajectory),
+        *(None if s.info.get("observed") == "cover" else s.observation_ref for s in trajectory.steps),
+    ]
     paths = [_existing(ref) for ref in refs]
     first = next((pixels for pixels in map(_load_rgb, filter(None, paths)) if pixels is not None), None)
     if first is None:

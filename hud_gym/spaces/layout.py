@@ -3,6 +3,7 @@ and the observation ``Dict`` (see :mod:`hud_gym.spaces` for the table of keys)."
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import get_args
 
@@ -59,6 +60,18 @@ class ActionSpaceConfig:
         if not self.action_types:
             raise ValueError("action_types must not be empty")
         object.__setattr__(self, "action_types", tuple(ActionType(t) for t in self.action_types))
+
+    def bounded_by(self, step_timeout: float) -> ActionSpaceConfig:
+        """This config with its waits and click delays cut to what one step may take, so that a
+        sampled action never outlives ``step_timeout``: a ``wait`` of at most half of it, and a
+        click's or drag's whole ``pattern`` at most as long (the rest of the step is left to the
+        browser or desktop acting, and to the observation)."""
+        budget_ms = max(0, int(step_timeout * 500))
+        return dataclasses.replace(
+            self,
+            max_wait_ms=min(self.max_wait_ms, budget_ms),
+            max_delay_ms=min(self.max_delay_ms, budget_ms // max(1, self.max_pattern)),
+        )
 
     @property
     def screen_max(self) -> np.ndarray:

@@ -18,6 +18,7 @@ from hud_gym import ClickAction, Point, ResponseAction, Task
 from hud_gym.controllers.x11.xauth import process_authority
 from hud_gym.core.deadline import GRACE
 from hud_gym.envs.qa import QAEnv
+from hud_gym.rewards import graded_reward
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -65,7 +66,7 @@ def test_a_grabbed_headed_display_times_out_its_step_and_stops_no_other_env() ->
         stepper.join(STEP_TIMEOUT * 2 + GRACE + SLACK)
         assert not stepper.is_alive() and not released.is_set()
         _, reward, _, truncated, info = result["out"]
-        assert (reward, info["status"], truncated) == (None, "timeout", True)
+        assert (graded_reward(reward), info["status"], truncated) == (None, "timeout", True)
     finally:
         released.set()
         if releaser is not None:

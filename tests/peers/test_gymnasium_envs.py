@@ -19,7 +19,6 @@ from gymnasium.wrappers import TimeAwareObservation, TimeLimit
 
 import hud_gym
 from hud_gym import ClickAction, Point, Task
-from hud_gym.spaces import ActionSpaceConfig
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -42,8 +41,8 @@ def test_pickle_env(env_id: str) -> None:
     episode do not travel: the copy is made from the same arguments). Timings are left out of the
     comparison: they are wall-clock measurements."""
     kwargs = {"taskset": "qa-basic"} if env_id == "hud/QA-v0" else {"task": COUNT_TO_3}
-    # a sampled action may be a wait of up to a minute: capped, as the action is random
-    env = gymnasium.make(env_id, **kwargs, action_space_config=ActionSpaceConfig(max_wait_ms=50, max_delay_ms=50))
+    # the sampled action fits in the env's step_timeout (its action space follows it)
+    env = gymnasium.make(env_id, **kwargs, step_timeout=4.0)
     action = env.action_space.sample()
 
     env_reset = env.reset(seed=123)

@@ -18,18 +18,18 @@ Tests of Gymnasium that do not apply are listed, with the reason, in ``tests/pee
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import gymnasium
 import numpy as np
 import pytest
 from gymnasium.spaces import Box, Dict
-from gymnasium.vector import AutoresetMode
+from gymnasium.vector import AutoresetMode, SyncVectorEnv
+from gymnasium.wrappers import RecordEpisodeStatistics
 
 import hud_gym  # noqa: F401  (registers the ids)
 from hud_gym import ResponseAction, Task, WaitAction
 from hud_gym.envs.qa import QAEnv
-from hud_gym.spaces import ActionSpaceConfig
 from hud_gym.wrappers.vector import HudVectorEnv
 
 pytestmark = pytest.mark.timeout(120)
@@ -37,13 +37,20 @@ pytestmark = pytest.mark.timeout(120)
 TASK = Task(id="sum", prompt="2+2?", target="4", gym="qa")
 
 
-# Sampled actions include waits and click delays (up to 60 s by default): capped, as the tests sample.
-SHORT_WAITS = ActionSpaceConfig(max_wait_ms=50, max_delay_ms=50)
+# The sub-envs' own step limit: their action spaces follow it (sampled waits of at most half).
+STEP_TIMEOUT = 4.0
 
 
 def qa_vector(num_envs: int = 4, **kwargs) -> HudVectorEnv:
-    kwargs.setdefault("action_space_config", SHORT_WAITS)
+    kwargs.setdefault("step_timeout", STEP_TIMEOUT)
     return gymnasium.make_vec("hud/QA-v0", num_envs=num_envs, task=TASK, **kwargs)
+
+
+def make_env(**kwargs) -> Callable[[], gymnasium.Env]:
+    """Gymnasium's ``tests.vector.testing_utils.make_env``: a function making the env through
+    ``gymnasium.make`` (so wrapped in its ``OrderEnforcing``, and ``RenderCollection`` when asked)."""
+    kwargs.setdefault("step_timeout", STEP_TIMEOUT)
+    return lambda: gymnasium.make("hud/QA-v0", task=TASK, disable_env_checker=True, **kwargs)
 
 
 @pytest.fixture
@@ -120,21 +127,31 @@ def test_render_vector() -> None:
     assert len(rendered_frames) == envs.num_envs
     assert all(isinstance(frame, np.ndarray) for frame in rendered_frames)
     envs.close()
-    envs = qa_vector(3, render_mode=None)
+    envs = qa_vector(3)
     assert envs.render_mode is None
     envs.close()
 
 
-def test_call_vector_env(envs: HudVectorEnv) -> None:
-    """test_call_sync_vector_env (``gravity`` -> ``max_episode_steps``; ``render`` returns one
-    frame, as our render mode is ``rgb_array``, not ``rgb_array_list``)."""
-    envs.reset()
-    images = envs.call("render")
-    limits = envs.call("max_episode_steps")
-    assert isinstance(images, tuple) and len(images) == 4
+def test_call_vector_env() -> None:
+    """test_call_sync_vector_env (``gravity`` -> ``max_episode_steps``): the sub-envs come from
+    ``gymnasium.make(..., render_mode="rgb_array_list")``, in Gymnasium's ``RenderCollection``."""
+    env_fns = [make_env(render_mode="rgb_array_list") for i in range(4)]
+
+    env = HudVectorEnv(env_fns)
+    _ = env.reset()
+    images = env.call("render")
+    limits = env.call("max_episode_steps")
+
+    env.close()
+
+    assert isinstance(images, tuple)
+    assert len(images) == 4
     for i in range(4):
-        assert isinstance(images[i], np.ndarray)
-    assert isinstance(limits, tuple) and len(limits) == 4
+        assert len(images[i]) == 1
+        assert isinstance(images[i][0], np.ndarray)
+
+    assert isinstance(limits, tuple)
+    assert len(limits) == 4
     for i in range(4):
         assert isinstance(limits[i], int)
         assert limits[i] == 20
@@ -151,13 +168,40 @@ def test_set_attr_vector_env(envs: HudVectorEnv) -> None:
 
 
 def test_check_spaces_vector_env() -> None:
-    """test_check_spaces_sync_vector_env: sub-envs with different observation spaces are refused
-    at construction (our message names the spaces; SyncVectorEnv's names its observation_mode,
-    which HudVectorEnv does not have)."""
-    env_fns = [lambda: QAEnv(task=TASK) for _ in range(3)]
-    env_fns[1] = lambda: QAEnv(task=TASK, observation_size=(64, 32))
-    with pytest.raises(RuntimeError, match=re.escape("sub-env 1's observation space")):
-        HudVectorEnv(env_fns)
+    """test_check_spaces_sync_vector_env; ours: the message is SyncVectorEnv's own, for the
+    observation space and for the action space."""
+    env_fns = [make_env() for _ in range(3)]
+    env_fns[1] = make_env(observation_size=(64, 32))
+    with pytest.raises(RuntimeError):
+        env = HudVectorEnv(env_fns)
+        env.close()
+    for odd in (make_env(observation_size=(64, 32)), make_env(step_timeout=1.0)):
+        env_fns = [make_env(), odd]
+        with pytest.raises(RuntimeError) as theirs:
+            SyncVectorEnv(env_fns)
+        with pytest.raises(RuntimeError) as ours:
+            HudVectorEnv(env_fns)
+        # SyncVectorEnv's message, less its name and its observation_mode advice
+        assert str(theirs.value).split(" however ")[-1].split(" If this is intentional")[0] in str(ours.value)
+
+
+def test_wrapped_sub_envs_and_one_instance_twice() -> None:
+    """Ours (issue 28, items 4 and 5): sub-envs in Gymnasium's own wrappers step through them
+    (``RecordEpisodeStatistics`` counts every step the vector env makes); one env instance
+    given for several sub-envs is refused, as SB3's ``DummyVecEnv`` refuses it."""
+    envs = HudVectorEnv([lambda: RecordEpisodeStatistics(make_env()()) for _ in range(2)])
+    try:
+        envs.reset(seed=0)
+        envs.step([WaitAction(time=0)] * 2)
+        _, rewards, terminations, _, infos = envs.step([ResponseAction(text="4"), ResponseAction(text="5")])
+        assert list(rewards) == [1.0, 0.0] and terminations.all()
+        assert list(infos["episode"]["l"]) == [2, 2] and list(infos["episode"]["r"]) == [1.0, 0.0]
+    finally:
+        envs.close()
+    one = QAEnv(task=TASK)
+    with pytest.raises(ValueError, match="returned the same instance"):
+        HudVectorEnv([lambda: one] * 3)
+    one.close()
 
 
 # ----------------------------------------------------------------- test_vector_env.py

@@ -147,7 +147,7 @@ class EnvWorker:
 
     def step(self, action: Any, needs_reset: bool = False) -> StepResult:
         """One step under the autoreset rules (see the class docstring)."""
-        step: Any = self.env.step  # hud envs' steps give reward None when the step failed
+        step: Any = self.env.step  # hud envs' steps give reward NaN when the step failed
         return autoreset.run(autoreset.step_program(self.autoreset_mode, needs_reset, action), step, self.reset)
 
     def step_with_response(self, action: Any) -> tuple[StepResult, str | None]:

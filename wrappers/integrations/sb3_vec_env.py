@@ -46,6 +46,7 @@ from gymnasium.vector import AutoresetMode
 from hud_gym.wrappers.integrations.sb3_actions import DEFAULT_KEYS, ActionMapper, Mode
 from hud_gym.wrappers.integrations.sb3_observations import ObservationMapper, TextMode
 from hud_gym.wrappers.vector import HudVectorEnv
+from hud_gym.wrappers.vector.sub_envs import hud_env
 
 try:
     from stable_baselines3.common.vec_env.base_vec_env import (
@@ -138,7 +139,7 @@ class HudSB3VecEnv(VecEnv):
                 f"{vector_env.autoreset_mode}; use to_sb3_vec_env(), which switches it"
             )
         self.vector_env = vector_env
-        self.action_mapper = ActionMapper(vector_env.envs[0].observation_size, action_mode, grid, keys, texts)
+        self.action_mapper = ActionMapper(hud_env(vector_env.envs[0]).observation_size, action_mode, grid, keys, texts)
         self.observation_mapper = ObservationMapper(observation_size, text, text_length)
         self._stepping = False
         self._observed = False

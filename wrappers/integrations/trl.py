@@ -44,6 +44,7 @@ import math
 import weakref
 from typing import Any, ClassVar
 
+from hud_gym.rewards import graded_reward
 from hud_gym.task import Task
 from hud_gym.tasksets import resolve_task
 from hud_gym.trajectory import FAILED
@@ -294,7 +295,7 @@ class _HudTRLEnvironment:
             lines.append(f"Error: {error}")
         if terminated or truncated:
             self._over, self._status = True, status
-            self._reward = None if status in FAILED or reward is None else float(reward)
+            self._reward = None if status in FAILED else graded_reward(reward)
             lines.append("The episode is over.")
         text = "\n".join(line for line in lines if line)
         if self._screenshots and self.last_image is not None:

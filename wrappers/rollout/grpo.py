@@ -31,11 +31,13 @@ import numpy as np
 from hud_gym.actions import CLAAction
 from hud_gym.advantages import group_advantages
 from hud_gym.agents.policy import PolicyOutput, start_run
+from hud_gym.bounds import clip_text
 from hud_gym.core.env import HudEnv
 from hud_gym.make import make
+from hud_gym.rewards import graded_reward
 from hud_gym.task import Task
 from hud_gym.tasksets import resolve_task
-from hud_gym.trajectory import FAILED, Trajectory, TrajectoryGroup, TrajectoryStep, new_id, utc_now
+from hud_gym.trajectory import FAILED, Trajectory, TrajectoryGroup, TrajectoryStep, crash_error, new_id, utc_now
 from hud_gym.wrappers.rollout.pool import EnvPool
 
 __all__ = ["Policy", "PolicyOutput", "group_advantages", "rollout", "rollout_group", "rollout_groups"]
@@ -164,7 +166,7 @@ async def _run(
             await asyncio.to_thread(policy.reset)
     except Exception as exc:  # noqa: BLE001  (the agent itself failed)
         trajectory.status, trajectory.reward = "policy_error", None
-        trajectory.error = f"agent reset raised {type(exc).__name__}: {exc}"
+        trajectory.error = crash_error(f"agent reset raised {type(exc).__name__}: {clip_text(str(exc), 1000)}", exc)
         return
     trajectory.prompt = info.get("prompt") or task.prompt
     trajectory.initial_observation = observation if keep_observations else None
@@ -174,14 +176,14 @@ async def _run(
             decision = await _decide(policy, observation, trajectory.steps, task, info)
         except Exception as exc:  # noqa: BLE001  (the policy itself failed)
             trajectory.status, trajectory.reward = "policy_error", None
-            trajectory.error = f"policy raised {type(exc).__name__}: {exc}"
+            trajectory.error = crash_error(f"policy raised {type(exc).__name__}: {clip_text(str(exc), 1000)}", exc)
             return
         # A malformed action is the policy's mistake within the episode: the env reports it
         # (status "action_error") and the episode goes on.
         step = TrajectoryStep(index=index, actions=_dump(decision.actions), policy_trace=decision.trace)
         observation, reward, terminated, truncated, info = await env.astep(decision.actions)
         step.ended_at = utc_now()
-        step.reward = None if reward is None else float(reward)
+        step.reward = graded_reward(reward)
         step.terminated, step.truncated = bool(terminated), bool(truncated)
         step.text, step.status, step.error = (
             observation["text"],
@@ -197,12 +199,12 @@ async def _run(
             grade = info.get("grade")
             trajectory.final_response = env.final_response
             trajectory.grade = grade.model_dump(exclude={"raw"}) if grade is not None else None
-            if step.status in FAILED or reward is None:
+            if step.status in FAILED or step.reward is None:
                 trajectory.status, trajectory.reward = step.status, None  # type: ignore[assignment]
                 trajectory.error = step.error
             else:
                 trajectory.status = "truncated" if truncated and not terminated else "ok"
-                trajectory.reward = float(reward)
+                trajectory.reward = step.reward
             return
 
 

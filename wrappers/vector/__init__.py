@@ -7,7 +7,9 @@
   ``_reset``, ``_send`` and ``_recv``), also of Ray's
   :class:`~hud_gym.wrappers.integrations.ray_vector.RayVectorEnv`;
 - :mod:`~hud_gym.wrappers.vector.autoreset`: Gymnasium's three autoreset modes, written once;
-- :mod:`~hud_gym.wrappers.vector.batching`: seeds, ``reset_mask``, batched actions and rows.
+- :mod:`~hud_gym.wrappers.vector.batching`: seeds, ``reset_mask``, batched actions and rows;
+- :mod:`~hud_gym.wrappers.vector.dict_actions`: CLA actions as the batched ``Dict`` action
+  (``envs.batch_actions([...])``).
 
 The ``vector_entry_point`` of each gym id names :mod:`~hud_gym.wrappers.vector.entry_points`
 (``hud_gym.wrappers.vector.entry_points:qa``).

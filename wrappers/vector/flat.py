@@ -32,6 +32,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorWrapper
 from gymnasium.vector.utils import batch_space
 
+from hud_gym.wrappers.vector import sub_envs
 from hud_gym.wrappers.vector.flat_spaces import DEFAULT_KEYS, ActionMapper, Mode, ObservationMapper, TextMode
 from hud_gym.wrappers.vector.local import HudVectorEnv
 
@@ -78,7 +79,7 @@ class FlatVectorEnv(VectorWrapper):
             )
         super().__init__(env)
         self.hud_env = env
-        size = env.envs[0].observation_size
+        size = sub_envs.hud_env(env.envs[0]).observation_size
         text: TextMode = "drop" if observation == "image" else "codes"
         self.observation_mapper = ObservationMapper(size, text, text_length)
         self.action_mapper = ActionMapper(size, action_mode, grid, keys, texts)

@@ -39,6 +39,7 @@ import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import gymnasium
 import numpy as np
 from gymnasium.vector import AutoresetMode
 
@@ -46,7 +47,7 @@ from hud_gym.core.env import HudEnv
 from hud_gym.core.loop import get_loop_thread
 from hud_gym.core.time_limit import effective_limit
 from hud_gym.wrappers.rollout.placement import controller_kwargs
-from hud_gym.wrappers.vector import autoreset
+from hud_gym.wrappers.vector import autoreset, sub_envs
 from hud_gym.wrappers.vector.batching import InfoMode, StepResult
 from hud_gym.wrappers.vector.send_recv import SendRecvVectorEnv
 
@@ -57,7 +58,9 @@ class HudVectorEnv(SendRecvVectorEnv):
     """N hud-gym envs stepped concurrently on the shared event loop.
 
     Args:
-        env_fns: functions that each make one sub-env (a :class:`HudEnv`).
+        env_fns: functions that each make one sub-env: a :class:`HudEnv`, bare or in Gymnasium's
+            wrappers (``gymnasium.make``'s, ``RenderCollection``, ``RecordEpisodeStatistics``, ...;
+            :mod:`~hud_gym.wrappers.vector.sub_envs`), a new one at every call.
         autoreset_mode: Gymnasium's autoreset mode (``NEXT_STEP`` by default).
         copy: accepted for ``SyncVectorEnv`` compatibility: every batch is built anew (no buffer
             is reused between calls), so the observations returned are always the caller's own.
@@ -73,7 +76,7 @@ class HudVectorEnv(SendRecvVectorEnv):
 
     def __init__(
         self,
-        env_fns: Sequence[Callable[[], HudEnv]],
+        env_fns: Sequence[Callable[[], gymnasium.Env]],
         *,
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
         copy: bool = True,
@@ -90,23 +93,14 @@ class HudVectorEnv(SendRecvVectorEnv):
         # Replacement envs are made on the loop thread: make them in this context, so that they
         # are linked to the same job (``hud_gym.jobs.current_job``) as the first ones.
         self._made_in = contextvars.copy_context()
-        self.envs: list[HudEnv] = [fn() for fn in self.env_fns]
-        for env in self.envs:
-            if not isinstance(env, HudEnv):
-                raise TypeError(f"HudVectorEnv runs hud-gym envs, got {type(env).__name__}")
+        self.envs: list[gymnasium.Env] = [fn() for fn in self.env_fns]
+        try:
+            sub_envs.check_sub_envs(self.envs)
+        except Exception:
+            for env in {id(env): env for env in self.envs}.values():
+                env.close()
+            raise
         first = self.envs[0]
-        for i, env in enumerate(self.envs):
-            # SyncVectorEnv's check: the batch's spaces are the first env's.
-            if env.observation_space != first.observation_space:
-                raise RuntimeError(
-                    f"sub-env {i}'s observation space {env.observation_space} is not sub-env 0's "
-                    f"{first.observation_space}: every sub-env must observe the same space "
-                    "(give them the same observation_size / observation_crop / max_text_length)"
-                )
-            if env.action_space != first.action_space:
-                raise RuntimeError(
-                    f"sub-env {i}'s action space {env.action_space} is not sub-env 0's {first.action_space}"
-                )
         self._describe_batch(
             metadata=first.metadata,
             render_mode=first.render_mode,
@@ -148,7 +142,7 @@ class HudVectorEnv(SendRecvVectorEnv):
         self, indices: list[int], seeds: list[int | None], options: dict[str, Any]
     ) -> list[tuple[Any, dict[str, Any]]]:
         async def reset_all() -> list[tuple[Any, dict[str, Any]]]:
-            return await asyncio.gather(*(self.envs[i].areset(seed=seeds[i], options=dict(options)) for i in indices))
+            return await asyncio.gather(*(sub_envs.areset(self.envs[i], seeds[i], dict(options)) for i in indices))
 
         return self._runner.run(reset_all())
 
@@ -166,8 +160,11 @@ class HudVectorEnv(SendRecvVectorEnv):
 
     # ------------------------------------------------------------------ one env's step, on the loop
 
-    def _timeout_of(self, env: HudEnv) -> float:
-        return self.step_timeout if self.step_timeout is not None else env.step_timeout + env.reset_timeout
+    def _timeout_of(self, env: gymnasium.Env) -> float:
+        if self.step_timeout is not None:
+            return self.step_timeout
+        inner = sub_envs.hud_env(env)
+        return inner.step_timeout + inner.reset_timeout
 
     async def _bounded_step(self, i: int, action: Any, needs_reset: bool) -> StepResult:
         """Env ``i``'s step under the autoreset rules, within the step timeout; past it the env is
@@ -199,7 +196,7 @@ class HudVectorEnv(SendRecvVectorEnv):
     async def _step_or_replace(self, i: int, action: Any) -> StepResult:
         """Env ``i``'s own step; one that raises is replaced and its episode reported failed."""
         try:
-            return await self.envs[i].astep(action)
+            return await sub_envs.astep(self.envs[i], action)
         except Exception as exc:  # noqa: BLE001  (a crashed sub-env is replaced, its episode reported failed)
             info = {
                 "status": "env_error",
@@ -213,7 +210,7 @@ class HudVectorEnv(SendRecvVectorEnv):
     async def _replace(self, i: int) -> None:
         old = self.envs[i]
         try:
-            await old.aclose()
+            await sub_envs.aclose(old)
         except Exception:  # noqa: BLE001  (the old env is discarded either way)
             pass
         self.envs[i] = self._made_in.run(self.env_fns[i])
@@ -225,11 +222,11 @@ class HudVectorEnv(SendRecvVectorEnv):
             autoreset.ResetFailed: the fresh env's reset failed too (reported in the env's row).
         """
         try:
-            return await self.envs[i].areset()
+            return await sub_envs.areset(self.envs[i])
         except Exception:  # noqa: BLE001  (one more try on a fresh env)
             await self._replace(i)
         try:
-            observation, info = await self.envs[i].areset()
+            observation, info = await sub_envs.areset(self.envs[i])
         except Exception as exc:  # reported in the row; the env's next step tries again
             error = f"sub-env {i} could not be reset: {type(exc).__name__}: {exc}"
             raise autoreset.ResetFailed(error, self._last_obs[i]) from exc
@@ -239,10 +236,10 @@ class HudVectorEnv(SendRecvVectorEnv):
     # ------------------------------------------------------------------ misc
 
     def call(self, name: str, *args: Any, **kwargs: Any) -> tuple[Any, ...]:
-        """Call a method (or read an attribute) of every sub-env."""
+        """Call a method (or read an attribute) of every sub-env (through its wrappers)."""
         results = []
         for env in self.envs:
-            attribute = getattr(env, name)
+            attribute = env.get_wrapper_attr(name)
             results.append(attribute(*args, **kwargs) if callable(attribute) else attribute)
         return tuple(results)
 
@@ -264,8 +261,9 @@ class HudVectorEnv(SendRecvVectorEnv):
             env.set_wrapper_attr(name, value)
 
     def render(self) -> tuple[np.ndarray | None, ...]:  # type: ignore[override]  # None: a sub-env with no frame yet
-        """The last screenshot of every sub-env."""
-        return tuple(env.render() for env in self.envs)
+        """The last screenshot of every sub-env (a list of them for ``RenderCollection``'s)."""
+        frames: list[Any] = [env.render() for env in self.envs]
+        return tuple(frames)
 
     def close_extras(self, **kwargs: Any) -> None:
         """Close every sub-env (pending steps are cancelled first)."""

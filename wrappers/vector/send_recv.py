@@ -36,6 +36,7 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space, concatenate
 
+from hud_gym.wrappers.vector import dict_actions
 from hud_gym.wrappers.vector.autoreset import needs_reset_after
 from hud_gym.wrappers.vector.batching import (
     InfoMode,
@@ -208,6 +209,11 @@ class SendRecvVectorEnv(VectorEnv):
         return batch_rows(
             self, [(i, rows[i]) for i in finished], with_env_ids=not (ordered and len(finished) == self.num_envs)
         )
+
+    def batch_actions(self, actions: Sequence[Any]) -> dict[str, Any]:
+        """One CLA action per env as one element of :attr:`action_space`, the batched ``Dict``
+        (:func:`~hud_gym.wrappers.vector.dict_actions.batch_actions`)."""
+        return dict_actions.batch_actions(self, actions)
 
     def get_attr(self, name: str) -> tuple[Any, ...]:
         """An attribute of every sub-env (``SyncVectorEnv.get_attr``)."""

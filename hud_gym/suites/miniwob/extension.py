@@ -67,9 +67,11 @@ class MiniWoBExtension(SuiteExtension):
         grade = info.get("grade")
         if reward is not None and grade is not None and self.reward_processor != "raw":
             reward = miniwob_env.process_reward(self.reward_processor, grade, self.reward_threshold)
-        if self.terminal_frame == "black" and grade is not None and grade.done and terminated:
-            observation = {**observation, "screenshot": np.zeros_like(observation["screenshot"])}
-            env._last_screenshot = observation["screenshot"].copy()
+        if grade is not None and grade.done and terminated and info.get("observed") == "after":
+            info["observed"] = "cover"  # MiniWoB++'s done cover (or the black frame), not the page acted on
+            if self.terminal_frame == "black":
+                observation = {**observation, "screenshot": np.zeros_like(observation["screenshot"])}
+                env._last_screenshot = observation["screenshot"].copy()
         return observation, reward
 
     def frame_info(self, env: Any, info: dict[str, Any]) -> None:

@@ -98,6 +98,10 @@ _START_JS = """async ({seed, mode, maxTime}) => {
   Math.seedrandom(seed);
   core.setDataMode(mode);
   core.EPISODE_MAX_TIME = maxTime;
+  // A page kept from an earlier episode keeps its elements' ref marks, stamped by the last
+  // observation with WOB_EPISODE_ID, which a solved episode's end already moved on: they would
+  // match this episode's and collide with the refs it hands out from 1 (a fresh page has none).
+  document.querySelectorAll("[data-wob_ref]").forEach((e) => { delete e.dataset.wob_ref; delete e.dataset.wob_eps; });
   core.startEpisodeReal();
   const deadline = Date.now() + 10000;
   while (WOB_TASK_READY !== true && Date.now() < deadline) {
