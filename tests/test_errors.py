@@ -4,6 +4,7 @@ built-in bases users already catch kept."""
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import inspect
 import pkgutil
 from pathlib import Path
@@ -15,6 +16,9 @@ from hud_gym.errors import HudGymError, HudGymWarning
 
 LIBRARY = Path(hud_gym.__file__).parent
 
+OVERLAY_ONLY = {"hud_gym.protocols.openenv": "openenv"}
+"""Packages whose SDK lives in an overlay venv only (``make install``: ``.venv-openenv``), with it."""
+
 
 def _library_modules() -> list[str]:
     """Every module of ``hud_gym/`` itself (``controllers/`` and ``wrappers/`` are other folders)."""
@@ -22,6 +26,9 @@ def _library_modules() -> list[str]:
     for info in pkgutil.walk_packages([str(LIBRARY)], prefix="hud_gym."):
         if info.name.endswith("__main__"):
             continue
+        overlay = [sdk for package, sdk in OVERLAY_ONLY.items() if info.name.startswith(package + ".")]
+        if overlay and importlib.util.find_spec(overlay[0]) is None:
+            continue  # checked when tests/protocols/test_openenv.py runs this venv's overlay
         module = importlib.import_module(info.name)
         if Path(module.__file__ or "").resolve().is_relative_to(LIBRARY.resolve()):
             names.append(info.name)

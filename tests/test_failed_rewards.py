@@ -27,6 +27,7 @@ from hud_gym.envs.qa import QAEnv
 from hud_gym.evaluation.worker_pool import get_worker_pool
 from hud_gym.jobs import list_jobs, load_job
 from hud_gym.rewards import graded_reward
+from hud_gym.spaces.layout import ActionSpaceConfig
 from hud_gym.wrappers.rollout.grpo import group_advantages, rollout_group
 from hud_gym.wrappers.vector import HudVectorEnv
 
@@ -178,8 +179,10 @@ def test_a_hanging_evaluator_in_one_sub_env_does_not_block_the_others() -> None:
     started, release, finished = failing_functions.events("vector")
     hanging = qa_task(("failing_hangs", "vector"), "hangs")
     waiting = qa_task(("failing_during_hang", "vector"), "waits")
+    space = ActionSpaceConfig().bounded_by(2.0)  # one action space for all (a sampled action fits the shortest step)
     envs = HudVectorEnv(
-        [lambda: QAEnv(task=hanging, step_timeout=2.0)] + [lambda: QAEnv(task=waiting, step_timeout=60.0)] * 3
+        [lambda: QAEnv(task=hanging, step_timeout=2.0, action_space_config=space)]
+        + [lambda: QAEnv(task=waiting, step_timeout=60.0, action_space_config=space)] * 3
     )
     try:
         envs.reset(seed=0)

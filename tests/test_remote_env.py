@@ -24,6 +24,7 @@ from hud_gym.controllers.remote.client import RemoteController
 from hud_gym.controllers.remote.launch import SUBPROCESS
 from hud_gym.controllers.remote.shm import PREFIX, SHM_DIR
 from hud_gym.evaluation import FunctionContext
+from hud_gym.rewards import graded_reward
 
 
 def _frame_files() -> set[str]:
@@ -147,7 +148,7 @@ def test_a_server_that_dies_during_the_evaluation_is_an_env_error(
     )
     env.reset(seed=0)
     _, reward, terminated, _, info = env.step(ResponseAction(text="A"))
-    assert (info["status"], reward, terminated) == ("env_error", None, True), info
+    assert (info["status"], graded_reward(reward), terminated) == ("env_error", None, True), info
     assert "the controller failed during the evaluation" in info["error"]
     _, info = env.reset(seed=0)
     assert info["status"] == "ok"

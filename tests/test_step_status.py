@@ -15,6 +15,7 @@ import pytest
 from hud_gym import ResponseAction, Task
 from hud_gym.core.step_status import STATUS_RULES, StepOutcome, StepStatus
 from hud_gym.envs.qa import QAEnv
+from hud_gym.rewards import graded_reward
 from hud_gym.trajectory import FAILED
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -84,7 +85,7 @@ def test_each_status_does_what_the_table_says(
     try:
         assert type(info["status"]) is str and info["status"] == status  # stored and shown as before
         rule = STATUS_RULES[StepStatus(status)]
-        assert (reward is not None) == rule.keeps_reward
+        assert (graded_reward(reward) is not None) == rule.keeps_reward
         assert env.episode.state.restart_controller == rule.restarts
         if rule.truncated:
             assert truncated

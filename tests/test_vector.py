@@ -207,7 +207,7 @@ def test_send_recv_returns_fast_envs_first() -> None:
 
 
 def test_every_batch_is_the_callers_own() -> None:
-    envs = qa_vector_env(num_envs=2, task=TASK)
+    envs = qa_vector_env(num_envs=2, task=TASK, render_mode="rgb_array")
     try:
         first, _ = envs.reset(seed=0)
         kept = first["screenshot"].copy()

@@ -411,7 +411,7 @@ def serve(
             gym,
             transport=transport,
             host=host,
-            port=port,
+            port=server.DEFAULT_PORT if port is None else port,
             token=secret,
             max_message_size=max_message_size,
             task=task,

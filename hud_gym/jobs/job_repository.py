@@ -75,6 +75,11 @@ class JobRepository:
             )
         )
 
+    def rename_job(self, job_id: str, name: str) -> None:
+        """Give a job a new name."""
+        with self.db.write() as conn:
+            conn.execute("UPDATE jobs SET name = ? WHERE id = ?", (name, job_id))
+
     def update_job_metadata(self, job_id: str, metadata: dict[str, Any]) -> None:
         """Replace a job's metadata."""
         with self.db.write() as conn:

@@ -65,7 +65,7 @@ def tag_job(
     if len(tags) > MAX_TAGS:
         raise ValueError(f"a job takes at most {MAX_TAGS} tags; this one would have {len(tags)}")
     metadata[TAGS_KEY] = tags
-    job.store.update_job_metadata(job.id, metadata)
+    job.store.jobs.update_job_metadata(job.id, metadata)
     return tags
 
 
@@ -81,7 +81,7 @@ def delete_job(id_or_prefix: str, *, force: bool = False, home: Home = None) -> 
         raise JobRunningError(
             f"job {job.id} ({job.name!r}) is still running in a live process: stop it first, or pass --force"
         )
-    job.store.delete_job(job.id)
+    job.store.jobs.delete_job(job.id)
     return job
 
 

@@ -131,9 +131,8 @@ class Store:
         return self.jobs.finish_job(job_id, status, error, only_if_running=only_if_running)
 
     def rename_job(self, job_id: str, name: str) -> None:
-        """Give a job a new name."""
-        with self._write() as conn:
-            conn.execute("UPDATE jobs SET name = ? WHERE id = ?", (name, job_id))
+        """:meth:`JobRepository.rename_job`."""
+        self.jobs.rename_job(job_id, name)
 
     def job_row(self, id_or_prefix: str) -> sqlite3.Row:
         """:meth:`JobRepository.job_row`."""

@@ -145,7 +145,7 @@ class StoreView:
     def curves(self, key: str) -> dict[str, Any]:
         """Success per task set and per task across the jobs tagged ``key`` (every tag key in
         the store under ``keys``; ``key`` empty: the first of them)."""
-        with self.store._read():
+        with self.store.db.read():
             keys = tag_keys(self.store)
             key = key or (keys[0] if keys else "")
             points = learning_curves(self.store, key) if key in keys else []

@@ -122,8 +122,9 @@ def test_a_server_error_forever_is_a_policy_error_and_the_job_goes_on(
     runs = {t.task_id: t for t in job.load_trajectories()}
     failed = runs["capital-france"]
     assert (failed.status, failed.reward) == ("policy_error", None)
-    assert "HTTP 500" in failed.error and "the GPU caught fire" in failed.error and "after 3 attempts" in failed.error
-    assert "\n" not in failed.error
+    summary, _, traceback = failed.error.partition("\n")  # one line, then the crash's traceback (issue 28, item 10)
+    assert "HTTP 500" in summary and "the GPU caught fire" in summary and "after 3 attempts" in summary
+    assert traceback.lstrip().startswith("Traceback (most recent call last)"), traceback[:200]
     assert broken.calls == FAST_RETRY.attempts
     assert (runs["largest-planet"].status, runs["largest-planet"].reward) == ("ok", 1.0)
     analytics = job.get_analytics()

@@ -17,6 +17,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from hud_gym.bounds import clip_text
+from hud_gym.errors import HudGymError
 from hud_gym.task import Task, TaskSet
 from hud_gym.tasksets import load_taskset
 
@@ -26,7 +27,7 @@ DESCRIPTION_CHARS = 256
 """A task's description in ``tasks.list``: its prompt's first line, cut to this many characters."""
 
 
-class UnknownTaskError(KeyError):
+class UnknownTaskError(HudGymError, KeyError):
     """``tasks.start`` named a task the catalog does not have."""
 
 

@@ -22,15 +22,17 @@ from hud_gym.actions import ResponseAction
 from hud_gym.bounds import STRING_CHARS, bound, clip_text
 from hud_gym.core.env import HudEnv
 from hud_gym.core.episode import StepResult
+from hud_gym.errors import HudGymError
 from hud_gym.gyms import get_gym
 from hud_gym.protocols.hud_control.catalog import StartArgs
 from hud_gym.protocols.hud_control.sessions import Session
+from hud_gym.rewards import graded_reward
 from hud_gym.task import Task
 
 __all__ = ["EpisodeError", "act", "cancel", "grade", "grade_frame", "start"]
 
 
-class EpisodeError(RuntimeError):
+class EpisodeError(HudGymError, RuntimeError):
     """A task call the session's state does not allow (no task started, the episode is over)."""
 
 
@@ -92,7 +94,8 @@ async def cancel(session: Session) -> None:
 
 def grade_frame(result: StepResult) -> dict[str, Any]:
     """HUD's grade frame for the step that ended an episode (see the module docstring)."""
-    _, reward, terminated, truncated, info = result
+    _, step_reward, terminated, truncated, info = result
+    reward = graded_reward(step_reward)  # the env's absent reward (NaN) is None here
     status = str(info.get("status") or "")
     grade = info.get("grade")
     if reward is None:

@@ -16,6 +16,8 @@ import asyncio
 import json
 from typing import Any
 
+from hud_gym.errors import HudGymError
+
 __all__ = [
     "FRAME_LIMIT_BYTES",
     "INTERNAL_ERROR",
@@ -43,11 +45,11 @@ SERVER_ERROR = -32000
 """The JSON-RPC codes HUD's server uses (``-32000``: the task's own failure)."""
 
 
-class FrameError(ValueError):
+class FrameError(HudGymError, ValueError):
     """A line that is not one JSON object: answered with a parse error, the connection kept."""
 
 
-class FrameTooLargeError(ValueError):
+class FrameTooLargeError(HudGymError, ValueError):
     """A frame over :data:`FRAME_LIMIT_BYTES`: answered once, then the connection is closed."""
 
 

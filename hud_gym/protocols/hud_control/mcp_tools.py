@@ -35,6 +35,7 @@ from PIL import Image
 from hud_gym.bounds import bound
 from hud_gym.protocols.hud_control.episodes import act
 from hud_gym.protocols.hud_control.sessions import Session, SessionTable
+from hud_gym.rewards import graded_reward
 
 __all__ = ["MAX_REQUEST_BYTES", "McpTools", "TOOLS"]
 
@@ -51,7 +52,7 @@ TOOLS = [
             '{"type": "drag", ...}, {"type": "wait", "time": MS}, {"type": "custom", "action": NAME, "args": {...}}. '
             "Points are in screenshot pixels. Returns the new screenshot and the step's status."
         ),
-        inputSchema={
+        input_schema={
             "type": "object",
             "properties": {"action": {**_ACTION_SCHEMA, "description": "A CLA action or a list of them."}},
             "required": ["action"],
@@ -61,7 +62,7 @@ TOOLS = [
     types.Tool(
         name="screenshot",
         description="The current screenshot (no action).",
-        inputSchema={"type": "object", "properties": {}, "additionalProperties": False},
+        input_schema={"type": "object", "properties": {}, "additionalProperties": False},
     ),
 ]
 """The tools every session offers."""
@@ -112,18 +113,19 @@ class McpTools:
             return await self._run_tool(self._session(ctx), params.name, dict(params.arguments or {}))
         except Exception as exc:  # noqa: BLE001  (reported to the client as the tool's error, bounded)
             text = bound(f"{type(exc).__name__}: {exc}")[0]
-            return types.CallToolResult(content=[types.TextContent(type="text", text=str(text))], isError=True)
+            return types.CallToolResult(content=[types.TextContent(type="text", text=str(text))], is_error=True)
 
     async def _run_tool(self, session: Session, name: str, arguments: dict[str, Any]) -> types.CallToolResult:
         if name == "screenshot":
             if session.observation is None:
                 raise RuntimeError("no observation yet: start a task first")
-            return types.CallToolResult(content=[await _image(session.observation["screenshot"])], isError=False)
+            return types.CallToolResult(content=[await _image(session.observation["screenshot"])], is_error=False)
         if name != "computer":
             raise ValueError(f"unknown tool {name!r}")
         if "action" not in arguments:
             raise ValueError("the computer tool takes {'action': ...}")
-        observation, reward, terminated, truncated, info = await act(session, arguments["action"])
+        observation, step_reward, terminated, truncated, info = await act(session, arguments["action"])
+        reward = graded_reward(step_reward)  # the env's absent reward (NaN) is JSON null here
         report = {
             "status": info.get("status"),
             "reward": reward,
@@ -136,7 +138,7 @@ class McpTools:
         text = json.dumps(bound(report)[0], default=str)
         failed = reward is None or bool(info.get("action_error"))
         content: list[Any] = [types.TextContent(type="text", text=text), await _image(observation["screenshot"])]
-        return types.CallToolResult(content=content, isError=failed)
+        return types.CallToolResult(content=content, is_error=failed)
 
     def _session(self, ctx: Any) -> Session:
         request = getattr(ctx, "request", None)
@@ -153,4 +155,4 @@ async def _image(screenshot: np.ndarray) -> types.ImageContent:
         Image.fromarray(screenshot).save(buffer, format="PNG")
         return base64.b64encode(buffer.getvalue()).decode("ascii")
 
-    return types.ImageContent(type="image", data=await asyncio.to_thread(encode), mimeType="image/png")
+    return types.ImageContent(type="image", data=await asyncio.to_thread(encode), mime_type="image/png")

@@ -20,6 +20,7 @@ from typing import Any
 
 from hud_gym.core.env import HudEnv
 from hud_gym.core.episode import Observation, StepResult
+from hud_gym.errors import HudGymError
 
 __all__ = ["DEFAULT_MAX_SESSIONS", "PARK_SECONDS", "Session", "SessionError", "SessionTable"]
 
@@ -29,7 +30,7 @@ PARK_SECONDS = 600.0
 """How long a session with an open task waits for a connection to resume it before it is closed."""
 
 
-class SessionError(RuntimeError):
+class SessionError(HudGymError, RuntimeError):
     """A ``hello`` that cannot be served: an unknown or live session id, or too many sessions."""
 
 
