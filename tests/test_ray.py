@@ -386,7 +386,9 @@ def test_browser_envs_in_two_actors_return_real_screenshots(ray_cluster: Any, si
     except ChromiumNotFoundError as exc:
         pytest.skip(str(exc))
     task = Task(id="toggle", prompt="Press Toggle.", setup=[("goto", f"{site}/input.html")], gym="hud-browser")
-    envs = RayVectorEnv("hud/Browser-v0", num_envs=2, task=task, screen_size=(400, 300), step_timeout=60)
+    envs = RayVectorEnv(
+        "hud/Browser-v0", num_envs=2, task=task, screen_size=(400, 300), step_timeout=60, render_mode="rgb_array"
+    )
     described: list[dict[str, Any]] = []
     browsers: set[int] = set()
     try:

@@ -48,7 +48,9 @@ def on_loop(env: Any, coro_fn: Callable[[Any], Awaitable[Any]], timeout: float =
 
 
 def make_desktop(controller: str = "local") -> gymnasium.Env:
-    return gymnasium.make("hud/Ubuntu-v0", max_steps=100_000, in_container=False, controller=controller)
+    return gymnasium.make(
+        "hud/Ubuntu-v0", max_steps=100_000, in_container=False, controller=controller, render_mode="rgb_array"
+    )
 
 
 @pytest.fixture(scope="module")
