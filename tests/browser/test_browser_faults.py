@@ -22,6 +22,7 @@ from browser_helpers import STATE_TASK, goto, on_loop, page_state
 from hud_gym.actions import ClickAction, CustomAction, ResponseAction, WaitAction
 from hud_gym.controllers.process_utils import alive
 from hud_gym.evaluation import FunctionContext, evaluate_function
+from hud_gym.rewards import graded_reward
 from hud_gym.task import Task
 
 pytestmark = pytest.mark.timeout(90)
@@ -205,7 +206,7 @@ def test_a_tab_that_crashes_during_its_evaluation_is_an_env_error(local_env: gym
     )
     env.reset(seed=0, options={"task": task})
     _, reward, terminated, _, info = env.step(ResponseAction(text="done"))
-    assert (info["status"], reward, terminated) == ("env_error", None, True), info
+    assert (info["status"], graded_reward(reward), terminated) == ("env_error", None, True), info
     assert "the controller failed during the evaluation" in info["error"] and "crashed" in info["error"]
     recovers(env, site)
 

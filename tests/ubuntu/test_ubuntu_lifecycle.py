@@ -32,6 +32,7 @@ from hud_gym.controllers.ubuntu.profile import fresh_home_entries
 from hud_gym.controllers.ubuntu.sandboxed import SANDBOX_PYTHON
 from hud_gym.controllers.x11 import xvfb as xvfb_module
 from hud_gym.envs.ubuntu_options import UbuntuOptions
+from hud_gym.rewards import graded_reward
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -455,7 +456,7 @@ def test_a_program_killed_inside_its_sandbox_is_seen_dead_at_once(which: str) ->
         message = env.unwrapped._runner.run(kill_and_check(controller), timeout=30)
         assert ("Xvfb" if which == "xvfb" else "window manager") in message
         _, reward, terminated, _, info = env.step(MoveAction(point=(10, 10)))
-        assert (info["status"], reward, terminated) == ("env_error", None, True), info
+        assert (info["status"], graded_reward(reward), terminated) == ("env_error", None, True), info
         _, info = env.reset()
         assert info["status"] == "ok" and env.unwrapped.controller is not controller
     finally:
