@@ -46,12 +46,19 @@ def http_server(tmp_path: Path, *args: str, token: str = "s3cret-token") -> Iter
     token_file.write_text(token)
     token_file.chmod(0o600)
     command = [sys.executable, *serve_args(*args, "--mcp", "--transport", "http", "--port", "0")]
-    command += ["--token-file", str(token_file)]
+    with served_process([*command, "--token-file", str(token_file)], "HUD_GYM_MCP_READY ") as url:
+        yield url
+
+
+@contextlib.contextmanager
+def served_process(command: list[str], ready: str) -> Iterator[str]:
+    """``command`` (a ``hud-gym serve`` process), until its first stdout line starts with
+    ``ready``: yields the rest of that line (the server's URL); terminated on the way out."""
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=server_env())
     try:
         assert process.stdout is not None
         line = process.stdout.readline()
-        if not line.startswith("HUD_GYM_MCP_READY "):
+        if not line.startswith(ready):
             process.kill()
             raise AssertionError(
                 f"the server did not start: {line!r} {process.stderr.read() if process.stderr else ''}"

@@ -14,14 +14,13 @@ import base64
 import contextlib
 import importlib.util
 import io
-import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp_support import serve_args, server_env, taskset_file
+from mcp_support import serve_args, served_process, taskset_file
 from overlay import run_in_overlay
 
 HAS_OPENENV = importlib.util.find_spec("openenv") is not None
@@ -44,23 +43,8 @@ def openenv_server(tmp_path: Path, *args: str) -> Iterator[str]:
     token_file = tmp_path / "token"
     token_file.write_text(TOKEN)
     command = [sys.executable, *serve_args(*args, "--openenv", "--port", "0", "--token-file", str(token_file))]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=server_env())
-    try:
-        assert process.stdout is not None
-        line = process.stdout.readline()
-        if not line.startswith("HUD_GYM_OPENENV_READY "):
-            process.kill()
-            raise AssertionError(
-                f"the server did not start: {line!r} {process.stderr.read() if process.stderr else ''}"
-            )
-        yield line.split(" ", 1)[1].strip()
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=30)
+    with served_process(command, "HUD_GYM_OPENENV_READY ") as url:
+        yield url
 
 
 def with_token(url: str, token: str = TOKEN) -> str:
