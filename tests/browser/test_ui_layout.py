@@ -236,7 +236,7 @@ def test_the_job_page_shows_settings_and_charts_with_axes_values_and_an_empty_st
     url: str, jobs: dict[str, Job], page: tuple[Page, list[str]]
 ) -> None:
     tab, errors = page
-    _open(tab, url + f"#/job/{jobs['late'].id}", "#settings")
+    _open(tab, url + f"#/job/{jobs['late'].id}", f"#settings[data-job='{jobs['late'].id}']")
     settings = {
         row.locator("dt").inner_text(): row.locator("dd").inner_text() for row in tab.locator("#settings > div").all()
     }
@@ -248,11 +248,11 @@ def test_the_job_page_shows_settings_and_charts_with_axes_values_and_an_empty_st
     assert sorted(success.locator(".value").all_text_contents()) == ["0%", "100%"]
     assert sorted(success.locator(".x-tick").all_text_contents()) == ["capital-france", "largest-planet"]
     assert tab.locator("[data-chart=histogram] svg .bar").count() >= 1
-    _open(tab, url + f"#/job/{jobs['failed'].id}", "#settings")
+    _open(tab, url + f"#/job/{jobs['failed'].id}", f"#settings[data-job='{jobs['failed'].id}']")
     assert "no graded run" in tab.locator("[data-chart=histogram].chart-empty").inner_text()
     assert "no graded run" in tab.locator("[data-chart=success].chart-empty").inner_text()
     assert "(failed)" in tab.locator("h1").inner_text()
-    _open(tab, url + f"#/job/{jobs['miniwob'].id}", "#settings")
+    _open(tab, url + f"#/job/{jobs['miniwob'].id}", f"#settings[data-job='{jobs['miniwob'].id}']")
     assert '"elements":true' in tab.locator("[data-setting='env kwargs'] dd").inner_text()
     assert errors == []
 

@@ -108,6 +108,16 @@ def check_trajectories(trajectories: Iterable[Trajectory], hits: list[Any], seed
     return counts
 
 
+def check_job_status(job: Any, counts: dict[str, int], seed: int) -> None:
+    """A job that ran to its end is ``completed`` when at least one run was graded, and ``failed``
+    (with the counts in its error) when the faults left no run graded."""
+    graded = sum(n for status, n in counts.items() if status not in FAILED)
+    expected = "completed" if graded else "failed"
+    assert job.status == expected, f"seed {seed}: job {job.status} with runs {counts}"
+    if expected == "failed":
+        assert job.error and "every run failed" in job.error, f"seed {seed}: {job.error!r}"
+
+
 def report(processes: int, hits: list[Any], counts: dict[str, int], **more: Any) -> None:
     """What the checks covered (shown with ``pytest -s``)."""
     print(f"processes tracked: {processes}; runs that saw a fault: {len(hits)}; runs: {counts}; {more or ''}")
@@ -171,9 +181,10 @@ def test_a_job_of_groups_under_renderer_and_browser_kills(tmp_path: Any, monkeyp
                 env_kwargs=MINIWOB,
                 on_trajectory=finished.append,
             )
-        assert job.status == "completed" and len(finished) == G * len(tasks)
+        assert len(finished) == G * len(tasks)
         hits = check_taps(taps, faults.faults, seed)
         counts = check_trajectories(finished, hits, seed)
+        check_job_status(job, counts, seed)
         stored = check_store(job, taps, hits, seed, returned=finished)
         processes = check_processes(tracker, seed)
     report(processes, hits, counts, stored=stored)
@@ -204,9 +215,10 @@ def test_a_job_on_a_controller_server_under_server_kills(tmp_path: Any, monkeypa
                 on_trajectory=finished.append,
                 env_kwargs={"controller": "subprocess", "step_timeout": 15},
             )
-        assert job.status == "completed" and len(finished) == G * 2 * ROUNDS
+        assert len(finished) == G * 2 * ROUNDS
         hits = check_taps(taps, faults.faults, seed)
         counts = check_trajectories(finished, hits, seed)
+        check_job_status(job, counts, seed)
         stored = check_store(job, taps, hits, seed, returned=finished)
         processes = check_processes(tracker, seed)
     report(processes, hits, counts, stored=stored)

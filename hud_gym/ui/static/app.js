@@ -154,7 +154,7 @@ async function jobPage(id, query) {
   return [
     el("h1", {}, data.job.name, " ", el("span", { class: `muted ${statusClass(data.job.status)}` }, `(${data.job.status})`)),
     data.job.error ? el("pre", { class: "err" }, data.job.error) : null,
-    el("dl", { class: "settings", id: "settings" }, settings.map(([k, v]) =>
+    el("dl", { class: "settings", id: "settings", "data-job": id }, settings.map(([k, v]) =>
       el("div", { "data-setting": k }, el("dt", {}, k), el("dd", {}, v === null || v === undefined ? "—" : String(v))))),
     el("div", { class: "cards" },
       [["runs", a.trajectories], ["running", a.running], ["success", pct(a.success_rate)], ["mean reward", num(a.mean_reward)],
