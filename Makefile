@@ -21,12 +21,17 @@ demo: install
 # tier measures memory and CPU, so it runs afterwards, alone.
 JOBS ?= 3
 XDIST := -n $(JOBS) --dist worksteal
+# Every test starts Python processes (workers, controller servers, the CLI) that import hud_gym:
+# with PYTHONDONTWRITEBYTECODE set (as on these machines) each would compile it again.
+BYTECODE := $(PY) -m compileall -q hud_gym controllers wrappers
 test: install check
+	$(BYTECODE)
 	$(PY) -m pytest $(XDIST) -m "not serial"
 	$(PY) -m pytest -m serial
 
 FAST := not e2e and not slow and not soak and not matrix and not serial
 test-fast: install
+	$(BYTECODE)
 	$(PY) -m pytest $(XDIST) -m "$(FAST)"
 
 # Lint, format, types, import layers and the docs' strict build (scripts/check.sh); `make test` runs it first.
