@@ -40,14 +40,12 @@ from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hud_gym.actions import CLAAction, parse_actions
 from hud_gym.errors import HudGymWarning
 from hud_gym.evaluation import Grade
 from hud_gym.jobs.elements import compact_elements
-from hud_gym.jobs.rows import json_safe
+from hud_gym.jobs.step_rows import actions_json, apply_grade, error_status, final_outcome, info_json
 from hud_gym.jobs.store import Store, get_store
 from hud_gym.rewards import graded_reward
-from hud_gym.spaces import decode, is_encoded_action
 from hud_gym.trajectory import FAILED, Trajectory, TrajectoryStep, new_id, utc_now
 
 if TYPE_CHECKING:
@@ -57,7 +55,6 @@ if TYPE_CHECKING:
 __all__ = ["RecordingWarning", "TrajectoryRecorder", "interrupt_open_episodes"]
 
 WRITER_THREADS = 4
-_SKIPPED_INFO_KEYS = frozenset({"grade", "timings", "prompt", "final_obs", "final_info", "_final_obs", "_final_info"})
 
 
 class RecordingWarning(HudGymWarning):
@@ -169,7 +166,7 @@ class TrajectoryRecorder:
         end = None
         if terminated or truncated:
             self._episode = None
-            end = _outcome(episode.trajectory, step, grade, env.final_response, ended_at)
+            end = final_outcome(episode.trajectory, step, grade, env.final_response, ended_at)
             self._ended = end
         await self._io(info, self.store.add_step, self.job_id, episode.trajectory.trajectory_id, step, observation, end)
 
@@ -185,13 +182,13 @@ class TrajectoryRecorder:
         if episode is not None:
             episode.final_response = env.final_response
             if grade.is_error:
-                episode.failure = (_error_status(grade), grade.content or "the evaluation failed")
+                episode.failure = (error_status(grade), grade.content or "the evaluation failed")
             else:
                 episode.grade, episode.failure = grade, None
         elif self._ended is not None:
             trajectory = self._ended
             trajectory.final_response = env.final_response or trajectory.final_response
-            _apply_grade(trajectory, grade, "truncated" if trajectory.status == "truncated" else "ok")
+            apply_grade(trajectory, grade, "truncated" if trajectory.status == "truncated" else "ok")
             await self._io({}, self.store.end_trajectory, trajectory, only_if_running=False)
 
     async def on_end_episode(self, env: HudEnv, status: str, error: str | None) -> None:
@@ -220,7 +217,7 @@ class TrajectoryRecorder:
             trajectory.status, trajectory.error = episode.failure  # type: ignore[assignment]
             trajectory.reward = None
         elif episode.grade is not None:
-            _apply_grade(trajectory, episode.grade, "ok")
+            apply_grade(trajectory, episode.grade, "ok")
         else:
             trajectory.status, trajectory.reward = "ungraded", None
             trajectory.error = f"the episode ended by {ended_by} before any grade (no final step, no env.evaluate())"
@@ -253,74 +250,6 @@ class TrajectoryRecorder:
         )
         self.store.end_trajectory(trajectory)
         return self.job_id
-
-
-def _outcome(
-    trajectory: Trajectory, step: TrajectoryStep, grade: Any, final_response: str | None, ended_at: Any
-) -> Trajectory:
-    """The trajectory's final fields after its last step (the rules of ``grpo.rollout``)."""
-    trajectory.final_response = final_response
-    trajectory.grade = grade.model_dump(mode="json", exclude={"raw"}) if hasattr(grade, "model_dump") else None
-    if step.status in FAILED:
-        trajectory.status, trajectory.reward, trajectory.error = step.status, None, step.error  # type: ignore[assignment]
-    else:
-        trajectory.status = "truncated" if step.truncated and not step.terminated else "ok"
-        trajectory.reward = step.reward
-    trajectory.ended_at = ended_at
-    return trajectory
-
-
-def _error_status(grade: Grade) -> str:
-    return "timeout" if grade.info.get("timeout") else "eval_error"
-
-
-def _apply_grade(trajectory: Trajectory, grade: Grade, status: str) -> None:
-    """Store ``grade`` as the trajectory's outcome: its reward with ``status``, or, for an error
-    grade, ``eval_error``/``timeout`` with no reward."""
-    trajectory.grade = grade.model_dump(mode="json", exclude={"raw"})
-    if grade.is_error:
-        trajectory.status, trajectory.reward = _error_status(grade), None  # type: ignore[assignment]
-        trajectory.error = grade.content or "the evaluation failed"
-    else:
-        trajectory.status, trajectory.reward, trajectory.error = status, float(grade.reward), None  # type: ignore[assignment]
-
-
-def actions_json(action: Any, env: HudEnv) -> list[dict[str, Any]]:
-    """The step's actions in CLA JSON form (an action-space sample is decoded first); what cannot
-    be parsed is kept as given."""
-    try:
-        if is_encoded_action(action):
-            actions: list[Any] = [decode(action, env.action_space_config)]
-        else:
-            actions = parse_actions(action)
-        return [a.model_dump(mode="json", exclude_none=True) for a in actions if isinstance(a, CLAAction)]
-    except Exception:  # noqa: BLE001  (the env reported the bad action; keep what was sent)
-        items = action if isinstance(action, (list, tuple)) else [action]
-        return [item if isinstance(item, dict) else {"value": repr(item)} for item in json_safe(list(items))]
-
-
-def info_json(info: dict[str, Any]) -> dict[str, Any]:
-    """The step ``info`` entries worth keeping: scalars, short lists of scalars and the elements'
-    boxes (:func:`~hud_gym.jobs.elements.compact_elements`); the grade and timings are stored in
-    their own columns."""
-    kept: dict[str, Any] = {}
-    for key, value in info.items():
-        if key in _SKIPPED_INFO_KEYS or value is None:
-            continue
-        if key == "elements":  # bounded boxes, drawn on the frame by the UI
-            elements = compact_elements(value)
-            if elements is not None:
-                kept[key] = elements
-            continue
-        value = json_safe(value)
-        if (
-            isinstance(value, (bool, int, float, str))
-            or isinstance(value, list)
-            and len(value) <= 16
-            and all(isinstance(v, (bool, int, float, str)) for v in value)
-        ):
-            kept[key] = value
-    return kept
 
 
 # ---------------------------------------------------------------------- process-wide state
