@@ -47,6 +47,11 @@ LAUNCH_ARGS: tuple[str, ...] = (
     "--in-process-gpu",
     # Wheel scrolling lands at once instead of animating over several frames.
     "--disable-smooth-scrolling",
+    # No on-device AI model service: without a performance class, Chromium 156 starts an
+    # `on_device_model` utility process ~3 min after launch to benchmark the machine for Gemini
+    # Nano (seen at 176 s idle; none within 230 s with this). A class given here (1: "error") is
+    # taken as measured. A switch, not --disable-features, which would replace Playwright's list.
+    "--optimization-guide-performance-class=1",
 )
 """Flags every hud-gym Chromium is launched with (Playwright adds its own defaults)."""
 

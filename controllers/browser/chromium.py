@@ -8,7 +8,9 @@ lease and closed (and its processes reaped) when the last lease is returned. A b
 is relaunched by the next :meth:`ChromiumManager.acquire`; one that does not start (it crashes at
 launch) is a :class:`~hud_gym.controllers.base.ControllerError` (the env's reset then tries once
 more with a new controller), and leaves no process running. Which executable, with which flags, is
-:mod:`.binary`'s (its names are importable from here as well).
+:mod:`.binary`'s (its names are importable from here as well). Each launch gets its own folder
+(:mod:`.launch_folder`) for what Chromium writes under the home and temp directory (crash dumps
+included); closing the browser ends its Crashpad handlers and removes the folder.
 
 A headed browser of the ``capture="headed"`` path (:mod:`.headed`) is shared by up to
 :data:`~.tiles.TILES_PER_BROWSER` envs whose pages have the same viewport: its key names the
@@ -30,7 +32,7 @@ import contextlib
 import dataclasses
 import itertools
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -49,6 +51,7 @@ from hud_gym.controllers.browser.binary import (
     playwright_chromiums,
 )
 from hud_gym.controllers.browser.headed import HEADED_ARGS, HeadedDisplay
+from hud_gym.controllers.browser.launch_folder import LaunchFolder
 from hud_gym.controllers.browser.renderers import POLL_S, RendererGuard
 from hud_gym.controllers.browser.tiles import TileLayout, tiles_per_browser
 from hud_gym.controllers.process_utils import alive, kill_process_tree, process_tree, wait_gone
@@ -135,6 +138,8 @@ class _Entry:
     """Lease id -> the tile it holds (a headed browser)."""
     guard: RendererGuard | None = None
     guard_task: asyncio.Task[None] | None = None
+    folder: LaunchFolder | None = None
+    """Where the launch's Chromium writes its home, temp files and crash dumps (:mod:`.launch_folder`)."""
 
     def free_tile(self, count: int) -> int | None:
         """The lowest tile no lease holds (``None``: all ``count`` held)."""
@@ -330,12 +335,14 @@ class ChromiumManager:
             self._playwright = await async_playwright().start()
         key = entry.key
         args = [*LAUNCH_ARGS, *key.args]
-        env: dict[str, str | float | bool] | None = None
+        base: Mapping[str, str] = os.environ
         if key.display is not None:
             entry.display = HeadedDisplay(TileLayout(key.display, key.tiles))
             await entry.display.start()
             args += [*HEADED_ARGS, entry.display.window_size_arg()]
-            env = dict(entry.display.browser_env())
+            base = entry.display.browser_env()
+        entry.folder = LaunchFolder()
+        env: dict[str, str | float | bool] = {**entry.folder.env(base, keep_config=key.display is not None)}
         browser = await self._playwright.chromium.launch(
             executable_path=key.executable,
             headless=key.headless,
@@ -393,6 +400,10 @@ class ChromiumManager:
         entry.pid = None
         entry.pids = set()
         entry.user_data_dir = None
+        folder, entry.folder = entry.folder, None
+        if folder is not None:
+            await asyncio.to_thread(_reap, folder.pids())  # Crashpad's handlers, not in the tree
+            folder.remove()
         display, entry.display = entry.display, None
         if display is not None:
             await display.stop()
@@ -423,6 +434,8 @@ def _entry_pids(entry: _Entry) -> set[int]:
         pids |= process_tree(entry.pid)
     if entry.user_data_dir:
         pids |= profile_pids(entry.user_data_dir)
+    if entry.folder is not None:
+        pids |= entry.folder.pids()
     return pids
 
 

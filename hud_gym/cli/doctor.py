@@ -160,7 +160,11 @@ def check_chromium() -> tuple[Check, Path | None]:
 
 def check_chromium_launch(path: Path, timeout: float = 30.0) -> Check:
     """Chromium starts headless and renders a page (``--dump-dom`` of a data URL)."""
+    from hud_gym.controllers.browser.launch_folder import LaunchFolder
+    from hud_gym.controllers.process_utils import kill_process_tree
+
     page = f"data:text/html,<p>{_LAUNCH_MARKER}</p>"
+    folder = LaunchFolder()  # its home, temp files and crash dumps: not the user's
     with tempfile.TemporaryDirectory(prefix="hud-gym-doctor-") as profile:
         argv = [
             str(path),
@@ -173,7 +177,12 @@ def check_chromium_launch(path: Path, timeout: float = 30.0) -> Check:
             page,
         ]
         process = subprocess.Popen(
-            argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+            argv,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+            env=folder.env(os.environ),
         )
         try:
             stdout, stderr = process.communicate(timeout=timeout)
@@ -184,6 +193,8 @@ def check_chromium_launch(path: Path, timeout: float = 30.0) -> Check:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(process.pid, signal.SIGKILL)
             process.wait()
+            kill_process_tree(folder.pids())  # Crashpad's handlers: sessions of their own
+            folder.remove()
     ok = _LAUNCH_MARKER in stdout
     detail = "renders a page headless" if ok else f"headless launch failed: {_first_line(stderr) or 'no output'}"
     return Check(

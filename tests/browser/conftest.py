@@ -3,12 +3,15 @@ tests/conftest.py, shared with the Ray and remote-controller tests)."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 import pytest
 from playwright.sync_api import Browser, sync_playwright
 
 from hud_gym.controllers.browser.chromium import LAUNCH_ARGS, ChromiumNotFoundError, find_chromium
+from hud_gym.controllers.browser.launch_folder import LaunchFolder
+from hud_gym.controllers.process_utils import kill_process_tree
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -37,7 +40,12 @@ def capture(request: pytest.FixtureRequest) -> str:
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
     """A plain headless Chromium of the test's own (for pages the product serves: the UI, reports)."""
+    folder = LaunchFolder()  # its home, temp files and crash dumps: not the host's
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(find_chromium()), args=list(LAUNCH_ARGS))
+        browser = playwright.chromium.launch(
+            executable_path=str(find_chromium()), args=list(LAUNCH_ARGS), env={**folder.env(os.environ)}
+        )
         yield browser
         browser.close()
+    kill_process_tree(folder.pids())
+    folder.remove()

@@ -11,13 +11,13 @@ every episode of a seed starts from exactly the seed's state, at the cost of one
 agent can change only its own episode's state, and the evaluator reads only that database.
 
 A new episode on the same env (its controller) deletes that env's previous episode: one folder per
-live env; the process's folder is deleted when it exits. Requests are bounded (:data:`MAX_BODY` bytes of form data, :data:`MAX_FIELD` characters a
+live env; the process's folder is deleted when it exits (after a ``SIGKILL``, by the next process
+that starts the server: :mod:`hud_gym.controllers.temp_folders`). Requests are bounded (:data:`MAX_BODY` bytes of form data, :data:`MAX_FIELD` characters a
 field) and every value is escaped before it is shown.
 """
 
 from __future__ import annotations
 
-import atexit
 import contextlib
 import http.server
 import os
@@ -25,7 +25,6 @@ import re
 import secrets
 import shutil
 import sqlite3
-import tempfile
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -34,6 +33,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from hud_gym.controllers.temp_folders import make_temp_folder
 from hud_gym.suites.webapps.pages import Response, not_found
 
 __all__ = [
@@ -109,6 +109,13 @@ class EpisodeDB:
 _lock = threading.Lock()
 _server: http.server.ThreadingHTTPServer | None = None
 _root: Path | None = None
+
+
+class _RootOwner:
+    """What the episodes' folder belongs to: it lives as long as the module (to interpreter exit)."""
+
+
+_ROOT_OWNER = _RootOwner()
 _episodes: dict[str, EpisodeDB] = {}
 _by_owner: dict[int, str] = {}
 
@@ -160,8 +167,9 @@ def base_url() -> str:
     global _server, _root
     with _lock:
         if _server is None:
-            _root = Path(tempfile.mkdtemp(prefix="hud-gym-webapps-"))
-            atexit.register(shutil.rmtree, _root, ignore_errors=True)
+            # Named with this process's pid and start time: removed at exit, or swept by the next
+            # process after a SIGKILL (hud_gym.controllers.temp_folders).
+            _root = make_temp_folder("hud-gym-webapps-", _ROOT_OWNER)
             server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
             server.daemon_threads = True
             threading.Thread(target=server.serve_forever, name="hud-gym-webapps-http", daemon=True).start()
