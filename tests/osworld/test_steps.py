@@ -11,7 +11,7 @@ import pytest
 
 from hud_gym.controllers.ubuntu.homefs import HomeFiles
 from hud_gym.suites.osworld.files import OSWorldFileMissing, cached_file, mirror_paths, url_key
-from hud_gym.suites.osworld.scripts import pyautogui_keys
+from hud_gym.suites.osworld.scripts import Click, pyautogui_input
 from hud_gym.suites.osworld.steps import opener_for
 from hud_gym.suites.osworld.support import why_not
 
@@ -26,10 +26,16 @@ URL = "https://drive.usercontent.google.com/download?id=1abc&export=download"
         ('import pyautogui; pyautogui.hotkey(["shift", "ctrl", "e"]);', [["shift", "ctrl", "e"]]),
         ('import pyautogui; pyautogui.press(["enter"]);', [["enter"]]),
         ("import pyautogui; import time; time.sleep(3600)", [10.0]),  # bounded
+        ("import pyautogui; import time; pyautogui.click(960, 540); time.sleep(0.5);", [Click(960, 540), 0.5]),
+        (
+            "import pyautogui; import time;  time.sleep(4); pyautogui.doubleClick(x=960, y=540); time.sleep(0.5);"
+            "pyautogui.mouseDown(); pyautogui.mouseUp(); time.sleep(0.5);",
+            [4.0, Click(960, 540, 2), 0.5, Click(None, None), 0.5],
+        ),
     ],
 )
-def test_keystroke_scripts_become_key_presses(script: str, keys: list[object]) -> None:
-    assert pyautogui_keys(script) == keys
+def test_input_scripts_become_key_presses_and_clicks(script: str, keys: list[object]) -> None:
+    assert pyautogui_input(script) == keys
 
 
 @pytest.mark.parametrize(
@@ -37,14 +43,19 @@ def test_keystroke_scripts_become_key_presses(script: str, keys: list[object]) -
     [
         "import pyautogui; import os; os.system('rm -rf ~')",
         "import pyautogui; pyautogui.hotkey('ctrl', 's'); __import__('os').system('id')",
-        "import pyautogui; pyautogui.click(960, 540)",  # not a key press: a command (needs the shell)
+        "import pyautogui; pyautogui.mouseDown()",  # left pressed
+        "import pyautogui; pyautogui.mouseDown(10, 10); pyautogui.mouseUp(20, 20)",  # a drag
+        "import pyautogui; pyautogui.click(960)",
+        "import pyautogui; pyautogui.click(960, 540, button='right')",
+        "import pyautogui; pyautogui.click(x=open('/etc/passwd'), y=1)",
+        "import pyautogui; pyautogui.mouseUp()",
         "import pyautogui; pyautogui.hotkey(open('/etc/shadow').read())",
         "import os; import pyautogui; pyautogui.hotkey('ctrl', 's')",
         "import pyautogui;" + " pyautogui.press('a');" * 400,  # over the size bound
     ],
 )
-def test_anything_else_is_not_a_keystroke_script(script: str) -> None:
-    assert pyautogui_keys(script) is None
+def test_anything_else_is_not_an_input_script(script: str) -> None:
+    assert pyautogui_input(script) is None
 
 
 def test_files_open_in_the_app_of_their_kind() -> None:
@@ -98,7 +109,7 @@ def test_why_not_names_each_reason() -> None:
             {"type": "execute", "parameters": {"command": "echo password | sudo -S touch /x", "shell": True}},
         ],
         "evaluator": {
-            "func": ["compare_table", "check_transition"],
+            "func": ["compare_table", "check_page_number_colors"],
             "result": [{"type": "vm_file"}, {"type": "accessibility_tree"}],
             "options": [{"rules": [{"type": "sheet_data"}, {"type": "chart"}]}, {}],
         },
@@ -108,7 +119,7 @@ def test_why_not_names_each_reason() -> None:
         "config step execute: runs sudo (the sandbox's user has no root)",
         "getter accessibility_tree: the desktop has no AT-SPI accessibility tree exported yet",
         "compare_table rule chart: not yet",
-        "metric check_transition: not yet",
+        "metric check_page_number_colors: not yet",
     ]
     assert why_not({"evaluator": {"func": "infeasible"}}) == []
     assert why_not({"evaluator": {"func": "x"}}, domain="vs_code") == [
