@@ -4,12 +4,15 @@ cache is keyed by URL; the per-example reasons (``why_not``)."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 from pathlib import Path
 
 import pytest
 
 from hud_gym.controllers.ubuntu.homefs import HomeFiles
+from hud_gym.evaluation.registry import FunctionContext
+from hud_gym.suites.osworld.getters import Getters
 from hud_gym.suites.osworld.files import OSWorldFileMissing, cached_file, mirror_paths, url_key
 from hud_gym.suites.osworld.scripts import Click, pyautogui_input
 from hud_gym.suites.osworld.steps import opener_for
@@ -125,3 +128,11 @@ def test_why_not_names_each_reason() -> None:
     assert why_not({"evaluator": {"func": "x"}}, domain="vs_code") == [
         "VS Code is not in Debian (not installed on the desktop)"
     ]
+
+
+@pytest.mark.parametrize("name", ["../../.ssh/id_rsa", "a/gimprc", "..", "", "x" * 300])
+def test_the_gimp_config_getter_reads_only_a_file_name_in_gimps_folder(tmp_path: Path, name: str) -> None:
+    ctx = FunctionContext(gym="ubuntu")
+    getters = Getters(ctx, tmp_path, {})
+    with pytest.raises(ValueError, match="not a file name"):
+        asyncio.run(getters.get({"type": "gimp_config_file", "file_name": name, "dest": "gimprc"}))
