@@ -57,6 +57,7 @@ def _deck(path: Path) -> None:
 
 def test_impress_add_the_dissolve_transition_to_slide_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     need_desktop()
+    assert not TASKS[TRANSITION].metadata["requires"]["allow_shell"]  # its setup's clicks need no shell
     (step,) = [s for s in TASKS[TRANSITION].setup[0].args[0] if s["type"] == "download"]
     serve(tmp_path, monkeypatch, {step["parameters"]["files"][0]["url"]: _deck})
     solution: list[Any] = [

@@ -1,4 +1,4 @@
-"""OSWorld's steps and files without a desktop: keystroke scripts are read, never run; the mirror's
+"""OSWorld's steps and files without a desktop: input scripts are read, never run (their clicks scaled to the screen); the mirror's
 names come from the task and are checked; a file found nowhere is an error naming its URL; the
 cache is keyed by URL; the per-example reasons (``why_not``)."""
 
@@ -7,15 +7,17 @@ from __future__ import annotations
 import asyncio
 import os
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
+from hud_gym import ClickAction
 from hud_gym.controllers.ubuntu.homefs import HomeFiles
 from hud_gym.evaluation.registry import FunctionContext
-from hud_gym.suites.osworld.getters import Getters
 from hud_gym.suites.osworld.files import OSWorldFileMissing, cached_file, mirror_paths, url_key
+from hud_gym.suites.osworld.getters import Getters
 from hud_gym.suites.osworld.scripts import Click, pyautogui_input
-from hud_gym.suites.osworld.steps import opener_for
+from hud_gym.suites.osworld.steps import _click, opener_for
 from hud_gym.suites.osworld.support import why_not
 
 URL = "https://drive.usercontent.google.com/download?id=1abc&export=download"
@@ -136,3 +138,10 @@ def test_the_gimp_config_getter_reads_only_a_file_name_in_gimps_folder(tmp_path:
     getters = Getters(ctx, tmp_path, {})
     with pytest.raises(ValueError, match="not a file name"):
         asyncio.run(getters.get({"type": "gimp_config_file", "file_name": name, "dest": "gimprc"}))
+
+
+def test_a_scripts_clicks_are_scaled_from_osworlds_screen_and_kept_on_the_envs() -> None:
+    screen = SimpleNamespace(screen_size=(1280, 720))  # the env's screen (two thirds of OSWorld's)
+    assert _click(screen, Click(960, 540, 2)) == ClickAction(point=(640, 360), pattern=[100])
+    assert _click(screen, Click(5000, -3)) == ClickAction(point=(1279, 0))
+    assert _click(screen, Click(None, None)) == ClickAction()  # where the pointer is

@@ -27,11 +27,11 @@ _MOUSE = ("pyautogui.click", "pyautogui.doubleClick", "pyautogui.mouseDown", "py
 
 class Click(NamedTuple):
     """A click of a script: at ``(x, y)`` on OSWorld's screen (``None``: where the pointer is),
-    ``count`` times (2: ``doubleClick``)."""
+    ``clicks`` times (2: ``doubleClick``)."""
 
     x: float | None
     y: float | None
-    count: int = 1
+    clicks: int = 1
 
 
 Item = list[str] | float | Click
@@ -68,14 +68,14 @@ def _mouse(name: str, call: ast.Call, out: list[Item]) -> bool:
     if point is None:
         return False
     if name == "pyautogui.mouseDown":
-        out.append(Click(*point, count=0))  # pressed: a click once its mouseUp comes
+        out.append(Click(*point, clicks=0))  # pressed: a click once its mouseUp comes
     elif name == "pyautogui.mouseUp":
         pressed = out[-1] if out else None
-        if not (isinstance(pressed, Click) and pressed.count == 0 and point in ((None, None), pressed[:2])):
+        if not (isinstance(pressed, Click) and pressed.clicks == 0 and point in ((None, None), pressed[:2])):
             return False
-        out[-1] = pressed._replace(count=1)
+        out[-1] = pressed._replace(clicks=1)
     else:
-        out.append(Click(*point, count=2 if name == "pyautogui.doubleClick" else 1))
+        out.append(Click(*point, clicks=2 if name == "pyautogui.doubleClick" else 1))
     return True
 
 
@@ -114,6 +114,6 @@ def pyautogui_input(script: str) -> list[Item] | None:
             continue
         if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and _item(node.value, out)):
             return None
-    if any(isinstance(item, Click) and item.count == 0 for item in out):
+    if any(isinstance(item, Click) and item.clicks == 0 for item in out):
         return None
     return out

@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from hud_gym.actions import ClickAction, PressAction
+from hud_gym.actions import ClickAction, Point, PressAction
 from hud_gym.controllers.ubuntu.functions import launch
 from hud_gym.controllers.ubuntu.homefs import HomeFiles
 from hud_gym.evaluation.registry import FunctionContext, setup_function
@@ -65,14 +65,13 @@ def _script_of(command: Any) -> str | None:
 
 def _click(controller: Any, click: Click) -> ClickAction:
     """The env's click for a script's ``click`` (its point scaled from OSWorld's screen, kept on the env's)."""
-    if click.x is None or click.y is None:
-        point = None
-    else:
+    point = None
+    if click.x is not None and click.y is not None:
         width, height = controller.screen_size
         x = round(click.x * width / OSWORLD_SCREEN[0])
         y = round(click.y * height / OSWORLD_SCREEN[1])
-        point = (min(max(x, 0), width - 1), min(max(y, 0), height - 1))
-    return ClickAction(point=point, pattern=[100] if click.count == 2 else None)
+        point = Point(x=min(max(x, 0), width - 1), y=min(max(y, 0), height - 1))
+    return ClickAction(point=point, pattern=[100] if click.clicks == 2 else None)
 
 
 async def _play(controller: Any, items: list[Item]) -> None:
