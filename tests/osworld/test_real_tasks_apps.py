@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import gymnasium
 import numpy as np
 import pytest
 
@@ -119,3 +120,21 @@ def test_gimp_change_the_theme_from_dark_to_light() -> None:
         themed,
     ]
     assert run_task(TASKS[THEME], "GNU Image Manipulation Program", solution, ready=gimp_ready) == (0.0, 1.0)
+
+
+@pytest.mark.timeout(900)
+def test_with_the_shell_allowed_open_gives_the_app_the_files_real_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With ``allow_shell`` an app's arguments pass unchanged: OSWorld's ``/home/user/Desktop/x``
+    must reach it as the file's real path (``~/Desktop/x`` was opened as a missing file)."""
+    need_desktop()
+    (step,) = [s for s in TASKS[TRANSITION].setup[0].args[0] if s["type"] == "download"]
+    serve(tmp_path, monkeypatch, {step["parameters"]["files"][0]["url"]: _deck})
+    env = gymnasium.make("hud/Ubuntu-v0", task=TASKS[TRANSITION], in_container=False, allow_shell=True)
+    try:
+        _, info = env.reset(seed=0)
+        assert info["status"] == "ok", info
+        until_window("Ch4 Video Effect.pptx - LibreOffice Impress", timeout=400.0)(env)
+    finally:
+        env.close()

@@ -103,16 +103,26 @@ async def _command(ctx: FunctionContext, params: dict[str, Any]) -> None:
     await desktop.run(command, timeout=120.0)  # OSWorld ignores the exit code
 
 
+def _app_arg(desktop: Any, value: str) -> str:
+    """An argument of a launched app: OSWorld's ``/home/user/x`` as ``~/x``, which the launch
+    policy resolves in the home; with the shell allowed the arguments pass as they are, and
+    nothing expands ``~`` there: the real path in the home."""
+    path = home_path(value)
+    if path != value and desktop.shell_allowed():
+        return str(desktop.resolve_path(path))
+    return path
+
+
 async def _launch(ctx: FunctionContext, params: dict[str, Any]) -> None:
     command = params["command"]
     argv = command if isinstance(command, list) else str(command).split()
-    argv = [home_path(str(a)) for a in argv]
+    argv = [_app_arg(ctx.controller.desktop, str(a)) for a in argv]
     await launch(ctx, argv[0], argv[1:], wait=False)
 
 
 async def _open(ctx: FunctionContext, params: dict[str, Any]) -> None:
-    path = home_path(str(params["path"]))
-    await launch(ctx, opener_for(path), [path], wait=False)
+    path = str(params["path"])
+    await launch(ctx, opener_for(path), [_app_arg(ctx.controller.desktop, path)], wait=False)
 
 
 async def _download(ctx: FunctionContext, params: dict[str, Any]) -> None:
