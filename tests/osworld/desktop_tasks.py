@@ -102,6 +102,30 @@ def until_still(timeout: float = 240.0) -> Callable[[Any], None]:
     return wait
 
 
+def acted(action: Any, timeout: float = 240.0) -> Callable[[Any], None]:
+    """A step of a solution: ``action`` (a CLA action), then a look at the screen until it shows
+    the action's effect and stops changing: it differs from the screen before the action, and two
+    looks 2 s apart differ in fewer pixels than a blinking text cursor has (a menu that opens, a
+    page of a dialog, a list that scrolls: seconds on a loaded box)."""
+
+    def act(env: Any) -> None:
+        observation, *_ = env.step(WaitAction(time=500))
+        start = np.asarray(observation["screenshot"])
+        env.step(action)
+        deadline = time.monotonic() + timeout
+        before = None
+        while time.monotonic() < deadline:
+            observation, *_ = env.step(WaitAction(time=2000))
+            now = np.asarray(observation["screenshot"])
+            changed = int((now != start).any(axis=-1).sum()) > 500
+            if changed and before is not None and int((now != before).any(axis=-1).sum()) < 100:
+                return
+            before = now
+        pytest.fail(f"the screen did not show the effect of {action!r}, still, within {timeout} s")
+
+    return act
+
+
 def saved(path: str, timeout: float = 300.0) -> list[Any]:
     """Steps of a solution: save (Ctrl+S) and look until the file ``path`` (``~/...``) is written,
     as an agent saves its work and watches the save end (the grading's own Ctrl+S then finds
@@ -146,9 +170,12 @@ def wait_ready(env: Any, text: str, timeout: float = 400.0) -> None:
     pytest.fail(f"no ready window {text!r} in {timeout} s: {titles}")
 
 
-def run_task(task: Any, title: str, solution: list[Any]) -> tuple[float, float]:
+def run_task(
+    task: Any, title: str, solution: list[Any], ready: Callable[[Any, str], None] = wait_ready
+) -> tuple[float, float]:
     """The grade of the untouched desktop, then, in a fresh episode, of the desktop after ``solution``
-    (CLA actions, and :func:`until_window` looks)."""
+    (CLA actions, and :func:`until_window` looks), each once ``ready`` saw the app's window
+    ``title`` take input (default: LibreOffice's, :func:`wait_ready`)."""
     # A save in the grading's postconfig takes tens of seconds on a loaded box.
     env = gymnasium.make("hud/Ubuntu-v0", task=task, in_container=False, step_timeout=STEP_TIMEOUT)
     grades = []
@@ -156,7 +183,7 @@ def run_task(task: Any, title: str, solution: list[Any]) -> tuple[float, float]:
         for actions in ([], solution):
             _, info = env.reset(seed=0)
             assert info["status"] == "ok", info
-            wait_ready(env, title)
+            ready(env, title)
             observation, *_ = env.step(WaitAction(time=500))
             env.unwrapped.__dict__[START] = np.asarray(observation["screenshot"])
             for action in actions:

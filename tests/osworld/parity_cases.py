@@ -118,3 +118,57 @@ def sheet_rule_cases(d: Path) -> list[Case]:
             {"rules": [{"type": "row_props", "sheet_idx0": "RNNone", "sheet_idx1": "EI0", "props": ["hidden"]}]},
         ),
     ]
+
+
+def _transition_deck(path: Path, transition: str | None, wrapped: bool = False) -> str:
+    """A two-slide deck whose first slide has ``transition`` (``p:<name>``), as LibreOffice writes
+    it when ``wrapped`` (inside ``mc:AlternateContent``)."""
+    from pptx import Presentation
+    from pptx.oxml import parse_xml
+
+    deck = Presentation()
+    for title in ("One", "Two"):
+        deck.slides.add_slide(deck.slide_layouts[5]).shapes.title.text = title
+    if transition is not None:
+        p = 'xmlns:p="http://schemas.openxmlformats.org/presentationml/2006/main"'
+        xml = f"<p:transition {p}><p:{transition}/></p:transition>"
+        if wrapped:
+            mc = 'xmlns:mc="http://schemas.openxmlformats.org/markup-compatibility/2006"'
+            xml = f"<mc:AlternateContent {mc}><mc:Fallback>{xml}</mc:Fallback></mc:AlternateContent>"
+        deck.slides[0]._element.append(parse_xml(xml))
+    deck.save(path)
+    return str(path)
+
+
+def apps_cases(d: Path) -> list[Case]:
+    """``check_transition`` on decks, ``check_config_status`` on GIMP ``gimprc`` files."""
+    dissolve = _transition_deck(d / "dissolve.pptx", "dissolve")
+    wrapped = _transition_deck(d / "wrapped.pptx", "dissolve", wrapped=True)
+    plain = _transition_deck(d / "plain.pptx", None)
+    rule = {"slide_idx": 0, "transition_type": "dissolve"}
+
+    def gimprc(name: str, text: str) -> str:
+        (d / name).write_text(text, encoding="utf-8")
+        return str(d / name)
+
+    light = gimprc("light", '# GIMP gimprc\n\n(check-updates no)\n(theme "Light")\n(module-load "jpeg" yes)\n')
+    dark = gimprc("dark", '(theme "Dark")\n')
+    commented = gimprc("commented", '# (theme "Light")\n(single-window-mode yes)\n')
+    blank = gimprc("blank", '(check-updates no)\n   \n(theme "Light")\n')
+    theme = {"key": "theme", "value": '"Light"'}
+    return [
+        ("check_transition", [dissolve, rule], {}),
+        ("check_transition", [wrapped, rule], {}),
+        ("check_transition", [dissolve, {**rule, "transition_type": "fade"}], {}),
+        ("check_transition", [plain, rule], {}),
+        ("check_transition", [dissolve, {**rule, "slide_idx": 1}], {}),
+        ("check_transition", [dissolve, {**rule, "slide_idx": 7}], {}),  # no such slide
+        ("check_transition", [None, rule], {}),  # both raise (the grading scores it 0)
+        ("check_config_status", [light, theme], {}),
+        ("check_config_status", [dark, theme], {}),
+        ("check_config_status", [commented, theme], {}),
+        ("check_config_status", [light, {"key": ["module-load", '"jpeg"'], "value": "yes"}], {}),
+        ("check_config_status", [light, {"key": ["module-load", '"png"'], "value": "yes"}], {}),
+        ("check_config_status", [blank, theme], {}),  # a line of spaces: both raise
+        ("check_config_status", [None, theme], {}),
+    ]

@@ -66,8 +66,8 @@ def test_infeasible_is_graded_by_the_agents_fail() -> None:
 
 
 def test_a_metric_that_does_not_run_here_is_an_evaluator_error() -> None:
-    grade = _grade({"func": "check_transition", "result": _rule(1), "expected": _rule(1)})
-    assert grade.is_error and "check_transition" in grade.content
+    grade = _grade({"func": "check_page_number_colors", "result": _rule(1), "expected": _rule(1)})
+    assert grade.is_error and "check_page_number_colors" in grade.content
 
 
 def test_a_metric_that_raises_on_the_agents_data_scores_zero() -> None:

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from hud_gym.suites.osworld.support import METRICS
-from tests.osworld.parity_cases import sheet_rule_cases, slides_cases
+from tests.osworld.parity_cases import apps_cases, sheet_rule_cases, slides_cases
 
 ROOT = Path(__file__).resolve().parents[2]
 RUNNER = Path(__file__).with_name("osworld_metrics_runner.py")
@@ -36,6 +36,8 @@ MODULES = {
     "compare_table": "table",
     "compare_docx_files": "docs",
     "compare_pptx_files": "slides",
+    "check_transition": "slides",
+    "check_config_status": "gimp",
 }
 """Where each supported metric lives in OSWorld's ``desktop_env/evaluators/metrics``."""
 
@@ -222,7 +224,7 @@ def _ours(func: str, args: list[Any], kwargs: dict[str, Any]) -> float | dict[st
 def test_our_metrics_score_as_osworlds_own(tmp_path: Path) -> None:
     python = _overlay_python()
     cases = _text_cases(tmp_path) + _table_cases(tmp_path) + _docx_cases(tmp_path) + _image_cases(tmp_path)
-    for name, more in (("slides", slides_cases), ("sheets", sheet_rule_cases)):
+    for name, more in (("slides", slides_cases), ("sheets", sheet_rule_cases), ("apps", apps_cases)):
         (tmp_path / name).mkdir()
         cases += more(tmp_path / name)
     payload = [{"module": MODULES[f], "func": f, "args": a, "kwargs": k} for f, a, k in cases]

@@ -7,6 +7,8 @@
   the mirror (:mod:`.files`);
 - ``cache_file`` ``{path}``: a file an earlier getter of this grading stored under that name;
 - ``rule`` ``{rules}``: the rules themselves;
+- ``gimp_config_file`` ``{file_name, dest}``: GIMP's settings file of that name
+  (``~/.config/GIMP/2.10/<file_name>``, a single file name) read as ``vm_file`` reads;
 - ``vm_command_line`` ``{command, shell}``: the stdout of a command run in the episode's sandbox
   as its uid (needs ``allow_shell=True``).
 
@@ -29,13 +31,15 @@ from hud_gym.suites.osworld.files import episode_file
 from hud_gym.suites.osworld.metrics_text import MAX_FILE_BYTES
 from hud_gym.suites.osworld.scripts import OSWORLD_HOME, home_path
 
-__all__ = ["SAVED_AT", "SAVE_WAIT", "Getters"]
+__all__ = ["GIMP_CONFIG_DIR", "SAVED_AT", "SAVE_WAIT", "Getters"]
 
 SAVE_WAIT = 30.0
 """After a keystroke script's Ctrl+S, the longest a ``vm_file`` getter waits for its file to be
 written (a save takes longer on a loaded box than OSWorld's ``sleep 0.5`` allows for)."""
 SAVED_AT = "osworld_saved_at"
 """``ctx.state`` key: when a keystroke script pressed Ctrl+S (``time.time()``)."""
+GIMP_CONFIG_DIR = "~/.config/GIMP/2.10"
+"""Where OSWorld's ``gimp_config_file`` getter reads GIMP's settings (GIMP 2.10's own folder)."""
 _NAME = re.compile(r"[^A-Za-z0-9._ -]")
 
 
@@ -70,6 +74,8 @@ class Getters:
             return config["rules"]
         if kind == "vm_command_line":
             return await self._command(config)
+        if kind == "gimp_config_file":
+            return await asyncio.to_thread(self._gimp_config, config)
         if kind in ("vm_file", "cloud_file"):
             return await asyncio.to_thread(self._files, config)
         if kind == "cache_file":
@@ -127,6 +133,12 @@ class Getters:
             return None  # missing, not a file, a link out of the home: OSWorld's None (the task fails)
         target.write_bytes(data)
         return str(target)
+
+    def _gimp_config(self, config: dict[str, Any]) -> str | None:
+        name = str(config["file_name"])
+        if not name or "/" in name or name in (".", "..") or len(name) > 255:
+            raise ValueError(f"gimp_config_file: {name[:100]!r} is not a file name")
+        return self._vm_file(f"{GIMP_CONFIG_DIR}/{name}", self.scratch / _file_name(config["dest"], 0))
 
     def _cloud(self, url: str, target: Path) -> str:
         cached = episode_file(

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hud_gym.suites.osworld.scripts import OSWORLD_HOME, pyautogui_keys
+from hud_gym.suites.osworld.scripts import OSWORLD_HOME, pyautogui_input
 from hud_gym.suites.osworld.support import why_not
 from hud_gym.task import TaskFileError
 
@@ -87,7 +87,7 @@ class ExampleMapper:
         if kind in ("execute", "command"):
             command = self._command(params, f"{field}.parameters")
             script = command[2] if isinstance(command, list) and len(command) == 3 and command[1] == "-c" else None
-            if script is None or pyautogui_keys(script) is None:
+            if script is None or pyautogui_input(script) is None:
                 self.needs_shell = True
         elif kind == "launch":
             command = self._command(params, f"{field}.parameters")

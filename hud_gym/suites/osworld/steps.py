@@ -3,9 +3,11 @@
 Every step runs in the episode's sandbox as its uid or through the desktop's input (never on
 the host): ``launch`` / ``open`` start a known desktop app (:data:`OPENERS`, by the file's
 suffix) or, with ``allow_shell=True``, the command; ``execute`` / ``command`` run the command in
-the sandbox, except OSWorld's ``python -c "import pyautogui; ..."`` keystroke scripts (the save
-before grading), which are read, never run: their ``hotkey`` / ``press`` / ``time.sleep`` calls
-become the desktop's key presses (:func:`pyautogui_keys`); ``sleep`` sleeps (at most
+the sandbox, except OSWorld's ``python -c "import pyautogui; ..."`` input scripts (the save
+before grading, a click on the document), which are read, never run: their ``hotkey`` / ``press``
+/ ``time.sleep`` / ``click`` / ``doubleClick`` / ``mouseDown`` + ``mouseUp`` calls become the
+desktop's key presses and clicks (:func:`pyautogui_input`; OSWorld's 1920x1080 coordinates
+scaled to the env's screen); ``sleep`` sleeps (at most
 :data:`MAX_SLEEP` seconds); ``activate_window`` waits for the window (at most :data:`WINDOW_WAIT` seconds); ``download`` copies the
 URL's file from the cache (:mod:`.files`).
 """
@@ -19,13 +21,21 @@ import time
 from pathlib import Path
 from typing import Any
 
-from hud_gym.actions import PressAction
+from hud_gym.actions import ClickAction, Point, PressAction
 from hud_gym.controllers.ubuntu.functions import launch
 from hud_gym.controllers.ubuntu.homefs import HomeFiles
 from hud_gym.evaluation.registry import FunctionContext, setup_function
 from hud_gym.suites.osworld.files import episode_file
 from hud_gym.suites.osworld.getters import SAVED_AT
-from hud_gym.suites.osworld.scripts import MAX_SLEEP, OSWORLD_HOME, home_path, pyautogui_keys
+from hud_gym.suites.osworld.scripts import (
+    MAX_SLEEP,
+    OSWORLD_HOME,
+    OSWORLD_SCREEN,
+    Click,
+    Item,
+    home_path,
+    pyautogui_input,
+)
 
 __all__ = ["OPENERS", "opener_for", "osworld_config", "osworld_download", "run_step"]
 
@@ -53,19 +63,36 @@ def _script_of(command: Any) -> str | None:
     return None
 
 
+def _click(controller: Any, click: Click) -> ClickAction:
+    """The env's click for a script's ``click`` (its point scaled from OSWorld's screen, kept on the env's)."""
+    point = None
+    if click.x is not None and click.y is not None:
+        width, height = controller.screen_size
+        x = round(click.x * width / OSWORLD_SCREEN[0])
+        y = round(click.y * height / OSWORLD_SCREEN[1])
+        point = Point(x=min(max(x, 0), width - 1), y=min(max(y, 0), height - 1))
+    return ClickAction(point=point, pattern=[100] if click.clicks == 2 else None)
+
+
+async def _play(controller: Any, items: list[Item]) -> None:
+    for item in items:
+        if isinstance(item, float):
+            await asyncio.sleep(item)
+        elif isinstance(item, Click):
+            await controller.step(_click(controller, item))
+        else:
+            await controller.step(PressAction(keys=item))
+
+
 async def _command(ctx: FunctionContext, params: dict[str, Any]) -> None:
     command = params["command"]
     script = _script_of(command)
-    keys = pyautogui_keys(script) if script is not None else None
+    items = pyautogui_input(script) if script is not None else None
     controller = ctx.controller
-    if keys is not None:
-        if ["ctrl", "s"] in keys:
+    if items is not None:
+        if ["ctrl", "s"] in items:
             ctx.state[SAVED_AT] = time.time()  # the getters wait for the save (``getters.SAVE_WAIT``)
-        for item in keys:
-            if isinstance(item, float):
-                await asyncio.sleep(item)
-            else:
-                await controller.step(PressAction(keys=item))
+        await _play(controller, items)
         return
     desktop = controller.desktop
     desktop.require_shell("an OSWorld execute step")
@@ -76,16 +103,26 @@ async def _command(ctx: FunctionContext, params: dict[str, Any]) -> None:
     await desktop.run(command, timeout=120.0)  # OSWorld ignores the exit code
 
 
+def _app_arg(desktop: Any, value: str) -> str:
+    """An argument of a launched app: OSWorld's ``/home/user/x`` as ``~/x``, which the launch
+    policy resolves in the home; with the shell allowed the arguments pass as they are, and
+    nothing expands ``~`` there: the real path in the home."""
+    path = home_path(value)
+    if path != value and desktop.shell_allowed():
+        return str(desktop.resolve_path(path))
+    return path
+
+
 async def _launch(ctx: FunctionContext, params: dict[str, Any]) -> None:
     command = params["command"]
     argv = command if isinstance(command, list) else str(command).split()
-    argv = [home_path(str(a)) for a in argv]
+    argv = [_app_arg(ctx.controller.desktop, str(a)) for a in argv]
     await launch(ctx, argv[0], argv[1:], wait=False)
 
 
 async def _open(ctx: FunctionContext, params: dict[str, Any]) -> None:
-    path = home_path(str(params["path"]))
-    await launch(ctx, opener_for(path), [path], wait=False)
+    path = str(params["path"])
+    await launch(ctx, opener_for(path), [_app_arg(ctx.controller.desktop, path)], wait=False)
 
 
 async def _download(ctx: FunctionContext, params: dict[str, Any]) -> None:

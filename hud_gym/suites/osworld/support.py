@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from hud_gym.suites.osworld import metrics_office, metrics_slides, metrics_text
+from hud_gym.suites.osworld import metrics_apps, metrics_office, metrics_slides, metrics_text
 
 __all__ = ["GETTERS", "METRICS", "SETUP_STEPS", "UNSUPPORTED_GETTERS", "UNSUPPORTED_STEPS", "why_not"]
 
@@ -33,7 +33,7 @@ UNSUPPORTED_STEPS: Mapping[str, str] = {
 }
 """Step types the task files use that do not run here, with why."""
 
-GETTERS = frozenset({"vm_file", "cloud_file", "cache_file", "rule", "vm_command_line"})
+GETTERS = frozenset({"vm_file", "cloud_file", "cache_file", "rule", "vm_command_line", "gimp_config_file"})
 """The getters supported (``result`` / ``expected`` types)."""
 
 UNSUPPORTED_GETTERS: Mapping[str, str] = {
@@ -41,7 +41,6 @@ UNSUPPORTED_GETTERS: Mapping[str, str] = {
     "vm_terminal_output": "reads OSWorld's VM terminal server: not yet",
     "vlc_config": "not yet",
     "vlc_playing_info": "VLC's HTTP interface: not yet",
-    "gimp_config_file": "not yet",
     "googledrive_file": "needs a Google account and the network",
     "list_directory": "not yet",
 }
@@ -63,6 +62,8 @@ METRICS: Mapping[str, Metric] = {
     "compare_table": metrics_office.compare_table,
     "compare_docx_files": metrics_office.compare_docx_files,
     "compare_pptx_files": metrics_slides.compare_pptx_files,
+    "check_transition": metrics_apps.check_transition,
+    "check_config_status": metrics_apps.check_config_status,
 }
 """The metric functions supported, by OSWorld's name (``infeasible`` is graded by the agent's answer)."""
 
