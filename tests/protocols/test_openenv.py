@@ -33,8 +33,8 @@ needs_openenv = pytest.mark.skipif(not HAS_OPENENV, reason="runs in the openenv 
 def test_in_the_openenv_overlay_venv() -> None:
     out = run_in_overlay("openenv", Path(__file__), timeout=1450)
     last = out.splitlines()[-1]
-    # Nothing fails, and nothing skips but the two tests marked KNOWN FAILING below.
-    assert " passed" in last and "failed" not in last and ("skipped" not in last or "2 skipped" in last), out[-2000:]
+    # The 4 tests below ran and passed: nothing failed, nothing skipped.
+    assert last.lstrip("= ").startswith("4 passed") and "failed" not in last and "skipped" not in last, out[-2000:]
 
 
 @contextlib.contextmanager
@@ -199,10 +199,6 @@ def test_cla_crosses_openenv_without_loss(openenv_qa: str) -> None:
 
 
 @needs_openenv
-@pytest.mark.skip(
-    reason="KNOWN FAILING (issue 27, point 4): TRL's GRPO through OpenEnv gives 2 NaN rollouts of 8 where the "
-    "broken task's 4 are due (rows not sampled as assumed, or rewards lost): not investigated yet"
-)
 @pytest.mark.timeout(900)
 def test_trl_grpo_through_openenv(tmp_path: Path) -> None:
     """TRL's OpenEnv path: a real ``GRPOTrainer`` (the tiny tool-calling model of the trainer
@@ -220,6 +216,16 @@ def test_trl_grpo_through_openenv(tmp_path: Path) -> None:
     args = ("qa", "--taskset", str(taskset_file(tmp_path)), "--import", "failing_functions")
     with openenv_server(tmp_path, *args) as url:
         env_cls = openenv_trl_environment(with_token(url))
+        # Tool calls after the episode ended keep its grade (they used to step the env, whose
+        # episode_over step has reward 0: a right answer's 1.0, or a broken grading's NaN, became 0).
+        env = env_cls()
+        assert env.reset(task="ok", seed=0) == "Capital of France?"
+        env.answer("Paris")
+        assert "episode is over" in env.type_text("Lyon") and env.get_reward() == 1.0
+        env.reset(task="raises", seed=0)
+        env.answer("Paris")
+        assert "episode is over" in env.answer("Lyon") and math.isnan(env.get_reward())
+        del env
         moves = [("answer", {"text": "Paris"}), ("answer", {"text": "Lyon"}), ("type_text", {"text": "Paris"})]
         rows = [{"task": "ok", "seed": 0}, {"task": "raises", "seed": 0}]
         trainer, seen = run_grpo(env_cls, rows, moves, tmp_path)
