@@ -44,29 +44,34 @@ def _cla(cls: type, **fields: Any) -> st.SearchStrategy[Any]:
     return st.builds(cls, reasoning=notes, **fields)
 
 
-cla_actions = st.one_of(
-    _cla(
+by_type: dict[str, st.SearchStrategy[Any]] = {
+    "click": _cla(
         ClickAction,
         point=maybe() | points,
         button=st.sampled_from(["left", "right", "middle", "back", "forward"]),
         pattern=maybe() | delays,
         hold_keys=maybe() | keys,
     ),
-    _cla(PressAction, keys=keys),
-    _cla(KeyDownAction, keys=keys),
-    _cla(KeyUpAction, keys=keys),
-    _cla(TypeAction, text=text, enter_after=st.booleans()),
-    _cla(ScrollAction, point=maybe() | points, scroll=maybe() | points, hold_keys=maybe() | keys),
-    _cla(MoveAction, point=maybe() | points, offset=maybe() | points),
-    _cla(WaitAction, time=st.integers(min_value=0, max_value=20)),
-    _cla(DragAction, path=st.lists(points, min_size=2, max_size=4), pattern=maybe() | delays, hold_keys=maybe() | keys),
-    _cla(ResponseAction, text=text),
-    _cla(ScreenshotFetch),
-    _cla(PositionFetch),
-    _cla(
+    "press": _cla(PressAction, keys=keys),
+    "keydown": _cla(KeyDownAction, keys=keys),
+    "keyup": _cla(KeyUpAction, keys=keys),
+    "type": _cla(TypeAction, text=text, enter_after=st.booleans()),
+    "scroll": _cla(ScrollAction, point=maybe() | points, scroll=maybe() | points, hold_keys=maybe() | keys),
+    "move": _cla(MoveAction, point=maybe() | points, offset=maybe() | points),
+    "wait": _cla(WaitAction, time=st.integers(min_value=0, max_value=20)),
+    "drag": _cla(
+        DragAction, path=st.lists(points, min_size=2, max_size=4), pattern=maybe() | delays, hold_keys=maybe() | keys
+    ),
+    "response": _cla(ResponseAction, text=text),
+    "screenshot": _cla(ScreenshotFetch),
+    "position": _cla(PositionFetch),
+    "custom": _cla(
         CustomAction,
         action=st.text(min_size=1, max_size=20),
         args=maybe() | st.dictionaries(text, json_value, max_size=3),
     ),
-)
+}
+"""A strategy per CLA action type (keyed by its ``type``)."""
+
+cla_actions = st.one_of(*by_type.values())
 """Any CLA action (a model), with ``reasoning`` notes and Unicode text."""

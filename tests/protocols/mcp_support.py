@@ -8,6 +8,8 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
+import threading
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -51,26 +53,35 @@ def http_server(tmp_path: Path, *args: str, token: str = "s3cret-token") -> Iter
 
 
 @contextlib.contextmanager
-def served_process(command: list[str], ready: str) -> Iterator[str]:
+def served_process(command: list[str], ready: str, log: Path | None = None) -> Iterator[str]:
     """``command`` (a ``hud-gym serve`` process), until its first stdout line starts with
-    ``ready``: yields the rest of that line (the server's URL); terminated on the way out."""
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=server_env())
-    try:
-        assert process.stdout is not None
-        line = process.stdout.readline()
-        if not line.startswith(ready):
-            process.kill()
-            raise AssertionError(
-                f"the server did not start: {line!r} {process.stderr.read() if process.stderr else ''}"
-            )
-        yield line.split(" ", 1)[1].strip()
-    finally:
-        process.terminate()
+    ``ready``: yields the rest of that line (the server's URL); terminated on the way out.
+
+    Its stderr goes to the file ``log`` (else an anonymous temporary file), never to a pipe, and
+    its stdout is drained after the ready line: a pipe nobody reads fills up (64 KiB) and the
+    server then blocks on its next log line.
+    """
+    with open(log, "w+b") if log else tempfile.TemporaryFile() as stderr:
+        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=stderr, text=True, env=server_env())
         try:
-            process.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=30)
+            assert process.stdout is not None
+            line = process.stdout.readline()
+            if not line.startswith(ready):
+                process.kill()
+                process.wait(timeout=30)
+                stderr.seek(0)
+                raise AssertionError(
+                    f"the server did not start: {line!r} {stderr.read()[-4000:].decode(errors='replace')}"
+                )
+            threading.Thread(target=process.stdout.read, daemon=True).start()  # the rest, unread but drained
+            yield line.split(" ", 1)[1].strip()
+        finally:
+            process.terminate()
+            try:
+                process.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(timeout=30)
 
 
 @contextlib.asynccontextmanager

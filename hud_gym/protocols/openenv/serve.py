@@ -17,7 +17,7 @@ from typing import Any
 from hud_gym.protocols.auth import TokenGate
 from hud_gym.protocols.serving import bind, run_asgi, server_token
 
-__all__ = ["DEFAULT_MAX_SESSIONS", "READY_PREFIX", "openenv_app", "serve_openenv"]
+__all__ = ["DEFAULT_MAX_SESSIONS", "READY_PREFIX", "ClosedSessionIsAnEnd", "openenv_app", "serve_openenv"]
 
 DEFAULT_MAX_SESSIONS = 4
 """WebSocket sessions (each with an env of its own) served at once."""
@@ -39,7 +39,28 @@ def openenv_app(make_env: Callable[[], Any], token: str, *, max_sessions: int = 
     app = create_fastapi_app(
         environment_factory(make_env), HudGymAction, HudGymObservation, max_concurrent_envs=max_sessions
     )
-    return TokenGate(app, token)
+    return TokenGate(ClosedSessionIsAnEnd(app), token)
+
+
+class ClosedSessionIsAnEnd:
+    """ASGI middleware: a WebSocket session the client closed ends quietly.
+
+    ``openenv-core``'s ``/ws`` handler closes the socket again after the client's close, which
+    Starlette answers with ``WebSocketDisconnect``: uvicorn would log a 4 KiB traceback for every
+    session that ended normally. Any other exception (and any HTTP one) is left to uvicorn.
+    """
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        from starlette.websockets import WebSocketDisconnect
+
+        try:
+            await self.app(scope, receive, send)
+        except WebSocketDisconnect:
+            if scope["type"] != "websocket":
+                raise
 
 
 def serve_openenv(
