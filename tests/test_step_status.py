@@ -40,9 +40,10 @@ def test_statuses_are_the_strings_they_always_were() -> None:
 
 def test_the_table_covers_every_status_and_its_failures_are_the_failed_statuses() -> None:
     assert set(STATUS_RULES) == set(StepStatus)
-    failures = {status for status, rule in STATUS_RULES.items() if not rule.keeps_reward}
-    assert failures == {status for status in StepStatus if status in FAILED}
-    assert failures == {StepStatus.EVAL_ERROR, StepStatus.ENV_ERROR, StepStatus.TIMEOUT}
+    absent = {status for status, rule in STATUS_RULES.items() if not rule.keeps_reward}
+    # A step without a reward failed, or came after the episode's end (outside any episode: no grade).
+    assert absent - {StepStatus.EPISODE_OVER} == {status for status in StepStatus if status in FAILED}
+    assert absent == {StepStatus.EVAL_ERROR, StepStatus.ENV_ERROR, StepStatus.TIMEOUT, StepStatus.EPISODE_OVER}
     # Only a failure of the controller (or a step that outlived its deadline) restarts it.
     assert {status for status, rule in STATUS_RULES.items() if rule.restarts} == {
         StepStatus.ENV_ERROR,
@@ -99,6 +100,6 @@ def test_each_status_does_what_the_table_says(
         if terminated or truncated:
             with pytest.warns(UserWarning, match="episode ended"):
                 _, reward, terminated, truncated, info = env.step(ResponseAction(text="again"))
-            assert (reward, terminated, truncated, info["status"]) == (0.0, True, False, "episode_over")
+            assert math.isnan(reward) and (terminated, truncated, info["status"]) == (True, False, "episode_over")
     finally:
         env.close()

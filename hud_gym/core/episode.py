@@ -39,7 +39,7 @@ Episode rules:
 
   ``action_error`` is not a failure: the agent's action was malformed or impossible, the step
   reports it and the episode goes on. Other statuses: ``ok``, ``episode_over`` (a step after the
-  episode ended; reward 0). The statuses are :class:`~hud_gym.core.step_status.StepStatus` (a
+  episode ended; no reward: NaN, not a grade). The statuses are :class:`~hud_gym.core.step_status.StepStatus` (a
   ``str`` enum), and what each does to the reward, the episode and the controller is one table,
   :data:`~hud_gym.core.step_status.STATUS_RULES`; a step runs in phases (act, observe, grade),
   each setting its status on the step's :class:`~hud_gym.core.step_status.StepOutcome`.

@@ -27,7 +27,7 @@ class StepStatus(str, Enum):
     ACTION_ERROR = "action_error"
     """The agent's action was malformed or impossible: reported, and the episode goes on."""
     EPISODE_OVER = "episode_over"
-    """A step after the episode ended (reward 0)."""
+    """A step after the episode ended: no reward (``NaN``), the episode's grade was its last step's."""
     EVAL_ERROR = "eval_error"
     """The evaluator is broken: it raised, or gave an error grade or a reward out of range."""
     ENV_ERROR = "env_error"
@@ -43,7 +43,8 @@ class StatusRule(NamedTuple):
     """What a status does to its step."""
 
     keeps_reward: bool
-    """The step keeps its reward (graded, or 0); ``False``: the reward is ``None``."""
+    """The step keeps its reward (graded, or 0); ``False``: the reward is absent (``NaN``): the
+    step failed, or came after the episode's end."""
     terminated: bool
     """The status ends the episode (``terminated``)."""
     truncated: bool
@@ -57,7 +58,7 @@ STATUS_RULES: dict[StepStatus, StatusRule] = {
     #                                  keeps_reward  terminated  truncated  restarts
     StepStatus.OK:           StatusRule(True,        False,      False,     False),
     StepStatus.ACTION_ERROR: StatusRule(True,        False,      False,     False),
-    StepStatus.EPISODE_OVER: StatusRule(True,        True,       False,     False),
+    StepStatus.EPISODE_OVER: StatusRule(False,       True,       False,     False),
     StepStatus.EVAL_ERROR:   StatusRule(False,       False,      False,     False),
     StepStatus.ENV_ERROR:    StatusRule(False,       True,       False,     True),
     StepStatus.TIMEOUT:      StatusRule(False,       False,      True,      True),

@@ -9,7 +9,7 @@ prompt), else the task's instruction. ``get_reward`` is the episode's graded rew
 policy has not ended the episode it is graded now (``HudGymAction(evaluate=True)``); an absent
 reward (``eval_error``, ``timeout``, ``env_error``) is NaN, which TRL leaves out of its mean.
 Once the episode is over, a tool answers an error without stepping the env (a step would be
-``episode_over`` with reward 0, and the episode's grade is the one kept).
+``episode_over`` with no reward, and the episode's grade is the one kept).
 
 Example:
     >>> HudOpenEnv = openenv_trl_environment("http://hud:TOKEN@127.0.0.1:8001")  # doctest: +SKIP
@@ -54,7 +54,7 @@ class HudOpenEnv:
         return None if row.get("prompt") else result.observation.prompt
 
     def _act(self, action: Any) -> str:
-        if self._done:  # a step now would be episode_over with reward 0: the grade is kept
+        if self._done:  # a step now would be episode_over, ungraded: the grade is kept
             return f"Error: the episode is over (reward {self._reward}); no more actions are accepted."
         result = self._session().step(HudGymAction(actions=[action]))
         observation = result.observation
