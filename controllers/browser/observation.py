@@ -20,6 +20,7 @@ from playwright.async_api import Page
 
 from hud_gym.bounds import LIST_ITEMS, TITLE_CHARS, URL_CHARS, clip_text
 from hud_gym.controllers.base import ControllerError, Frame
+from hud_gym.controllers.browser.accessibility import node_info
 from hud_gym.controllers.browser.capture import CaptureProgress, drop_tasks, fit_screen
 from hud_gym.controllers.browser.session import PageSession
 from hud_gym.controllers.browser.state import BrowserState
@@ -148,7 +149,8 @@ class BrowserObservation:
                 if not navigated() and self.state.active is page:
                     titles = await asyncio.gather(*(self._title(p) for p in others))
                     names = {**dict(zip(others, titles, strict=True)), page: state["title"]}
-                    return self._frame(page, state, screenshot, progress.info, names, region)
+                    nodes = await node_info(session, self.state.options)  # the opt-in axtree / som
+                    return self._frame(page, state, screenshot, {**progress.info, **nodes}, names, region)
         except (PlaywrightError, asyncio.TimeoutError) as exc:
             self.state.check_alive()
             self.state.check_crashes()
