@@ -1,19 +1,20 @@
 """The opt-in observation keys of the browser's elements by id: the accessibility tree and the
 set-of-marks table (``axtree=True``, ``som=True`` of :class:`~hud_gym.envs.browser_options.BrowserOptions`).
 
-Both start from the page scan (:mod:`.page_scan`, at most ``limit`` visible elements;
-``Accessibility.getFullAXTree`` of a page of 100k elements took 90 s), whose elements the tab's DevTools session names by ``backendNodeId``: the browser's id of
-a DOM node, stable for the document's life and not settable by the page. That id is what
+Both start from one page scan per observation (:mod:`.page_scan`, :func:`scan`: at most ``limit``
+visible elements each; ``Accessibility.getFullAXTree`` of a page of 100k elements took 90 s),
+whose elements the tab's DevTools session names by ``backendNodeId``: the browser's id of a DOM
+node, stable for the document's life and not settable by the page. That id is what
 :func:`~.nodes.click_node` (``click_element`` / ``type_field`` with ``{"node": id}``) acts on.
 
-- :func:`read_axtree`: each element's node of Chromium's accessibility tree
+- :func:`axtree_of`: each element's node of Chromium's accessibility tree
   (``Accessibility.getPartialAXTree``, one node per element, in one batch): ``role``, ``name``,
   ``value``, its states (``focused``, ``checked``, ``disabled``, ...), ``text`` (its own text when
   the role takes no name from it, e.g. a paragraph), ``depth`` and ``bbox``; nodes the browser
   ignores and nameless ``generic`` / ``none`` ones are left out. A document of more than
   :data:`AX_ELEMENTS` elements gets the scan's roles and names instead (the engine's cost grows
   with the whole document).
-- :func:`read_marks`: the scan's marks (what an agent would click: interactive elements and
+- :func:`marks_of`: the scan's marks (what an agent would click: interactive elements and
   textless boxes or images), each ``{"id", "tag", "text", "bbox"}`` (``role`` when set).
 
 Boxes are ``[x, y, width, height]`` in screen (CSS) pixels of the viewport; every string is cut
@@ -29,12 +30,21 @@ from typing import Any
 
 from playwright.async_api import Error as PlaywrightError
 
-from hud_gym.bounds import clip_text
+from hud_gym.bounds import URL_CHARS, bound, clip_text
 from hud_gym.controllers.browser.page_scan import nodes_expression
 from hud_gym.controllers.browser.session import PageSession
 from hud_gym.envs.browser_options import BrowserOptions
 
-__all__ = ["AX_ELEMENTS", "NODE_CHARS", "node_info", "read_axtree", "read_marks"]
+__all__ = [
+    "AX_ELEMENTS",
+    "NODE_CHARS",
+    "Scanned",
+    "axtree_of",
+    "bounded_elements",
+    "marks_of",
+    "node_info",
+    "scan",
+]
 
 NODE_CHARS = 200
 """Characters kept of each string of a node (its role, name, value, text, tag)."""
@@ -48,10 +58,14 @@ _NAMELESS_DROPPED = frozenset({"generic", "none", "presentation", "InlineTextBox
 _STATES = ("focused", "checked", "disabled", "expanded", "selected", "pressed", "required", "readonly", "invalid")
 
 
-async def _scan(session: PageSession, limit: int, marks_only: bool) -> tuple[list[tuple[int, dict[str, Any]]], int]:
-    """``(backendNodeId, description)`` of each scanned element (at most ``limit``), and the
-    number of elements the document says it has."""
-    params = {"expression": nodes_expression(limit, marks_only), "objectGroup": _GROUP, "silent": True}
+Scanned = list[tuple[int, dict[str, Any]]]
+"""``(backendNodeId, description)`` of scanned elements."""
+
+
+async def scan(session: PageSession, limit: int, tree: bool, marks: bool) -> tuple[Scanned, int]:
+    """The scanned elements of the tree (the first ``limit``, with ``tree``) and the marks (the
+    first ``limit``, with ``marks``), and the number of elements the document says it has."""
+    params = {"expression": nodes_expression(limit, tree, marks), "objectGroup": _GROUP, "silent": True}
     try:
         result = (await session.send("Runtime.evaluate", params)).get("result", {})
         if result.get("subtype") != "array" or "objectId" not in result:
@@ -72,7 +86,7 @@ async def _scan(session: PageSession, limit: int, marks_only: bool) -> tuple[lis
             (int(p["name"]), p["value"]["objectId"])
             for p in properties.get("result", [])
             if str(p.get("name", "")).isdigit() and "objectId" in p.get("value", {})
-        )[:limit]
+        )[: 2 * limit]
         described = await asyncio.gather(
             *(session.send("DOM.describeNode", {"objectId": handle}) for _, handle in handles), return_exceptions=True
         )
@@ -101,14 +115,27 @@ def _box(value: Any) -> list[float] | None:
 
 
 def _text(value: Any) -> str:
-    return clip_text(value, NODE_CHARS) if isinstance(value, str) else ""
+    return clip_text(value[:NODE_CHARS], NODE_CHARS) if isinstance(value, str) else ""
 
 
-async def read_marks(session: PageSession, limit: int) -> list[dict[str, Any]]:
-    """The set-of-marks table of the active document (module docstring)."""
+def bounded_elements(value: Any, limit: int) -> list[dict[str, Any]]:
+    """``info["elements"]`` from what the page's scan returned: at most ``limit`` elements with
+    a box, each string cut (the scan runs in the page's world, which can undo its own cuts)."""
+    if not isinstance(value, list):
+        return []
+    items = [item for item in value[:limit] if isinstance(item, dict) and _box(item.get("bbox")) is not None]
+    bounded: list[dict[str, Any]] = bound(items, max_string=URL_CHARS, max_items=limit)[0]
+    for item in bounded:
+        item["bbox"] = _box(item["bbox"])
+    return bounded
+
+
+def marks_of(scanned: Scanned) -> list[dict[str, Any]]:
+    """The set-of-marks table of the scanned marks (module docstring)."""
     marks = []
-    scanned, _ = await _scan(session, limit, marks_only=True)
     for node_id, item in scanned:
+        if item.get("mark") is not True:
+            continue
         mark = {
             "id": node_id,
             "tag": _text(item.get("tag")),
@@ -173,11 +200,12 @@ def _scan_entry(node_id: int, item: dict[str, Any]) -> dict[str, Any]:
     return entry
 
 
-async def read_axtree(session: PageSession, limit: int) -> tuple[list[dict[str, Any]], bool]:
-    """The pruned accessibility tree of the active document, in document order (module
+async def axtree_of(session: PageSession, scanned: Scanned, count: int) -> tuple[list[dict[str, Any]], bool]:
+    """The pruned accessibility tree of the scanned tree elements, in document order (module
     docstring), and whether its roles and names are the accessibility engine's: on a document of
-    more than :data:`AX_ELEMENTS` elements they are the scan's (its ARIA role or tag, its text)."""
-    scanned, count = await _scan(session, limit, marks_only=False)
+    more than :data:`AX_ELEMENTS` elements (``count``) they are the scan's (its ARIA role or tag,
+    its text)."""
+    scanned = [(node_id, item) for node_id, item in scanned if item.get("tree") is True]
     if count > AX_ELEMENTS:
         return [_scan_entry(node_id, item) for node_id, item in scanned], False
     trees = await asyncio.gather(
@@ -195,10 +223,13 @@ async def node_info(session: PageSession, options: BrowserOptions) -> dict[str, 
     """The frame ``info`` entries the options ask for: ``axtree`` (and ``axtree_roles: "scan"``
     when its roles are the scan's), ``som``."""
     info: dict[str, Any] = {}
+    if not (options.axtree or options.som):
+        return info
+    scanned, count = await scan(session, options.max_nodes, options.axtree, options.som)
     if options.axtree:
-        info["axtree"], engine = await read_axtree(session, options.max_nodes)
+        info["axtree"], engine = await axtree_of(session, scanned, count)
         if not engine:
             info["axtree_roles"] = "scan"
     if options.som:
-        info["som"] = await read_marks(session, options.max_nodes)
+        info["som"] = marks_of(scanned)
     return info

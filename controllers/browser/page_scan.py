@@ -96,14 +96,17 @@ ELEMENTS_JS = f"(limit) => ({SCAN_JS.strip()})(limit, false).items"
 """``info["elements"]``: the scan's descriptions (:data:`SCAN_JS`), in document order."""
 
 
-def nodes_expression(limit: int, marks_only: bool) -> str:
-    """The ``Runtime.evaluate`` expression of the scan's elements (by reference, with their
-    descriptions as ``items`` and their depths, and the document's element ``count``), just the
-    marks with ``marks_only``."""
-    keep = "(el, i) => all.items[i].mark" if marks_only else "() => true"
+def nodes_expression(limit: int, tree: bool, marks: bool) -> str:
+    """The ``Runtime.evaluate`` expression of the scan's elements by reference (with their
+    descriptions as ``items``, and the document's element ``count``): with ``tree`` the first
+    ``limit`` (their items ``tree: true``), with ``marks`` the first ``limit`` marks (``mark: true``)."""
     return (
-        f"(() => {{ const all = ({SCAN_JS.strip()})({int(limit) if not marks_only else 4 * int(limit)}, true); "
-        f"const pick = {keep}; const nodes = all.filter(pick).slice(0, {int(limit)}); "
-        "nodes.items = all.items.filter((item, i) => pick(all[i], i)).slice(0, nodes.length); "
-        "nodes.count = document.getElementsByTagName('*').length; return nodes; })()"
+        f"(() => {{ const all = ({SCAN_JS.strip()})({4 * int(limit)}, true); const nodes = [], items = []; "
+        "let trees = 0, marks = 0; "
+        "all.items.forEach((item, i) => { "
+        f"item.tree = {str(tree).lower()} && trees < {int(limit)}; "
+        f"item.mark = {str(marks).lower()} && !!item.mark && marks < {int(limit)}; "
+        "if (item.tree) trees++; if (item.mark) marks++; "
+        "if (item.tree || item.mark) { nodes.push(all[i]); items.push(item); } }); "
+        "nodes.items = items; nodes.count = document.getElementsByTagName('*').length; return nodes; })()"
     )
