@@ -65,6 +65,7 @@ class BrowserEnv(HudEnv):
         width, height = self.observation_size
         added = node_spaces(self.options.axtree, self.options.som, width, height)
         if added:
+            assert isinstance(self.observation_space, gymnasium.spaces.Dict)
             self.observation_space = gymnasium.spaces.Dict({**self.observation_space.spaces, **added})
         self._last_nodes: dict[str, Any] = {}
 

@@ -153,6 +153,20 @@ def test_som_id_solves_a_miniwob_task() -> None:
         env.close()
 
 
+def test_type_field_by_node_solves_enter_text() -> None:
+    env = gymnasium.make("hud/Browser-v0", task="miniwob/enter-text", som=True)
+    try:
+        _, info = env.reset(seed=0)
+        field = next(mark for mark in info["som"] if mark["tag"] == "input")
+        submit = next(mark for mark in info["som"] if mark["tag"] == "button")
+        _, reward, info = custom(env, "type_field", field=0, node=field["id"])
+        assert info["status"] == "ok" and info["typed_field"], info
+        _, reward, info = custom(env, "click_element", node=submit["id"])
+        assert info["status"] == "ok" and reward == 1.0, info
+    finally:
+        env.close()
+
+
 def test_click_color_lists_its_textless_colour_boxes() -> None:
     env = gymnasium.make("hud/Browser-v0", task="miniwob/click-color", elements=True)
     try:
