@@ -5,7 +5,7 @@ an agent can see or act on.
 Kept: interactive elements (links, buttons, form fields, ARIA widgets, ``onclick``, focusable
 ones, elements with a pointer cursor of their own, canvases), elements with their own text, and
 textless elements that show something: images, SVG, video, and boxes painted with a background
-or a border (MiniWoB's coloured boxes, icons). Each is reported with its viewport bounding box.
+or a border (coloured boxes, icons). Each is reported with its viewport bounding box.
 A *mark* is an element an agent would click: an interactive one, or a textless painted box or
 image with no element inside it.
 
