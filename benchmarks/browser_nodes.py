@@ -63,11 +63,14 @@ def _block(env: BrowserEnv, page: str, steps: int) -> tuple[float, float]:
     return wall, cpu
 
 
-def run(page: str = "article", steps: int = 30, rounds: int = 3) -> dict[str, dict[str, float]]:
-    envs = {name: _env(page, options) for name, options in VARIANTS.items()}
+def run(
+    page: str = "article", steps: int = 30, rounds: int = 3, only: tuple[str, ...] = ()
+) -> dict[str, dict[str, float]]:
+    variants = {name: options for name, options in VARIANTS.items() if not only or name in only or name == "plain"}
+    envs = {name: _env(page, options) for name, options in variants.items()}
     try:
-        results: dict[str, list[tuple[float, float]]] = {name: [] for name in VARIANTS}
-        names = list(VARIANTS)
+        results: dict[str, list[tuple[float, float]]] = {name: [] for name in variants}
+        names = list(variants)
         for r in range(rounds):
             for name in names[r % len(names) :] + names[: r % len(names)]:
                 _block(envs[name], page, 3)  # warm
@@ -91,8 +94,9 @@ def main() -> None:
     parser.add_argument("--page", choices=("article", "miniwob"), default="article")
     parser.add_argument("--steps", type=int, default=30)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--only", nargs="*", default=(), choices=list(VARIANTS), help="these variants (and plain)")
     args = parser.parse_args()
-    report = run(args.page, args.steps, args.rounds)
+    report = run(args.page, args.steps, args.rounds, tuple(args.only))
     print(f"{'variant':<12} {'wall ms':>8} {'CPU-ms':>8} {'extra CPU-ms':>13}")
     for name, row in report.items():
         print(f"{name:<12} {row['wall_ms']:8.1f} {row['cpu_ms']:8.1f} {row['extra_cpu_ms']:13.1f}")

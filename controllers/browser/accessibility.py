@@ -2,13 +2,13 @@
 set-of-marks table (``axtree=True``, ``som=True`` of :class:`~hud_gym.envs.browser_options.BrowserOptions`).
 
 Both start from one page scan per observation (:mod:`.page_scan`, :func:`scan`: at most ``limit``
-visible elements each; ``Accessibility.getFullAXTree`` of a page of 100k elements took 90 s),
+visible elements each),
 whose elements the tab's DevTools session names by ``backendNodeId``: the browser's id of a DOM
 node, stable for the document's life and not settable by the page. That id is what
 :func:`~.nodes.click_node` (``click_element`` / ``type_field`` with ``{"node": id}``) acts on.
 
 - :func:`axtree_of`: each element's node of Chromium's accessibility tree
-  (``Accessibility.getPartialAXTree``, one node per element, in one batch): ``role``, ``name``,
+  (``Accessibility.getFullAXTree``, one query for the document): ``role``, ``name``,
   ``value``, its states (``focused``, ``checked``, ``disabled``, ...), ``text`` (its own text when
   the role takes no name from it, e.g. a paragraph), ``depth`` and ``bbox``; nodes the browser
   ignores and nameless ``generic`` / ``none`` ones are left out. A document of more than
@@ -51,7 +51,8 @@ NODE_CHARS = 200
 
 AX_ELEMENTS = 5000
 """Elements a document may have for its tree to come from Chromium's accessibility engine, which
-builds its tree of the whole document first (50 s for 100k elements on a loaded machine)."""
+builds its tree of the whole document (``getFullAXTree`` of 100k elements: 90 s on a loaded
+machine, ``getPartialAXTree`` of 100 of them 50 s)."""
 
 _GROUP = "hud-gym-nodes"
 _NAMELESS_DROPPED = frozenset({"generic", "none", "presentation", "InlineTextBox", "LineBreak"})
@@ -162,10 +163,9 @@ def _states(ax_node: dict[str, Any]) -> dict[str, Any]:
     return states
 
 
-def _ax_entry(node_id: int, item: dict[str, Any], ax: Any) -> dict[str, Any] | None:
-    """The tree's entry of one scanned element, ``None`` when it is left out."""
-    nodes = ax.get("nodes") if isinstance(ax, dict) else None
-    ax_node = next((n for n in nodes or () if n.get("backendDOMNodeId") == node_id), None)
+def _ax_entry(node_id: int, item: dict[str, Any], ax_node: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The tree's entry of one scanned element (``ax_node``: its node of the accessibility tree),
+    ``None`` when it is left out."""
     if ax_node is None or ax_node.get("ignored"):
         return None
     role, name = _text(_ax_value(ax_node.get("role"))), _text(_ax_value(ax_node.get("name")))
@@ -208,14 +208,10 @@ async def axtree_of(session: PageSession, scanned: Scanned, count: int) -> tuple
     scanned = [(node_id, item) for node_id, item in scanned if item.get("tree") is True]
     if count > AX_ELEMENTS:
         return [_scan_entry(node_id, item) for node_id, item in scanned], False
-    trees = await asyncio.gather(
-        *(
-            session.send("Accessibility.getPartialAXTree", {"backendNodeId": node_id, "fetchRelatives": False})
-            for node_id, _ in scanned
-        ),
-        return_exceptions=True,
-    )
-    entries = (_ax_entry(node_id, item, ax) for (node_id, item), ax in zip(scanned, trees, strict=True))
+    # One query for the whole (bounded) document: cheaper than one per node.
+    tree = await session.send("Accessibility.getFullAXTree")
+    by_node = {n.get("backendDOMNodeId"): n for n in tree.get("nodes", ()) if isinstance(n, dict)}
+    entries = (_ax_entry(node_id, item, by_node.get(node_id)) for node_id, item in scanned)
     return [entry for entry in entries if entry is not None], True
 
 
