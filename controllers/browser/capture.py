@@ -7,7 +7,7 @@ Playwright's ``page.screenshot()`` PNG + Pillow decode at 1280x720 (``benchmarks
 always reflects every DOM change made before the call (no stale frame, unlike a screencast).
 ``format="png"`` gives lossless frames at about twice the cost.
 
-The page's title (and, optionally, its visible elements) come from one ``Runtime.evaluate`` of
+The page's title (and, optionally, its visible elements: :mod:`.page_scan`) come from one ``Runtime.evaluate`` of
 :data:`PAGE_STATE_JS`. A capture that fails while the page stays put is retried on the budget of
 a :class:`CaptureProgress` (the observation's attempts, :mod:`.observation`).
 """
@@ -30,9 +30,9 @@ from playwright.async_api import CDPSession
 
 from hud_gym.bounds import TITLE_CHARS
 from hud_gym.controllers.base import ControllerError
+from hud_gym.controllers.browser.page_scan import ELEMENTS_JS
 
 __all__ = [
-    "ELEMENTS_JS",
     "PAGE_STATE_JS",
     "CaptureProgress",
     "ImageFormat",
@@ -85,59 +85,6 @@ async def capture(session: CDPSession, image_format: ImageFormat = "jpeg", quali
     result = await session.send("Page.captureScreenshot", params)
     return decode_image(base64.b64decode(result["data"]), image_format)
 
-
-ELEMENTS_JS = r"""
-(limit) => {
-  const INTERACTIVE = 'a[href], button, input, select, textarea, summary, label, option, details, ' +
-    '[role=button], [role=link], [role=checkbox], [role=radio], [role=tab], [role=menuitem], ' +
-    '[role=option], [role=switch], [role=textbox], [role=combobox], [role=slider], [role=spinbutton], ' +
-    '[onclick], [contenteditable=""], [contenteditable=true], [tabindex]:not([tabindex="-1"])';
-  const vw = window.innerWidth, vh = window.innerHeight - (window[Symbol.for('hud-gym.marker')] ? 1 : 0);
-  const clip = (s, n) => (s || '').replace(/\s+/g, ' ').trim().slice(0, n);
-  const out = [];
-  const all = document.body ? document.body.getElementsByTagName('*') : [];
-  for (let i = 0; i < all.length && out.length < limit; i++) {
-    const el = all[i];
-    const tag = el.tagName.toLowerCase();
-    if (tag === 'script' || tag === 'style' || tag === 'noscript' || tag === 'template') continue;
-    const interactive = el.matches(INTERACTIVE);
-    let ownText = '';
-    if (!interactive) {
-      for (const node of el.childNodes) if (node.nodeType === 3) ownText += node.nodeValue;
-      ownText = clip(ownText, 200);
-      if (!ownText) continue;
-    }
-    const r = el.getBoundingClientRect();
-    if (r.width < 1 || r.height < 1 || r.right <= 0 || r.bottom <= 0 || r.left >= vw || r.top >= vh) continue;
-    const style = getComputedStyle(el);
-    if (style.visibility === 'hidden' || style.display === 'none' || parseFloat(style.opacity) === 0) continue;
-    const cx = Math.min(Math.max(r.left + r.width / 2, 0), vw - 1);
-    const cy = Math.min(Math.max(r.top + r.height / 2, 0), vh - 1);
-    const hit = document.elementFromPoint(cx, cy);
-    const item = {
-      tag: tag,
-      text: interactive ? clip(el.innerText || el.getAttribute('aria-label') || el.getAttribute('title') ||
-                               el.getAttribute('placeholder') || el.getAttribute('alt') || '', 200) : ownText,
-      value: ('value' in el && typeof el.value === 'string' && tag !== 'button' && tag !== 'option') ? el.value.slice(0, 200) : null,
-      id: el.id ? String(el.id).slice(0, 200) : null,
-      interactive: interactive,
-      topmost: !!hit && (hit === el || el.contains(hit) || hit.contains(el)),
-      bbox: [Math.round(r.left * 10) / 10, Math.round(r.top * 10) / 10,
-             Math.round(r.width * 10) / 10, Math.round(r.height * 10) / 10],
-    };
-    const role = el.getAttribute('role'); if (role) item.role = role.slice(0, 200);
-    const type = el.getAttribute('type'); if (type && (tag === 'input' || tag === 'button')) item.type = type.slice(0, 200);
-    const name = el.getAttribute('name'); if (name) item.name = name.slice(0, 200);
-    if (tag === 'a' && el.href) item.href = String(el.href).slice(0, 8192);
-    if (tag === 'input' && (el.type === 'checkbox' || el.type === 'radio')) item.checked = el.checked;
-    if (el.disabled) item.disabled = true;
-    out.push(item);
-  }
-  return out;
-}
-"""
-"""Visible interactive elements (links, buttons, form fields, ARIA widgets, click handlers) and
-visible elements with their own text, in document order, with their viewport bounding boxes."""
 
 LEAVING_JS = """(() => {
   const key = Symbol.for("hud-gym.leaving");

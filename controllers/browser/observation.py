@@ -20,6 +20,7 @@ from playwright.async_api import Page
 
 from hud_gym.bounds import LIST_ITEMS, TITLE_CHARS, URL_CHARS, clip_text
 from hud_gym.controllers.base import ControllerError, Frame
+from hud_gym.controllers.browser.accessibility import bounded_elements, node_info
 from hud_gym.controllers.browser.capture import CaptureProgress, drop_tasks, fit_screen
 from hud_gym.controllers.browser.session import PageSession
 from hud_gym.controllers.browser.state import BrowserState
@@ -148,7 +149,8 @@ class BrowserObservation:
                 if not navigated() and self.state.active is page:
                     titles = await asyncio.gather(*(self._title(p) for p in others))
                     names = {**dict(zip(others, titles, strict=True)), page: state["title"]}
-                    return self._frame(page, state, screenshot, progress.info, names, region)
+                    nodes = await node_info(session, self.state.options)  # the opt-in axtree / som
+                    return self._frame(page, state, screenshot, {**progress.info, **nodes}, names, region)
         except (PlaywrightError, asyncio.TimeoutError) as exc:
             self.state.check_alive()
             self.state.check_crashes()
@@ -242,7 +244,7 @@ class BrowserObservation:
         self.state.reported_dialogs = len(self.state.dialogs.records)
         self.state.reported_downloads = len(self.state.downloads)
         if self.state.options.elements:
-            info["elements"] = state["elements"] or []
+            info["elements"] = bounded_elements(state["elements"], self.state.options.max_elements)
             info.update(self.state.extension.probe_info(state["probes"]))
         screenshot = fit_screen(screenshot, self.state.screen_size, region)
         return Frame(screenshot=screenshot, text=f"URL: {url}\nTitle: {title}", info=info, region=region)

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import gymnasium
+
 from hud_gym.controllers.base import Frame
 from hud_gym.core.env import HudEnv, Observation
 from hud_gym.core.gym_type import GymType
+from hud_gym.envs.browser_nodes import axtree_text, draw_marks, map_boxes, node_spaces
 from hud_gym.envs.browser_options import BrowserOptions
 
 __all__ = ["GYM", "BrowserEnv", "BrowserOptions"]
@@ -59,22 +62,41 @@ class BrowserEnv(HudEnv):
             checked = checked.model_copy(update={"allow_file_urls": None})
         assert self.descriptor is not None
         self.descriptor.make_controller(self.screen_size, checked)
+        width, height = self.observation_size
+        added = node_spaces(self.options.axtree, self.options.som, width, height)
+        if added:
+            assert isinstance(self.observation_space, gymnasium.spaces.Dict)
+            self.observation_space = gymnasium.spaces.Dict({**self.observation_space.spaces, **added})
+        self._last_nodes: dict[str, Any] = {}
 
     def _observation(self, frame: Frame) -> Observation:
         """As :class:`HudEnv`, with element boxes mapped from screen to observation pixels and
-        the elements wholly outside the observed region (a crop) left out."""
-        elements = frame.info.get("elements")
-        if elements and (self.observation_crop is not None or not self.screen_mapping.identity):
-            width, height = self.observation_size
-            visible = []
-            for element in elements:
-                x, y, w, h = self.screen_mapping.box(*element["bbox"])
-                if x + w <= 0 or y + h <= 0 or x >= width or y >= height:
-                    continue
-                element["bbox"] = [round(x, 1), round(y, 1), round(w, 1), round(h, 1)]
-                visible.append(element)
-            frame.info["elements"] = visible
-        return super()._observation(frame)
+        the elements wholly outside the observed region (a crop) left out; with ``axtree`` /
+        ``som``, their keys (:mod:`hud_gym.envs.browser_nodes`)."""
+        axtree = frame.info.pop("axtree", None)
+        mapped = self.observation_crop is not None or not self.screen_mapping.identity
+        for key in ("elements", "som"):
+            if frame.info.get(key) and mapped:
+                frame.info[key] = map_boxes(frame.info[key], self.screen_mapping, self.observation_size)
+        observation = super()._observation(frame)
+        if self.options.axtree:
+            nodes = map_boxes(axtree or [], self.screen_mapping, self.observation_size) if mapped else axtree or []
+            observation["axtree"], truncated = axtree_text(nodes)
+            if truncated:
+                frame.info["axtree_truncated"] = True
+        if self.options.som:
+            observation["som"] = draw_marks(observation["screenshot"], frame.info.setdefault("som", []))
+        self._last_nodes = {key: observation[key] for key in ("axtree", "som") if key in observation}
+        return observation
+
+    def _repeat_observation(self) -> Observation:
+        observation = super()._repeat_observation()
+        if self.options.axtree:
+            observation["axtree"] = self._last_nodes.get("axtree", "[]")
+        if self.options.som:
+            last = self._last_nodes.get("som")
+            observation["som"] = last.copy() if last is not None else observation["screenshot"].copy()
+        return observation
 
 
 GYM = GymType(

@@ -82,6 +82,21 @@ class BrowserOptions(GymOptions):
         "page is observed as it is.",
     )
     max_elements: int = Field(default=500, ge=0, le=100_000, description="Cap on `info['elements']`.")
+    axtree: bool = Field(
+        default=False,
+        description="Add `obs['axtree']`: the page's accessibility tree, pruned to its visible elements, as JSON "
+        "text (each node `id`, `role`, `name`, `depth`, `bbox` in observation pixels, `value` and states such as "
+        "`focused`, `checked`, `disabled` when set); `id` is what `click_element` / `type_field` take as `node`.",
+    )
+    som: bool = Field(
+        default=False,
+        description="Add `obs['som']` (set-of-marks: the screenshot with the page's clickable elements boxed and "
+        "numbered) and its table `info['som']` (`id`, `tag`, `text`, `bbox`); `click_element` / `type_field` "
+        "take an `id` as `{'node': id}`.",
+    )
+    max_nodes: int = Field(
+        default=200, ge=1, le=2000, description="Cap on the nodes of `obs['axtree']` and the marks of `info['som']`."
+    )
     allow_file_urls: Annotated[Path | None, BeforeValidator(_a_directory)] = Field(
         default=None,
         description="The one directory whose files pages may open as `file:` URLs (its sub-directories "
