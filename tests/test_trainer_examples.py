@@ -25,7 +25,7 @@ def _chromium() -> None:
         pytest.skip(str(exc))
 
 
-def _run(python: str | Path, script: str, *args: str, timeout: float = 240) -> str:
+def _run(python: str | Path, script: str, *args: str, timeout: float = 420) -> str:
     result = subprocess.run(
         [str(python), str(EXAMPLES / script), *args], cwd=ROOT, capture_output=True, text=True, timeout=timeout
     )
@@ -33,7 +33,7 @@ def _run(python: str | Path, script: str, *args: str, timeout: float = 240) -> s
     return result.stdout
 
 
-@pytest.mark.timeout(300)
+@pytest.mark.timeout(480)
 def test_trl_grpo_example(tmp_path: Path) -> None:
     pytest.importorskip("trl")
     _chromium()
@@ -45,7 +45,7 @@ def test_trl_grpo_example(tmp_path: Path) -> None:
     assert all(r in (0.0, 0.5, 1.0) for r in summary["rewards"]) and summary["success"] == summary["rewards"]
 
 
-@pytest.mark.timeout(300)
+@pytest.mark.timeout(480)
 def test_rllib_ppo_example() -> None:
     pytest.importorskip("ray.rllib")
     _chromium()

@@ -234,11 +234,21 @@ def test_a_page_that_never_finishes_loading_is_observed_as_it_is(site: str, cont
 
 
 @pytest.mark.local_only("reads this process's log and the env's controller")
+@pytest.mark.parametrize("capture", ["cdp", "headed"])
 def test_a_dialog_storm_holds_neither_the_next_navigation_nor_the_next_reset(
-    local_env: gymnasium.Env, site: str, caplog: pytest.LogCaptureFixture
+    capture: str, site: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.ERROR, logger="asyncio")
-    env = local_env
+    # The storm's steps are answered in time on a loaded machine too (a 3 s budget was not).
+    env = make_faulty_env(capture=capture, step_timeout=20)
+    try:
+        env.reset(seed=0)
+        _weather_the_storm(env, site, caplog)
+    finally:
+        env.close()
+
+
+def _weather_the_storm(env: gymnasium.Env, site: str, caplog: pytest.LogCaptureFixture) -> None:
     controller = env.unwrapped.controller
     for away in ("goto", "back"):
         goto(env, f"{site}/page2.html")

@@ -27,6 +27,10 @@ pytest.importorskip("miniwob")
 pytestmark = pytest.mark.timeout(180)
 
 
+SHARES = 3
+"""The tests the load-every-task check is dealt into."""
+
+
 def make_miniwob_env(controller: str, **kwargs: Any) -> gymnasium.Env:
     return gymnasium.make(
         "hud/Browser-v0",
@@ -273,13 +277,15 @@ def test_in_page_time_limit_is_disabled(local_env: gymnasium.Env) -> None:
 
 @pytest.mark.local_only("reads MiniWoB's globals in the in-process page")
 @pytest.mark.timeout(600)
-def test_every_task_loads_and_resets(local_env: gymnasium.Env) -> None:
+@pytest.mark.parametrize("share", range(SHARES))
+def test_every_task_loads_and_resets(local_env: gymnasium.Env, share: int) -> None:
     # Every fourth task through the warm pages (each a miss: loaded in a recycled parked context),
-    # the others loaded in the tab of an env without them (3x cheaper per switch).
+    # the others loaded in the tab of an env without them (3x cheaper per switch). The tasks are
+    # dealt into SHARES tests, so that parallel workers split the minutes this takes.
     cold = make_miniwob_env("local", warm_pages=0)
     failures = []
     try:
-        for index, name in enumerate(miniwob_task_names()):
+        for index, name in enumerate(miniwob_task_names()[share::SHARES]):
             env = local_env if index % 4 == 0 else cold
             try:
                 obs, info = env.reset(seed=3, options={"task": f"miniwob/{name}"})

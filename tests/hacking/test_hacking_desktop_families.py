@@ -59,9 +59,10 @@ FILES_ATTACKS = (
 )
 
 
-def test_no_attack_scores_on_the_files_families(env: gymnasium.Env) -> None:
-    tasks = [generate_task(family, 7, 1 + i % 3) for i, family in enumerate(families("files"))]
-    check_family(env, tasks, FILES_ATTACKS)
+@pytest.mark.parametrize(("index", "family"), list(enumerate(f.name for f in families("files"))))
+def test_no_attack_scores_on_the_files_families(env: gymnasium.Env, index: int, family: str) -> None:
+    """One test per family (workers share them out), each at its own level."""
+    check_family(env, [generate_task(family, 7, 1 + index % 3)], FILES_ATTACKS)
 
 
 def test_no_attack_scores_on_an_office_family(env: gymnasium.Env) -> None:

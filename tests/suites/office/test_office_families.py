@@ -1,6 +1,7 @@
 """The ``office`` task families (hud_gym/suites/office): deterministic generation, the documents
 they make, and, on a live desktop with the real LibreOffice, each family's oracle (keyboard only)
-scoring 1 on two seeds (the easiest and the hardest level), and the untouched document scoring 0.
+scoring 1 at the hardest level (the longest script: a superset of the easier levels' steps; every
+level over 100 seeds is ``make bench-families``), and the untouched document scoring 0.
 
 The oracle episodes start LibreOffice each (tens of seconds on a loaded machine): ``slow`` and
 ``e2e``. The do-nothing grades skip the app (the document as made is what an agent that does
@@ -74,7 +75,7 @@ def test_the_untouched_documents_score_0(desktop: Any) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("seed", "difficulty"), [(1, 1), (2, 3)], ids=["easiest", "hardest"])
+@pytest.mark.parametrize(("seed", "difficulty"), [(2, 3)], ids=["hardest"])
 @pytest.mark.parametrize("name", FAMILIES)
 def test_oracle_solves_with_the_keyboard(
     desktop: Any, play: Callable[..., Any], name: str, seed: int, difficulty: int
