@@ -47,3 +47,14 @@ def test_what_a_page_returns_is_bounded_and_checked() -> None:
         ]
     )
     assert marks == [{"id": 7, "tag": "t" * 200, "text": "", "bbox": [1.0, 2.0, 3.0, 4.0]}]
+
+
+def test_a_cap_of_one_element_keeps_that_elements_fields() -> None:
+    """``max_elements=1`` cut each element to one key too (its box lost: an env_error over a
+    controller server); an element whose box is past the key cap (a page's own keys first) is
+    left out, never kept without its box."""
+    raw = [{"tag": "button", "text": "a", "id": "x", "bbox": [1, 2, 3, 4]}, {"tag": "button", "bbox": [5, 6, 7, 8]}]
+    assert bounded_elements(raw, 1) == [{"tag": "button", "text": "a", "id": "x", "bbox": [1.0, 2.0, 3.0, 4.0]}]
+    padded = {**{f"k{i}": i for i in range(200)}, "bbox": [1, 2, 3, 4]}
+    assert bounded_elements([padded], 5) == []
+    assert bounded_elements([{"bbox": [1, 2, 3, 4], **padded}], 5)[0]["bbox"] == [1.0, 2.0, 3.0, 4.0]

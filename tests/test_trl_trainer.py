@@ -190,16 +190,17 @@ def test_elements_mode_lists_the_task_area_and_clicks_by_index() -> None:
     try:
         text = env.reset(task="miniwob/focus-text-2", seed=0)
         lines = text.splitlines()
-        # The four elements of the 160x210 task area (not MiniWoB's reward panel beside it), instruction last.
-        assert lines[:5] == ["Elements:", '[0] div id=query "' + lines[-1] + '"'] + [
-            f"[{i}] input id=tt{i}" for i in (1, 2, 3)
+        # The five elements of the 160x210 task area (not MiniWoB's reward panel beside it): its
+        # painted wrapper (as in MiniWoB's own DOM observation), the query, the inputs; instruction last.
+        assert lines[:6] == ["Elements:", "[0] div id=wrap", '[1] div id=query "' + lines[-1] + '"'] + [
+            f"[{i + 1}] input id=tt{i}" for i in (1, 2, 3)
         ]
         ordinal = int(lines[-1].split("Focus into the ")[1][0])  # "1st" / "2nd" / "3rd"
         assert env.click_element(7).startswith("Error: no element 7")  # refused, the episode goes on
-        assert "The episode is over." in env.click_element(ordinal)
+        assert "The episode is over." in env.click_element(ordinal + 1)
         assert env.get_reward() == 1.0
         env.reset(task="miniwob/focus-text-2", seed=0)
-        env.click_element(ordinal % 3 + 1)  # another input
+        env.click_element(ordinal % 3 + 2)  # another input
         assert env.get_reward() == -1.0
     finally:
         close_all()

@@ -119,16 +119,22 @@ def _text(value: Any) -> str:
     return clip_text(value[:NODE_CHARS], NODE_CHARS) if isinstance(value, str) else ""
 
 
+ELEMENT_KEYS = 64
+"""Keys kept of each element of ``info["elements"]`` (the scan reports about 15)."""
+
+
 def bounded_elements(value: Any, limit: int) -> list[dict[str, Any]]:
     """``info["elements"]`` from what the page's scan returned: at most ``limit`` elements with
     a box, each string cut (the scan runs in the page's world, which can undo its own cuts)."""
     if not isinstance(value, list):
         return []
     items = [item for item in value[:limit] if isinstance(item, dict) and _box(item.get("bbox")) is not None]
-    bounded: list[dict[str, Any]] = bound(items, max_string=URL_CHARS, max_items=limit)[0]
+    # The list is cut to ``limit`` above; ``max_items`` also caps each element's keys (a page's
+    # scan may add its own), so it is never below what an element of the scan has.
+    bounded: list[dict[str, Any]] = bound(items, max_string=URL_CHARS, max_items=max(limit, ELEMENT_KEYS))[0]
     for item in bounded:
-        item["bbox"] = _box(item["bbox"])
-    return bounded
+        item["bbox"] = _box(item.get("bbox"))
+    return [item for item in bounded if item["bbox"] is not None]
 
 
 def marks_of(scanned: Scanned) -> list[dict[str, Any]]:

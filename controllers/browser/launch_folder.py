@@ -38,8 +38,8 @@ LAUNCH_PREFIX = "hud-gym-chromium-"
 
 MAX_TMPDIR = 107 - len("/org.chromium.Chromium.XXXXXX/SingletonSocket")
 """The longest ``TMPDIR`` Chromium starts with: its singleton socket's path (in a folder it makes
-there) must fit a ``sockaddr_un`` (107 bytes). In a longer temp directory the launch keeps the
-temp directory it was given."""
+there) must fit a ``sockaddr_un`` (107 bytes). When the launch folder's is longer, the launch
+keeps the temp directory it was given, or, when that is too long as well, the system's ``/tmp``."""
 
 
 class LaunchFolder:
@@ -66,8 +66,10 @@ class LaunchFolder:
             "XDG_CACHE_HOME": str(self.path / "cache"),
             "BREAKPAD_DUMP_LOCATION": str(self.crash_dumps),
         }
-        if len(str(self.path / "tmp")) <= MAX_TMPDIR:  # else Chromium aborts at start
-            env["TMPDIR"] = str(self.path / "tmp")
+        for tmp in (str(self.path / "tmp"), base.get("TMPDIR", "/tmp"), "/tmp"):
+            if len(tmp) <= MAX_TMPDIR:  # else Chromium aborts at start ("Socket path too long")
+                env["TMPDIR"] = tmp
+                break
         if not (keep_config and "XDG_CONFIG_HOME" in base):
             env["XDG_CONFIG_HOME"] = str(self.path / "config")
         return env

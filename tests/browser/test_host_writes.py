@@ -14,9 +14,11 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -116,9 +118,15 @@ def _run(root: Path, capture: str) -> Run:
 
 
 @pytest.fixture(scope="module", params=["cdp", "headed"])
-def run(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
-    """One child run per capture path, shared by the module's tests."""
-    yield _run(tmp_path_factory.mktemp(f"host-writes-{request.param}"), str(request.param))
+def run(request: pytest.FixtureRequest) -> Iterator[Run]:
+    """One child run per capture path, shared by the module's tests. Its folder is short (in the
+    system's temp directory, not pytest's deep one under xdist), so that the launch folder's temp
+    directory fits Chromium's socket path limit and is the one used."""
+    root = Path(tempfile.mkdtemp(prefix="hw-"))
+    try:
+        yield _run(root, str(request.param))
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
 
 
 def test_a_crashed_renderer_writes_no_crash_dump_or_anything_under_home(run: Run) -> None:
@@ -157,3 +165,26 @@ def test_the_webapps_folder_of_a_killed_process_is_swept(tmp_path: Path) -> None
         child.kill()
         child.wait(30)
     assert sweep("hud-gym-webapps-", tmp_path / "tmp") == [folder]
+
+
+def test_a_temp_directory_too_deep_for_chromium_falls_back_to_one_it_starts_in(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Chromium aborts at start when its singleton socket's path does not fit (the headed launch of
+    a test under pytest-xdist's deep temp folders did): the launch then takes a temp directory that
+    fits, never one that does not."""
+    from hud_gym.controllers.browser.launch_folder import MAX_TMPDIR, LaunchFolder
+
+    deep = tmp_path / ("d" * 80)
+    deep.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(deep))
+    folder = LaunchFolder()
+    try:
+        assert len(str(folder.path / "tmp")) > MAX_TMPDIR
+        assert folder.env({"TMPDIR": str(deep)})["TMPDIR"] == "/tmp"
+        assert folder.env({"TMPDIR": "/var/tmp"})["TMPDIR"] == "/var/tmp"
+    finally:
+        folder.remove()
+    shallow = LaunchFolder.__new__(LaunchFolder)
+    shallow.path = Path("/tmp/hud-gym-chromium-1-2-x")
+    assert shallow.env({"TMPDIR": str(deep)})["TMPDIR"] == "/tmp/hud-gym-chromium-1-2-x/tmp"
