@@ -10,10 +10,11 @@ STAMP  := $(VENV)/.installed
 demo: install
 	$(PY) -m hud_gym.demo
 
-# Two tiers (markers put on in tests/tiers.py): `make test` runs every test (CI; under 15 minutes on
-# 2 cores); `make test-fast` is the inner loop: it leaves out the `e2e` tests (real Chromium, Xvfb,
-# apps), the `slow` (> ~10 s: trainers, Ray, process drills) and `soak` ones, and the `subprocess`
-# half of the controller matrix outside a protocol subset (`matrix`).
+# Two tiers (markers put on in tests/tiers.py): `make test` runs every test (CI; the aim is 15
+# minutes on 2 cores, it takes about 35 today); `make test-fast` is the inner loop: it leaves out
+# the `e2e` tests (real Chromium, Xvfb, apps), the `slow` (> ~10 s: trainers, Ray, process drills)
+# and `soak` ones, and the `subprocess` half of the controller matrix outside a protocol subset
+# (`matrix`).
 # Most tests wait on Chromium, Xvfb or a subprocess: $(JOBS) pytest-xdist workers keep both cores
 # busy. `worksteal` hands each worker a contiguous share of the suite (a module's fixtures are made
 # once per worker that runs it) and an idle worker takes half of a busy one's queue, so a module of
