@@ -11,7 +11,7 @@ demo: install
 	$(PY) -m hud_gym.demo
 
 # Two tiers (markers put on in tests/tiers.py): `make test` runs every test (CI; the aim is 15
-# minutes on 2 cores, it takes about 35 today); `make test-fast` is the inner loop: it leaves out
+# minutes on 2 cores, it takes about 30 today); `make test-fast` is the inner loop: it leaves out
 # the `e2e` tests (real Chromium, Xvfb, apps), the `slow` (> ~10 s: trainers, Ray, process drills)
 # and `soak` ones, and the `subprocess` half of the controller matrix outside a protocol subset
 # (`matrix`).
