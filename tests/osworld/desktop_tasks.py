@@ -87,19 +87,24 @@ def until_still(timeout: float = 240.0) -> Callable[[Any], None]:
     to show before it goes on (a loaded box paints tens of seconds late)."""
 
     def wait(env: Any) -> None:
-        deadline = time.monotonic() + timeout
-        start = env.unwrapped.__dict__[START]
-        before = None
-        while time.monotonic() < deadline:
-            observation, *_ = env.step(WaitAction(time=2000))
-            now = np.asarray(observation["screenshot"])
-            changed = int((now != start).any(axis=-1).sum()) > 500
-            if changed and before is not None and int((now != before).any(axis=-1).sum()) < 100:
-                return
-            before = now
-        pytest.fail(f"the screen did not show the solution's work, still, within {timeout} s")
+        _settle(env, env.unwrapped.__dict__[START], timeout, "the solution's work")
 
     return wait
+
+
+def _settle(env: Any, start: np.ndarray, timeout: float, what: str) -> None:
+    """Look every 2 s until the screen differs from ``start`` and two looks in a row differ in
+    fewer pixels than a blinking text cursor has; fail naming ``what`` after ``timeout`` s."""
+    deadline = time.monotonic() + timeout
+    before = None
+    while time.monotonic() < deadline:
+        observation, *_ = env.step(WaitAction(time=2000))
+        now = np.asarray(observation["screenshot"])
+        changed = int((now != start).any(axis=-1).sum()) > 500
+        if changed and before is not None and int((now != before).any(axis=-1).sum()) < 100:
+            return
+        before = now
+    pytest.fail(f"the screen did not show {what}, still, within {timeout} s")
 
 
 def acted(action: Any, timeout: float = 240.0) -> Callable[[Any], None]:
@@ -112,16 +117,7 @@ def acted(action: Any, timeout: float = 240.0) -> Callable[[Any], None]:
         observation, *_ = env.step(WaitAction(time=500))
         start = np.asarray(observation["screenshot"])
         env.step(action)
-        deadline = time.monotonic() + timeout
-        before = None
-        while time.monotonic() < deadline:
-            observation, *_ = env.step(WaitAction(time=2000))
-            now = np.asarray(observation["screenshot"])
-            changed = int((now != start).any(axis=-1).sum()) > 500
-            if changed and before is not None and int((now != before).any(axis=-1).sum()) < 100:
-                return
-            before = now
-        pytest.fail(f"the screen did not show the effect of {action!r}, still, within {timeout} s")
+        _settle(env, start, timeout, f"the effect of {action!r}")
 
     return act
 
